@@ -1,0 +1,16 @@
+"""lightsearch: keyless web search and page reading for AI agents, built on Scrapy."""
+
+from lightsearch.errors import LightSearchError
+
+__all__ = ["LightSearch", "LightSearchError"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # Imported lazily: importing Scrapy's crawler machinery must not happen before a
+    # caller had the chance to install the reactor it wants.
+    if name == "LightSearch":
+        from lightsearch.api import LightSearch
+
+        return LightSearch
+    raise AttributeError(name)

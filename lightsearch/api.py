@@ -1,0 +1,173 @@
+"""The Python API: ``await LightSearch.from_settings(...).search("query")``.
+
+One request becomes one bounded crawl through ``AsyncCrawlerRunner`` in the caller's
+running asyncio loop; several searches may run at once in one process. Expected failures
+raise :class:`~lightsearch.errors.LightSearchError` with a code; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from scrapy import signals
+from scrapy.crawler import AsyncCrawlerRunner
+from scrapy.settings import Settings
+
+from lightsearch import settings as default_settings
+from lightsearch.catalog import Catalog, load_catalog
+from lightsearch.config import validate_light_settings
+from lightsearch.errors import LightSearchError
+from lightsearch.request import SearchRequest, build_request
+from lightsearch.result import assemble
+from lightsearch.runtime import ensure_reactor
+from lightsearch.selection import select_sources
+from spiders.discovery import CrawlPlan, DiscoverySpider
+
+logger = logging.getLogger(__name__)
+
+
+def make_settings(overrides: dict[str, Any] | Settings | None = None) -> Settings:
+    settings = Settings()
+    settings.setmodule(default_settings, priority="project")
+    if overrides:
+        settings.update(dict(overrides), priority="cmdline")
+    return settings
+
+
+class LightSearch:
+    """The Light provider: keyless search over the bundled catalog."""
+
+    provider = "light"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._validated = False
+        self._catalog: Catalog | None = None
+
+    @classmethod
+    def from_settings(cls, overrides: dict[str, Any] | Settings | None = None) -> LightSearch:
+        return cls(make_settings(overrides))
+
+    # ------------------------------------------------------------------ public
+    async def search(
+        self,
+        query: str | Sequence[str] | None = None,
+        *,
+        queries: Sequence[str] | None = None,
+        max_results: int | None = None,
+        recency: str | None = None,
+    ) -> dict[str, Any]:
+        s = self.settings
+        request = build_request(
+            query,
+            queries=queries,
+            max_results=s.getint("LIGHT_MAX_RESULTS") if max_results is None else max_results,
+            recency=recency,
+            max_queries=s.getint("LIGHT_MAX_QUERIES"),
+            max_chars=s.getint("LIGHT_MAX_QUERY_CHARS"),
+            max_words=s.getint("LIGHT_MAX_QUERY_WORDS"),
+        )
+        catalog = self._first_search_checks()
+        return await self._run(request, catalog)
+
+    # ------------------------------------------------------------------ internals
+    def _first_search_checks(self) -> Catalog:
+        if not self._validated:
+            validate_light_settings(self.settings)
+            self._catalog = load_catalog(self.settings.get("LIGHT_CATALOG"))
+            self._validated = True
+        assert self._catalog is not None
+        return self._catalog
+
+    async def _run(self, request: SearchRequest, catalog: Catalog) -> dict[str, Any]:
+        ensure_reactor()
+        s = self.settings
+        started = time.monotonic()
+        selected = select_sources(catalog, request, s.getint("LIGHT_MAX_SOURCES"))
+        plan = CrawlPlan(
+            queries=request.queries,
+            sources=tuple(sel.source for sel in selected),
+            recency=request.recency,
+            max_results=request.max_results,
+            started_monotonic=started,
+        )
+        runner = AsyncCrawlerRunner(s)
+        crawler = runner.create_crawler(DiscoverySpider)
+        closed: dict[str, str] = {}
+
+        def _on_closed(spider: Any, reason: str) -> None:
+            closed["reason"] = reason
+
+        crawler.signals.connect(_on_closed, signal=signals.spider_closed, weak=False)
+        task = runner.crawl(crawler, plan=plan)
+        deadline = s.getfloat("LIGHT_DEADLINE_SECS")
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout=deadline)
+        except asyncio.TimeoutError:
+            await self._abort(crawler, task)
+            raise LightSearchError(
+                "deadline_exceeded",
+                f"the search did not finish within {deadline:g} s",
+                {"deadlineSecs": deadline, **self._partial_counts(crawler)},
+            ) from None
+        except asyncio.CancelledError:
+            await self._abort(crawler, task)
+            raise
+        spider = crawler.spider
+        stats = crawler.stats
+        counts = self._partial_counts(crawler)
+        stop_reason = stats.get_value("light/stop_reason") or (
+            "candidates" if stats.get_value("light/discovery/candidates_limit") else "completed"
+        )
+        consulted = [src.id for src in plan.sources if src.id in spider.consulted]
+        errors = list(spider.source_errors)
+        attempted = {e["source"] for e in errors} | set(consulted)
+        if plan.sources and not consulted and attempted and stop_reason == "completed":
+            raise LightSearchError(
+                "web_search_sources_unavailable",
+                "every source attempted for this search failed",
+                {"sourceErrors": errors[:20], "counts": counts},
+            )
+        notes = []
+        if not plan.sources:
+            notes.append("no catalog source matches the query language")
+        return assemble(
+            query=request.query,
+            ranked=spider.ranking,
+            max_results=request.max_results,
+            stop_reason=stop_reason,
+            notes=notes,
+            catalog={"id": catalog.id, "version": catalog.version, "corpus": catalog.corpus_id},
+            selected=[src.id for src in plan.sources],
+            consulted=consulted,
+            counts=counts,
+            source_errors=errors,
+            source_names={src.id: src.name for src in catalog.sources},
+            text_max_bytes=s.getint("LIGHT_TEXT_MAX_BYTES"),
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+        )
+
+    @staticmethod
+    def _partial_counts(crawler: Any) -> dict[str, int]:
+        stats = getattr(crawler, "stats", None)
+        if stats is None:
+            return {"requests": 0, "encodedBytes": 0, "decodedBytes": 0}
+        return {
+            "requests": int(stats.get_value("light/hops", 0)),
+            "encodedBytes": int(stats.get_value("light/bytes/encoded", 0)),
+            "decodedBytes": int(stats.get_value("light/bytes/decoded", 0)),
+        }
+
+    @staticmethod
+    async def _abort(crawler: Any, task: asyncio.Task[None]) -> None:
+        """Stop the crawl and wait for it, so no connection or timer outlives the search."""
+        with contextlib.suppress(Exception):
+            if getattr(crawler, "crawling", False):
+                await crawler.stop_async()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(task), timeout=5)

@@ -1,0 +1,129 @@
+"""``scrapy search "query"``: one Light search from the command line.
+
+``--offline`` starts the offline origins in-process and maps the catalog's hosts to
+them, so a new user sees the whole pipeline work on a machine with no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import textwrap
+import time
+from typing import Any
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from lightsearch.errors import LightSearchError
+from lightsearch.request import RECENCY_WINDOWS
+
+
+class Command(ScrapyCommand):
+    requires_project = False
+    requires_crawler_process = False
+    default_settings = {"LOG_LEVEL": "ERROR"}
+
+    def syntax(self) -> str:
+        return "[options] <query> [<query> ...]"
+
+    def short_desc(self) -> str:
+        return "Search the web (Light provider, keyless) and print ranked, cited hits"
+
+    def long_desc(self) -> str:
+        return (
+            "Run one bounded Light search over the bundled catalog. Several quoted queries "
+            "are searched together (up to 5) and their rankings fused."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument("--max-results", type=int, default=8, metavar="N",
+                            help="hits to return, 1-20 (default: 8)")
+        parser.add_argument("--recency", default=None, metavar="WINDOW",
+                            help=f"prefer recent sources: {', '.join(RECENCY_WINDOWS)}")
+        parser.add_argument("-o", "--output", choices=("table", "json"), default="table",
+                            help="output format (default: table)")
+        parser.add_argument("--offline", action="store_true",
+                            help="serve the catalog from the bundled offline origins on loopback")
+
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        if not args:
+            raise UsageError("a query is required", print_help=False)
+        if opts.recency is not None and opts.recency not in RECENCY_WINDOWS:
+            raise UsageError(
+                f"--recency must be one of: {', '.join(RECENCY_WINDOWS)} (got {opts.recency!r})",
+                print_help=False,
+            )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        assert self.settings is not None
+        result = asyncio.run(self._search(args, opts))
+        if "error" in result:
+            err = result["error"]
+            if opts.output == "json":
+                print(json.dumps(result, ensure_ascii=False, indent=2))
+            else:
+                print(f"ERROR: {err['code']}: {err['message']}", file=sys.stderr)
+            self.exitcode = 1
+            return
+        if opts.output == "json":
+            print(json.dumps(result, ensure_ascii=False, indent=2))
+        else:
+            print(format_table(result))
+
+    async def _search(self, args: list[str], opts: argparse.Namespace) -> dict[str, Any]:
+        from lightsearch.api import LightSearch
+
+        overrides: dict[str, Any] = {
+            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith("LIGHT_")
+        }
+        origins = None
+        if opts.offline:
+            from offline_origins.server import OfflineOrigins
+
+            origins = OfflineOrigins().start()
+            overrides.update(origins.settings())
+        try:
+            engine = LightSearch.from_settings(overrides)
+            started = time.monotonic()
+            result = await engine.search(queries=args, max_results=opts.max_results,
+                                         recency=opts.recency)
+            result["meta"]["lightSearch"]["wallMs"] = int((time.monotonic() - started) * 1000)
+            return result
+        except LightSearchError as exc:
+            return exc.to_dict()
+        finally:
+            if origins is not None:
+                origins.stop()
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """A readable table: title, source, date, URL and snippet, then a one-line summary."""
+    out: list[str] = []
+    hits = result["hits"]
+    if not hits:
+        out.append(f"No results for {result['query']!r}.")
+    for i, h in enumerate(hits, 1):
+        date = (h.get("publishedAt") or h.get("modifiedAt") or "")[:10] or "-"
+        out.append(f"{i:>2}. {h['title']}")
+        out.append(f"    {h.get('sourceName', h['source'])} | {date} | {h['url']}")
+        if h.get("snippet"):
+            out.extend(textwrap.wrap(h["snippet"], width=96, initial_indent="    ",
+                                     subsequent_indent="    "))
+        out.append("")
+    meta = result["meta"]["lightSearch"]
+    counts = meta["counts"]
+    consulted = meta["sources"]["consulted"]
+    selected = meta["sources"]["selected"]
+    wall = meta.get("wallMs", meta.get("elapsedMs", 0)) / 1000
+    out.append(
+        f"{len(hits)} hits | sources consulted {len(consulted)}/{len(selected)} "
+        f"({', '.join(consulted) or 'none'}) | hops {counts['requests']} | "
+        f"{counts['encodedBytes'] / 1024:.0f} KiB encoded, {counts['decodedBytes'] / 1024:.0f} KiB decoded | "
+        f"{wall:.2f} s | coverage {result['coverage']['level']} | stop {result['stopReason']}"
+    )
+    return "\n".join(out)

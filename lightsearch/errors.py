@@ -1,0 +1,30 @@
+"""The one error type every surface turns into ``{"error": {"code", "message", "details"}}``.
+
+Callers branch on ``code``; ``message`` is for people; ``details`` carries whatever was
+already known (bounds, offending keys, per-source diagnostics) so that nothing retrieved
+before the failure is lost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class LightSearchError(Exception):
+    """A structured, expected failure of a search or fetch."""
+
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+    def __repr__(self) -> str:
+        return f"LightSearchError({self.code!r}, {self.message!r})"
+
+
+def invalid_input(message: str, **details: Any) -> LightSearchError:
+    return LightSearchError("invalid_input", message, details)

@@ -1,0 +1,1 @@
+"""Local lexical relevance: tokenization, BM25, fusion of several queries, snippets."""

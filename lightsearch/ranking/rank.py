@@ -1,0 +1,78 @@
+"""Rank documents for the queries of one invocation: BM25 per query, fused by RRF.
+
+A document that matches none of a query's terms is not a hit for it, however the
+statistics fall: a healthy search with no match must return zero hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lightsearch.documents import Document
+from lightsearch.ranking.bm25 import bm25_scores
+from lightsearch.ranking.fusion import reciprocal_rank_fusion
+from lightsearch.ranking.snippets import best_passage
+from lightsearch.ranking.tokenize import tokenize
+
+
+@dataclass
+class RankedDocument:
+    document: Document
+    score: float
+    bm25: float
+    matched: float  # best share of one query's terms found in the document
+    snippet: str
+
+
+def rank_documents(
+    documents: Sequence[Document], queries: Sequence[str], *, snippet_chars: int = 280
+) -> list[RankedDocument]:
+    docs = _dedupe(documents)
+    if not docs:
+        return []
+    corpus = [d.tokens or tokenize(f"{d.title}\n{d.text}") for d in docs]
+    token_sets = [set(toks) for toks in corpus]
+    rankings: list[list[int]] = []
+    best_bm25 = [0.0] * len(docs)
+    matched = [0.0] * len(docs)
+    all_terms: set[str] = set()
+    for query in queries:
+        terms = tokenize(query)
+        unique = set(terms)
+        all_terms |= unique
+        if not unique:
+            continue
+        scores = bm25_scores(corpus, terms)
+        hits = []
+        for i, score in enumerate(scores):
+            share = len(unique & token_sets[i]) / len(unique)
+            if share <= 0 or score <= 0:
+                continue
+            hits.append(i)
+            best_bm25[i] = max(best_bm25[i], score)
+            matched[i] = max(matched[i], share)
+        hits.sort(key=lambda i: (-scores[i], docs[i].url))
+        rankings.append(hits)
+    fused = reciprocal_rank_fusion(rankings)
+    order = sorted(fused, key=lambda i: (-fused[i], -best_bm25[i], docs[i].url))
+    return [
+        RankedDocument(
+            document=docs[i],
+            score=round(fused[i], 6),
+            bm25=round(best_bm25[i], 4),
+            matched=round(matched[i], 3),
+            snippet=best_passage(docs[i].text, all_terms, snippet_chars),
+        )
+        for i in order
+    ]
+
+
+def _dedupe(documents: Sequence[Document]) -> list[Document]:
+    """One document per URL (and per original URL): the first complete copy wins."""
+    seen: dict[str, Document] = {}
+    for doc in documents:
+        key = doc.url.split("#", 1)[0]
+        if key not in seen or (seen[key].partial and not doc.partial):
+            seen[key] = doc
+    return list(seen.values())

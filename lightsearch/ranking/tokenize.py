@@ -1,0 +1,78 @@
+"""One tokenizer for documents and queries, Hebrew and English alike.
+
+BM25 only works when the query and the text agree on what a word is. English words are
+stemmed (Snowball, through PyStemmer's C build when present) and stop words dropped;
+Hebrew words lose niqqud and cantillation and up to two of the one-letter prefixes
+(ו ה ב ל מ ש כ) while the stem stays longer than three letters, which is what lifted
+HeQ MRR@10 from 0.855 to 0.913 in reference/figures.md.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import snowballstemmer
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_HEBREW_MARKS = re.compile("[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]")
+_HEBREW_LETTER = re.compile("[\u05d0-\u05ea]")
+_HEBREW_PREFIXES = frozenset("והבלמשכ")
+_FINAL_FORMS = str.maketrans("ךםןףץ", "כמנפצ")
+
+# Lucene's English stop list (33 words), as in the reference oracle.
+ENGLISH_STOP = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the "
+    "their then there these they this to was will with".split()
+)
+# A short list of Hebrew function words that carry no topic.
+HEBREW_STOP = frozenset(
+    "של את על עם זה זו זאת הוא היא הם הן אני אתה את אנחנו גם כי אם או לא כן יש אין "
+    "מה מי איך למה כמו רק עוד כל אשר היה היו להיות אל מן בין".split()
+)
+
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def _english(word: str) -> str:
+    return _stemmer.stemWord(word)
+
+
+@lru_cache(maxsize=65536)
+def _hebrew(word: str) -> str:
+    word = _HEBREW_MARKS.sub("", word)
+    for _ in range(2):
+        if len(word) > 3 and word[0] in _HEBREW_PREFIXES:
+            word = word[1:]
+        else:
+            break
+    # Final letters depend on position only; folding them keeps stripped forms comparable.
+    return word.translate(_FINAL_FORMS)
+
+
+def is_hebrew(text: str) -> bool:
+    """True when the text is written (mostly) in Hebrew script."""
+    hebrew = len(_HEBREW_LETTER.findall(text))
+    latin = sum(1 for ch in text if "a" <= ch.lower() <= "z")
+    return hebrew > 0 and hebrew >= latin
+
+
+def tokenize(text: str) -> list[str]:
+    """Index terms of ``text``: lowercased, stop words dropped, stemmed by script."""
+    text = unicodedata.normalize("NFC", text).lower()
+    text = _HEBREW_MARKS.sub("", text)
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        if _HEBREW_LETTER.search(word):
+            if word in HEBREW_STOP:
+                continue
+            out.append(_hebrew(word))
+        elif word.isdigit():
+            out.append(word)
+        else:
+            if word in ENGLISH_STOP or len(word) < 2 and not word.isdigit():
+                continue
+            out.append(_english(word))
+    return out

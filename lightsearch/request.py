@@ -1,0 +1,96 @@
+"""Validation of a search request against the bounds of DESIGN.md.
+
+Checked before anything is crawled so a bad request costs nothing and the error names
+the bound it broke.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lightsearch.errors import invalid_input
+
+RECENCY_WINDOWS = {
+    "hour": 3600,
+    "day": 86400,
+    "week": 7 * 86400,
+    "month": 31 * 86400,
+    "year": 366 * 86400,
+}
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    queries: tuple[str, ...]
+    max_results: int = 8
+    recency: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def query(self) -> str:
+        return " | ".join(self.queries)
+
+
+def _check_query(q: Any, *, max_chars: int, max_words: int) -> str:
+    if not isinstance(q, str):
+        raise invalid_input("query must be text", bound="type", got=type(q).__name__)
+    text = " ".join(q.split())
+    if not text:
+        raise invalid_input("query is empty", bound="non_empty")
+    if len(text) > max_chars:
+        raise invalid_input(
+            f"query is longer than {max_chars} characters",
+            bound="max_chars", limit=max_chars, got=len(text),
+        )
+    words = len(text.split())
+    if words > max_words:
+        raise invalid_input(
+            f"query has more than {max_words} words",
+            bound="max_words", limit=max_words, got=words,
+        )
+    return text
+
+
+def build_request(
+    query: str | Sequence[str] | None = None,
+    *,
+    queries: Sequence[str] | None = None,
+    max_results: Any = 8,
+    recency: Any = None,
+    max_queries: int = 5,
+    max_chars: int = 400,
+    max_words: int = 50,
+    max_results_limit: int = 20,
+) -> SearchRequest:
+    """Turn loose caller input into a validated :class:`SearchRequest` or raise ``invalid_input``."""
+    if query is not None and queries is not None:
+        raise invalid_input("give either query or queries, not both", bound="one_of")
+    if queries is None:
+        if query is None:
+            raise invalid_input("query is required", bound="non_empty")
+        queries = [query] if isinstance(query, str) else query
+    if isinstance(queries, str) or not isinstance(queries, Sequence):
+        raise invalid_input("queries must be a list of text", bound="type")
+    if not 1 <= len(queries) <= max_queries:
+        raise invalid_input(
+            f"between 1 and {max_queries} queries are allowed",
+            bound="max_queries", limit=max_queries, got=len(queries),
+        )
+    checked = tuple(_check_query(q, max_chars=max_chars, max_words=max_words) for q in queries)
+    if isinstance(max_results, bool) or not isinstance(max_results, int):
+        raise invalid_input("maxResults must be an integer", bound="maxResults")
+    if not 1 <= max_results <= max_results_limit:
+        raise invalid_input(
+            f"maxResults must be between 1 and {max_results_limit}",
+            bound="maxResults", limit=max_results_limit, got=max_results,
+        )
+    if recency is not None and recency not in RECENCY_WINDOWS:
+        raise invalid_input(
+            f"recency must be one of {', '.join(RECENCY_WINDOWS)}",
+            bound="recency", got=str(recency)[:40], allowed=list(RECENCY_WINDOWS),
+        )
+    # Duplicate queries would only double-count in fusion.
+    unique = tuple(dict.fromkeys(checked))
+    return SearchRequest(queries=unique, max_results=max_results, recency=recency)

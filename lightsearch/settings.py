@@ -1,0 +1,89 @@
+"""Default settings of lightsearch: Scrapy's own knobs as Light needs them, then ours.
+
+This is the project's settings module (``scrapy.cfg`` points here) and the one place where
+every ``LIGHT_*`` default lives. The bounds are the table in DESIGN.md; each one is a
+setting so tests can shrink it and deployments can tune it within the limits that
+:mod:`lightsearch.config` enforces.
+"""
+
+BOT_NAME = "lightsearch"
+SPIDER_MODULES = ["spiders"]
+NEWSPIDER_MODULE = "spiders"
+
+USER_AGENT = "lightsearch/0.1 (+https://github.com/lightsearch/lightsearch; lightbot)"
+
+# --- Scrapy, hardened for a server-side search tool -------------------------------------
+# Telnet and the remote-control extension execute code on request: never on.
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+# Environment proxies would let the transport guard vet the proxy instead of the target.
+HTTPPROXY_ENABLED = False
+# No cookies or credentials are ever sent.
+COOKIES_ENABLED = False
+# Only http(s) through our handler; the file, data, ftp and s3 handlers are off.
+DOWNLOAD_HANDLERS = {
+    "data": None,
+    "file": None,
+    "ftp": None,
+    "s3": None,
+    "http": "lightsearch.transport.LightDownloadHandler",
+    "https": "lightsearch.transport.LightDownloadHandler",
+}
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+
+CONCURRENT_REQUESTS = 3
+CONCURRENT_REQUESTS_PER_DOMAIN = 1
+DOWNLOAD_DELAY = 0
+DOWNLOAD_TIMEOUT = 10
+DOWNLOAD_MAXSIZE = 512 * 1024
+DOWNLOAD_WARNSIZE = 0
+DNS_TIMEOUT = 5
+RETRY_ENABLED = False
+REDIRECT_MAX_TIMES = 5
+METAREFRESH_ENABLED = False
+ROBOTSTXT_OBEY = True
+ROBOTSTXT_PARSER = "scrapy.robotstxt.ProtegoRobotParser"
+ROBOTSTXT_USER_AGENT = "lightbot"
+HTTPERROR_ALLOW_ALL = False
+LOG_LEVEL = "WARNING"
+STATS_DUMP = False
+LOGSTATS_INTERVAL = 0
+
+SPIDER_MIDDLEWARES = {
+    # Depth and offsite are decided by the spider's own frontier rules.
+    "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+}
+DOWNLOADER_MIDDLEWARES = {
+    "lightsearch.middlewares.budget.HopBudgetMiddleware": 950,
+    "lightsearch.middlewares.bytecount.DecodedBytesMiddleware": 580,
+}
+EXTENSIONS = {
+    "lightsearch.extensions.bytebudget.EncodedBytesCounter": 100,
+}
+ITEM_PIPELINES = {
+    "pipelines.extract.ExtractionPipeline": 300,
+    "pipelines.rank.RankingPipeline": 800,
+}
+
+# --- Light -----------------------------------------------------------------------------
+LIGHT_CATALOG = None  # path to a catalog JSON file; None means the bundled catalog
+LIGHT_DEADLINE_SECS = 30.0
+LIGHT_DISCOVERY_MAX_CANDIDATES = 256
+LIGHT_DISCOVERY_MAX_DEPTH = 2
+LIGHT_DISCOVERY_MAX_SITEMAPS = 4
+LIGHT_HOST_MAP = {}  # {"host": {"http": "127.0.0.1:PORT", "https": "127.0.0.1:PORT"}}
+LIGHT_HOST_MAP_ONLY = False  # refuse any host the map does not name (offline worlds, tests)
+LIGHT_MAX_ENCODED_BYTES = 8 * 1024 * 1024
+LIGHT_MAX_DECODED_BYTES = 8 * 1024 * 1024
+LIGHT_MAX_HOPS = 24
+LIGHT_MAX_QUERIES = 5
+LIGHT_MAX_QUERY_CHARS = 400
+LIGHT_MAX_QUERY_WORDS = 50
+LIGHT_MAX_RESULTS = 8
+LIGHT_MAX_SOURCES = 6
+LIGHT_RESPONSE_MAX_BYTES = 512 * 1024
+LIGHT_SNIPPET_CHARS = 280
+LIGHT_SOFT_DEADLINE_SECS = 20.0
+LIGHT_TEXT_MAX_BYTES = 16 * 1024
+LIGHT_TLS_CA_FILE = None  # an extra CA to trust (the offline origins' test CA)
+LIGHT_TLS_VERIFY = True

@@ -1,0 +1,42 @@
+"""Certificate-verifying TLS for every connection lightsearch makes.
+
+Scrapy's default context factory does not verify certificates; a search tool that cites
+pages as evidence must. Trust comes from the platform store (and certifi's bundle when
+installed); an extra CA, such as the offline origins' test CA, is trusted only when the
+``LIGHT_TLS_CA_FILE`` setting names it.
+"""
+
+from __future__ import annotations
+
+from twisted.internet._sslverify import IOpenSSLTrustRoot
+from twisted.internet.ssl import optionsForClientTLS
+from twisted.web.iweb import IPolicyForHTTPS
+from zope.interface import implementer
+
+
+@implementer(IOpenSSLTrustRoot)
+class _TrustRoot:
+    def __init__(self, extra_ca_file: str | None) -> None:
+        self._extra = extra_ca_file
+
+    def _addCACertsToContext(self, context) -> None:  # noqa: N802 (Twisted's interface)
+        context.set_default_verify_paths()
+        try:
+            import certifi
+        except ImportError:  # pragma: no cover - certifi ships with most installs
+            pass
+        else:
+            context.load_verify_locations(certifi.where())
+        if self._extra:
+            context.load_verify_locations(self._extra)
+
+
+@implementer(IPolicyForHTTPS)
+class VerifyingPolicy:
+    """Browser-like policy: hostname and chain are checked for every HTTPS connection."""
+
+    def __init__(self, extra_ca_file: str | None = None) -> None:
+        self._trust = _TrustRoot(extra_ca_file)
+
+    def creatorForNetloc(self, hostname: bytes, port: int):  # noqa: N802 (Twisted's interface)
+        return optionsForClientTLS(hostname.decode("ascii"), trustRoot=self._trust)

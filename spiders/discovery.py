@@ -1,0 +1,325 @@
+"""The discovery spider: one bounded crawl over the sources selected for one search.
+
+It reads what each source publishes about itself (lookup pages, feeds, sitemaps, seed
+pages, and the sitemaps its robots.txt names), turns every link it learns of into a
+candidate scored lexically against the queries, and fetches the best candidates within
+the hop budget. Fetched pages go to the pipelines as items; everything that went wrong
+is kept per source, because an agent needs to know what was not consulted and why.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import feedparser
+from scrapy import Request, Spider, signals
+from scrapy.exceptions import IgnoreRequest
+from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.gz import gunzip
+from scrapy.utils.sitemap import Sitemap
+from w3lib.html import remove_tags
+from w3lib.url import canonicalize_url
+
+from lightsearch.catalog import Source, origin_of
+from lightsearch.links import looks_like_page, score_text
+from lightsearch.middlewares.budget import BudgetExceeded
+from lightsearch.ranking.tokenize import ENGLISH_STOP, HEBREW_STOP, tokenize
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from twisted.python.failure import Failure
+
+# Base priorities: higher is fetched first. A candidate page scores 30..100 by relevance,
+# so a strong candidate overtakes the remaining discovery documents of other sources.
+PRIORITY = {"lookup": 95, "feed": 80, "seed": 70, "sitemap": 60, "secondary": 40}
+_QUESTION_WORDS = frozenset(
+    "what who whom whose which when where why how does do did can could should would is are "
+    "was were tell me about explain define meaning מה מי מתי איפה היכן למה מדוע איך כיצד "
+    "האם".split()
+)
+_MAX_FEED_ENTRIES = 200
+_MAX_SITEMAP_URLS = 50_000
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass
+class CrawlPlan:
+    """What one invocation crawls: the queries and the ranked sources."""
+
+    queries: tuple[str, ...]
+    sources: tuple[Source, ...]
+    recency: str | None = None
+    max_results: int = 8
+    started_monotonic: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def lookup_title(query: str) -> str | None:
+    """The page name a lookup template is tried with, or None for a question-like query."""
+    words = [w for w in re.findall(r"\w+", query) if w.lower() not in _QUESTION_WORDS]
+    content = [w for w in words if w.lower() not in ENGLISH_STOP and w not in HEBREW_STOP]
+    if not 1 <= len(content) <= 4 or len(content) != len(words):
+        return None
+    title = "_".join(words)
+    return title[:1].upper() + title[1:]
+
+
+class DiscoverySpider(Spider):
+    name = "light_discovery"
+    custom_settings: dict[str, Any] = {}
+
+    def __init__(self, plan: CrawlPlan, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.plan = plan
+        self.started_monotonic = plan.started_monotonic
+        self.query_terms = [set(tokenize(q)) for q in plan.queries]
+        self.sources = {s.id: s for s in plan.sources}
+        self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
+        self.source_errors: list[dict[str, Any]] = []
+        self.consulted: set[str] = set()
+        self.candidates: dict[str, float] = {}
+        self.hints: dict[str, dict[str, Any]] = {}
+        self.requested: set[str] = set()
+        self.sitemaps_read = 0
+        self.candidates_dropped = 0
+        self.documents: list[Any] = []
+        self.ranking: list[Any] = []
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DiscoverySpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.max_depth = crawler.settings.getint("LIGHT_DISCOVERY_MAX_DEPTH")
+        spider.max_candidates = crawler.settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
+        spider.max_sitemaps = crawler.settings.getint("LIGHT_DISCOVERY_MAX_SITEMAPS")
+        spider.max_response = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
+        crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
+        return spider
+
+    # ------------------------------------------------------------------ start
+    async def start(self) -> AsyncIterator[Request]:
+        per_source = [self._discovery_requests(s) for s in self.plan.sources]
+        # Interleave by source so every selected source gets its first hop early.
+        while any(per_source):
+            for queue in per_source:
+                if queue:
+                    yield queue.pop(0)
+
+    def _discovery_requests(self, source: Source) -> list[Request]:
+        rank = self.source_rank[source.id]
+        out: list[Request] = []
+        for template in source.lookup:
+            for query in self.plan.queries:
+                title = lookup_title(query)
+                if title:
+                    url = template.replace("{title}", quote(title, safe="_()'-,"))
+                    out.append(self._request(url, source, "lookup", PRIORITY["lookup"] - rank, 0))
+        for i, url in enumerate(source.feeds):
+            prio = PRIORITY["feed" if i == 0 else "secondary"] - rank
+            out.append(self._request(url, source, "feed", prio, 0))
+        for i, url in enumerate(source.seeds):
+            prio = PRIORITY["seed" if i == 0 else "secondary"] - rank
+            out.append(self._request(url, source, "seed", prio, 0))
+        for i, url in enumerate(source.sitemaps):
+            prio = PRIORITY["sitemap" if i == 0 else "secondary"] - rank
+            req = self._request(url, source, "sitemap", prio, 0)
+            if req is not None:
+                out.append(req)
+        return [r for r in out if r is not None]
+
+    def _request(self, url: str, source: Source, stage: str, priority: int, depth: int) -> Request | None:
+        key = canonicalize_url(url)
+        if key in self.requested:
+            return None
+        if stage == "sitemap":
+            if self.sitemaps_read >= self.max_sitemaps:
+                self.crawler.stats.inc_value("light/discovery/sitemaps_skipped")
+                return None
+            self.sitemaps_read += 1
+        self.requested.add(key)
+        callback = {
+            "feed": self.parse_feed,
+            "sitemap": self.parse_sitemap,
+            "seed": self.parse_page,
+            "lookup": self.parse_page,
+            "page": self.parse_page,
+        }[stage]
+        return Request(
+            url,
+            callback=callback,
+            errback=self.on_error,
+            priority=priority,
+            meta={"source_id": source.id, "stage": stage, "depth": depth},
+        )
+
+    # ------------------------------------------------------------------ candidates
+    def _admit(self, url: str, source: Source, score: float, depth: int,
+               hint: dict[str, Any] | None = None) -> Request | None:
+        """Admit a discovered link to the frontier when it is relevant and in bounds."""
+        if depth > self.max_depth or score <= 0 or not source.admits(url) or not looks_like_page(url):
+            return None
+        key = canonicalize_url(url)
+        if hint:
+            self.hints.setdefault(key, hint)
+        if key in self.requested:
+            return None
+        if key not in self.candidates and len(self.candidates) >= self.max_candidates:
+            self.candidates_dropped += 1
+            self.crawler.stats.inc_value("light/discovery/candidates_dropped")
+            if not self.crawler.stats.get_value("light/discovery/candidates_limit"):
+                self.crawler.stats.set_value("light/discovery/candidates_limit", True)
+            return None
+        self.candidates[key] = max(score, self.candidates.get(key, 0.0))
+        rank = self.source_rank.get(source.id, 0)
+        priority = int(30 + 70 * score) - 5 * (depth - 1) - rank
+        return self._request(url, source, "page", priority, depth)
+
+    # ------------------------------------------------------------------ parsers
+    def _source(self, response: Response) -> Source:
+        return self.sources[response.meta["source_id"]]
+
+    def parse_feed(self, response: Response):
+        source = self._source(response)
+        self.consulted.add(source.id)
+        parsed = feedparser.parse(response.body)
+        if parsed.bozo and not parsed.entries:
+            self._error(source, response.url, "feed", "parse_error", str(parsed.get("bozo_exception", ""))[:200])
+            return
+        for entry in parsed.entries[:_MAX_FEED_ENTRIES]:
+            link = entry.get("link")
+            if not link:
+                continue
+            url = response.urljoin(link)
+            title = remove_tags(entry.get("title", "") or "")
+            summary = " ".join(remove_tags(entry.get("summary", "") or "").split())
+            score = score_text(self.query_terms, [title, summary], url)
+            hint = {"title": title, "summary": summary[:500], "date": entry.get("published") or entry.get("updated")}
+            req = self._admit(url, source, score, 1, hint)
+            if req is not None:
+                yield req
+
+    def parse_sitemap(self, response: Response):
+        source = self._source(response)
+        body = response.body
+        if body[:2] == b"\x1f\x8b":
+            try:
+                body = gunzip(body, max_size=self.max_response)
+            except (OSError, ValueError, gzip.BadGzipFile) as exc:
+                self._error(source, response.url, "sitemap", "decode_error", str(exc)[:200])
+                return
+        try:
+            sitemap = Sitemap(body)
+        except Exception as exc:  # lxml raises several types on garbage
+            self._error(source, response.url, "sitemap", "parse_error", str(exc)[:200])
+            return
+        self.consulted.add(source.id)
+        entries = []
+        for i, entry in enumerate(sitemap):
+            if i >= _MAX_SITEMAP_URLS:
+                break
+            if entry.get("loc"):
+                entries.append(entry)
+        if sitemap.type == "sitemapindex":
+            # Newest child sitemaps first, with a nudge for a slug that matches the query.
+            entries.sort(
+                key=lambda e: (score_text(self.query_terms, [], e["loc"]), e.get("lastmod", "")),
+                reverse=True,
+            )
+            for entry in entries:
+                url = response.urljoin(entry["loc"])
+                if source.admits(url):
+                    req = self._request(url, source, "sitemap", PRIORITY["sitemap"] - 1, 0)
+                    if req is not None:
+                        yield req
+            return
+        for entry in entries:
+            url = response.urljoin(entry["loc"])
+            score = score_text(self.query_terms, [], url)
+            req = self._admit(url, source, score, 1, {"date": entry.get("lastmod")})
+            if req is not None:
+                yield req
+
+    def parse_page(self, response: Response):
+        source = self._source(response)
+        stage = response.meta["stage"]
+        depth = response.meta.get("depth", 0)
+        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+        if "html" not in ctype:
+            self._error(source, response.url, stage, "unsupported_content_type", ctype[:80])
+            return
+        self.consulted.add(source.id)
+        if stage != "seed":
+            yield {
+                "url": response.url,
+                "original_url": (response.meta.get("redirect_urls") or [None])[0],
+                "source_id": source.id,
+                "stage": stage,
+                "status": response.status,
+                "html": response.text,
+                "retrieved_at": now_iso(),
+                "partial": "download_stopped" in response.flags,
+                "hint": self.hints.get(canonicalize_url(response.url)),
+            }
+        if depth >= self.max_depth:
+            return
+        for link in response.css("a[href]"):
+            rel = (link.attrib.get("rel") or "").lower()
+            if "nofollow" in rel.split():
+                continue
+            href = link.attrib.get("href", "").strip()
+            if not href or href.startswith(("#", "javascript:", "mailto:", "tel:")):
+                continue
+            url = response.urljoin(href).split("#", 1)[0]
+            anchor = " ".join(" ".join(link.css("::text").getall()).split())
+            score = score_text(self.query_terms, [anchor, link.attrib.get("title", "")], url)
+            req = self._admit(url, source, score, depth + 1)
+            if req is not None:
+                yield req
+
+    # ------------------------------------------------------------------ robots sitemaps
+    def _robots_parsed(self, robotparser: Any, request: Request) -> None:
+        origin = origin_of(request.url)
+        sitemaps = list(getattr(getattr(robotparser, "rp", None), "sitemaps", []) or [])
+        for source in self.plan.sources:
+            if origin not in source.origins or source.sitemaps:
+                continue
+            for url in sitemaps[:2]:
+                if source.admits(url):
+                    req = self._request(url, source, "sitemap", PRIORITY["sitemap"] - 10, 0)
+                    if req is not None:
+                        self.crawler.engine.crawl(req)
+
+    # ------------------------------------------------------------------ errors
+    def _error(self, source: Source, url: str, stage: str, code: str, message: str = "", **extra: Any) -> None:
+        self.source_errors.append(
+            {"source": source.id, "url": url, "stage": stage, "code": code, "message": message, **extra}
+        )
+
+    def on_error(self, failure: Failure) -> None:
+        request = failure.request
+        source = self.sources.get(request.meta.get("source_id", ""))
+        if source is None:
+            return
+        stage = request.meta.get("stage", "page")
+        exc = failure.value
+        if isinstance(exc, BudgetExceeded):
+            return
+        if isinstance(exc, HttpError):
+            status = exc.response.status
+            if stage == "lookup" and status == 404:
+                return  # a lookup miss is an answer, not a failure
+            self._error(source, request.url, stage, "http_status", f"HTTP {status}", status=status)
+        elif isinstance(exc, IgnoreRequest):
+            code = "robots_disallowed" if "robots" in str(exc).lower() else "refused"
+            self._error(source, request.url, stage, code, str(exc)[:200])
+        else:
+            self._error(source, request.url, stage, "network_error", f"{type(exc).__name__}: {exc}"[:200])
