@@ -19,7 +19,7 @@ class _TrustRoot:
     def __init__(self, extra_ca_file: str | None) -> None:
         self._extra = extra_ca_file
 
-    def _addCACertsToContext(self, context) -> None:  # noqa: N802 (Twisted's interface)
+    def _addCACertsToContext(self, context) -> None:
         context.set_default_verify_paths()
         try:
             import certifi
@@ -38,5 +38,5 @@ class VerifyingPolicy:
     def __init__(self, extra_ca_file: str | None = None) -> None:
         self._trust = _TrustRoot(extra_ca_file)
 
-    def creatorForNetloc(self, hostname: bytes, port: int):  # noqa: N802 (Twisted's interface)
+    def creatorForNetloc(self, hostname: bytes, port: int):
         return optionsForClientTLS(hostname.decode("ascii"), trustRoot=self._trust)

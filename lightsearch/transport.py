@@ -57,7 +57,7 @@ class _MappedAgent(_BindAddressAgent):
         super().__init__(**kwargs)
         self._host_map = host_map
 
-    def _getEndpoint(self, uri):  # noqa: N802 (Twisted's name)
+    def _getEndpoint(self, uri):
         scheme = uri.scheme.decode()
         target = self._host_map.get(uri.host.decode().lower(), {}).get(scheme)
         if target is None:

@@ -40,9 +40,7 @@ if TYPE_CHECKING:
 # so a strong candidate overtakes the remaining discovery documents of other sources.
 PRIORITY = {"lookup": 95, "feed": 80, "seed": 70, "sitemap": 60, "secondary": 40}
 _QUESTION_WORDS = frozenset(
-    "what who whom whose which when where why how does do did can could should would is are "
-    "was were tell me about explain define meaning מה מי מתי איפה היכן למה מדוע איך כיצד "
-    "האם".split()
+    ["what", "who", "whom", "whose", "which", "when", "where", "why", "how", "does", "do", "did", "can", "could", "should", "would", "is", "are", "was", "were", "tell", "me", "about", "explain", "define", "meaning", "מה", "מי", "מתי", "איפה", "היכן", "למה", "מדוע", "איך", "כיצד", "האם"]
 )
 _MAX_FEED_ENTRIES = 200
 _MAX_SITEMAP_URLS = 50_000
@@ -76,7 +74,6 @@ def lookup_title(query: str) -> str | None:
 
 class DiscoverySpider(Spider):
     name = "light_discovery"
-    custom_settings: dict[str, Any] = {}
 
     def __init__(self, plan: CrawlPlan, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -23,13 +23,11 @@ _FINAL_FORMS = str.maketrans("ךםןףץ", "כמנפצ")
 
 # Lucene's English stop list (33 words), as in the reference oracle.
 ENGLISH_STOP = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the "
-    "their then there these they this to was will with".split()
+    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with"]
 )
 # A short list of Hebrew function words that carry no topic.
 HEBREW_STOP = frozenset(
-    "של את על עם זה זו זאת הוא היא הם הן אני אתה את אנחנו גם כי אם או לא כן יש אין "
-    "מה מי איך למה כמו רק עוד כל אשר היה היו להיות אל מן בין".split()
+    ["של", "את", "על", "עם", "זה", "זו", "זאת", "הוא", "היא", "הם", "הן", "אני", "אתה", "את", "אנחנו", "גם", "כי", "אם", "או", "לא", "כן", "יש", "אין", "מה", "מי", "איך", "למה", "כמו", "רק", "עוד", "כל", "אשר", "היה", "היו", "להיות", "אל", "מן", "בין"]
 )
 
 _stemmer = snowballstemmer.stemmer("english")
@@ -44,7 +42,7 @@ def _english(word: str) -> str:
 def _hebrew(word: str) -> str:
     word = _HEBREW_MARKS.sub("", word)
     for _ in range(2):
-        if len(word) > 3 and word[0] in _HEBREW_PREFIXES:
+        if len(word) > 4 and word[0] in _HEBREW_PREFIXES:
             word = word[1:]
         else:
             break
@@ -72,7 +70,7 @@ def tokenize(text: str) -> list[str]:
         elif word.isdigit():
             out.append(word)
         else:
-            if word in ENGLISH_STOP or len(word) < 2 and not word.isdigit():
+            if word in ENGLISH_STOP or (len(word) < 2 and not word.isdigit()):
                 continue
             out.append(_english(word))
     return out

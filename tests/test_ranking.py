@@ -1,0 +1,58 @@
+from lightsearch.documents import Document
+from lightsearch.ranking.bm25 import bm25_scores
+from lightsearch.ranking.rank import rank_documents
+from lightsearch.ranking.snippets import best_passage
+from lightsearch.ranking.tokenize import tokenize
+
+
+def doc(url, title, text):
+    return Document(url=url, source_id="s", title=title, text=text, retrieved_at="2026-12-03T00:00:00Z")
+
+
+def test_two_document_corpus_still_scores():
+    # rank-bm25's Okapi idf is zero here; the Lucene idf is not.
+    scores = bm25_scores([["solar", "panel"], ["wind", "turbin"]], ["solar"])
+    assert scores[0] > 0 and scores[1] == 0
+
+
+def test_empty_inputs():
+    assert bm25_scores([], ["x"]) == []
+    assert bm25_scores([[], []], ["x"]) == [0.0, 0.0]
+
+
+def test_nonsense_query_gives_no_hits():
+    docs = [doc("https://a/1", "Solar power", "Solar panels turn light into electricity.")]
+    assert rank_documents(docs, ["xqzzv blorft"]) == []
+
+
+def test_best_document_first_and_fused_across_queries():
+    docs = [
+        doc("https://a/1", "Solar power", "Solar panels turn sunlight into electricity. " * 3),
+        doc("https://a/2", "Wind power", "Wind turbines turn moving air into electricity. " * 3),
+        doc("https://a/3", "Cooking", "A recipe for bread."),
+    ]
+    ranked = rank_documents(docs, ["solar panels"])
+    assert [r.document.url for r in ranked] == ["https://a/1"]
+    fused = rank_documents(docs, ["solar panels", "wind turbines"])
+    assert {r.document.url for r in fused} == {"https://a/1", "https://a/2"}
+
+
+def test_duplicates_collapse():
+    d = doc("https://a/1", "Solar", "solar energy")
+    assert len(rank_documents([d, d], ["solar"])) == 1
+
+
+def test_snippet_is_the_passage_with_the_query_terms():
+    text = ("The museum opened in 1901. It holds paintings. "
+            "Its most famous object is a bronze astrolabe from Toledo. "
+            "The cafe serves lunch.")
+    snippet = best_passage(text, set(tokenize("bronze astrolabe")), 80)
+    assert "astrolabe" in snippet
+    assert len(snippet) <= 82
+
+
+def test_snippet_cut_respects_limit_in_hebrew():
+    text = "פסקה ראשונה על נושא אחר לגמרי. " * 5 + "הפוטוסינתזה מתרחשת בכלורופלסטים של התא. " * 5
+    snippet = best_passage(text, set(tokenize("פוטוסינתזה")), 60)
+    assert "פוטוסינתזה" in snippet
+    assert len(snippet) <= 62
