@@ -18,7 +18,8 @@ GOOD = {
 
 def test_bundled_catalog_is_valid_and_covers_every_language_and_kind():
     catalog = load_catalog()
-    assert catalog.id and catalog.version
+    assert catalog.id
+    assert catalog.version
     assert len(catalog.sources) >= 24
     counts = Counter((s.language, s.kind) for s in catalog.sources)
     for lang in ("en", "he"):

@@ -5,7 +5,8 @@ from lightsearch.selection import select_sources
 
 def test_hebrew_query_selects_only_hebrew_sources():
     chosen = select_sources(load_catalog(), build_request("מחיר הדירות בתל אביב"), 6)
-    assert chosen and len(chosen) <= 6
+    assert chosen
+    assert len(chosen) <= 6
     assert {c.source.language for c in chosen} == {"he"}
 
 
@@ -28,7 +29,8 @@ def test_mixed_languages_share_the_bound():
         load_catalog(), build_request(queries=["black holes", "חורים שחורים"]), 6
     )
     langs = [c.source.language for c in chosen]
-    assert langs.count("en") == 3 and langs.count("he") == 3
+    assert langs.count("en") == 3
+    assert langs.count("he") == 3
 
 
 def test_kinds_are_diverse():
