@@ -17,16 +17,15 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import feedparser
 from scrapy import Request, Spider, signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
-from w3lib.html import remove_tags
 from w3lib.url import canonicalize_url
 
 from lightsearch.catalog import Source, origin_of
+from lightsearch.feeds import FeedError, parse_feed
 from lightsearch.links import looks_like_page, score_text
 from lightsearch.middlewares.budget import BudgetExceeded
 from lightsearch.ranking.tokenize import ENGLISH_STOP, HEBREW_STOP, tokenize
@@ -186,20 +185,16 @@ class DiscoverySpider(Spider):
 
     def parse_feed(self, response: Response):
         source = self._source(response)
-        self.consulted.add(source.id)
-        parsed = feedparser.parse(response.body)
-        if parsed.bozo and not parsed.entries:
-            self._error(source, response.url, "feed", "parse_error", str(parsed.get("bozo_exception", ""))[:200])
+        try:
+            entries = parse_feed(response.body, _MAX_FEED_ENTRIES)
+        except FeedError as exc:
+            self._error(source, response.url, "feed", "parse_error", str(exc)[:200])
             return
-        for entry in parsed.entries[:_MAX_FEED_ENTRIES]:
-            link = entry.get("link")
-            if not link:
-                continue
-            url = response.urljoin(link)
-            title = remove_tags(entry.get("title", "") or "")
-            summary = " ".join(remove_tags(entry.get("summary", "") or "").split())
-            score = score_text(self.query_terms, [title, summary], url)
-            hint = {"title": title, "summary": summary[:500], "date": entry.get("published") or entry.get("updated")}
+        self.consulted.add(source.id)
+        for entry in entries:
+            url = response.urljoin(entry.link)
+            score = score_text(self.query_terms, [entry.title, entry.summary], url)
+            hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
             req = self._admit(url, source, score, 1, hint)
             if req is not None:
                 yield req
