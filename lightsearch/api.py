@@ -11,6 +11,8 @@ import asyncio
 import contextlib
 import logging
 import time
+from dataclasses import replace
+from urllib.parse import urlsplit
 from collections.abc import Sequence
 from typing import Any
 
@@ -88,7 +90,7 @@ class LightSearch:
         ensure_reactor()
         s = self.settings
         started = time.monotonic()
-        selected = select_sources(catalog, request, s.getint("LIGHT_MAX_SOURCES"))
+        selected = select_sources(self._reachable(catalog), request, s.getint("LIGHT_MAX_SOURCES"))
         plan = CrawlPlan(
             queries=request.queries,
             sources=tuple(sel.source for sel in selected),
@@ -151,6 +153,17 @@ class LightSearch:
             text_max_bytes=s.getint("LIGHT_TEXT_MAX_BYTES"),
             elapsed_ms=int((time.monotonic() - started) * 1000),
         )
+
+    def _reachable(self, catalog: Catalog) -> Catalog:
+        """With ``LIGHT_HOST_MAP_ONLY`` (an offline world) only mapped sources can answer."""
+        if not self.settings.getbool("LIGHT_HOST_MAP_ONLY"):
+            return catalog
+        mapped = {h.lower() for h in self.settings.getdict("LIGHT_HOST_MAP")}
+        sources = tuple(
+            src for src in catalog.sources
+            if all((urlsplit(o).hostname or "") in mapped for o in src.origins)
+        )
+        return replace(catalog, sources=sources)
 
     @staticmethod
     def _partial_counts(crawler: Any) -> dict[str, int]:

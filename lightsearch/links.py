@@ -37,14 +37,23 @@ def looks_like_page(url: str) -> bool:
 
 def score_text(query_terms: Sequence[set[str]], texts: Iterable[str], url: str | None = None) -> float:
     """Best share (0..1) of one query's terms present in the texts or URL slug."""
+    return best_query(query_terms, texts, url)[0]
+
+
+def best_query(
+    query_terms: Sequence[set[str]], texts: Iterable[str], url: str | None = None
+) -> tuple[float, int]:
+    """The best share of one query's terms covered, and the index of that query."""
     tokens: set[str] = set()
     for text in texts:
         if text:
             tokens.update(tokenize(text))
     if url:
         tokens.update(slug_terms(url))
-    best = 0.0
-    for terms in query_terms:
+    best, index = 0.0, 0
+    for i, terms in enumerate(query_terms):
         if terms:
-            best = max(best, len(terms & tokens) / len(terms))
-    return best
+            share = len(terms & tokens) / len(terms)
+            if share > best:
+                best, index = share, i
+    return best, index

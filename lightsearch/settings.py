@@ -49,6 +49,8 @@ LOG_LEVEL = "WARNING"
 STATS_DUMP = False
 LOGSTATS_INTERVAL = 0
 
+SCHEDULER = "lightsearch.scheduler.FrontierScheduler"
+
 SPIDER_MIDDLEWARES = {
     # Depth and offsite are decided by the spider's own frontier rules.
     "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
@@ -71,6 +73,8 @@ LIGHT_DEADLINE_SECS = 30.0
 LIGHT_DISCOVERY_MAX_CANDIDATES = 256
 LIGHT_DISCOVERY_MAX_DEPTH = 2
 LIGHT_DISCOVERY_MAX_SITEMAPS = 4
+LIGHT_FRONTIER_QUERY_CHARGE = 4.0  # priority points a query pays per hop it was given
+LIGHT_FRONTIER_SOURCE_CHARGE = 8.0  # priority points a source pays per hop it was given
 LIGHT_HOST_MAP = {}  # {"host": {"http": "127.0.0.1:PORT", "https": "127.0.0.1:PORT"}}
 LIGHT_HOST_MAP_ONLY = False  # refuse any host the map does not name (offline worlds, tests)
 LIGHT_MAX_ENCODED_BYTES = 8 * 1024 * 1024

@@ -26,7 +26,7 @@ from w3lib.url import canonicalize_url
 
 from lightsearch.catalog import Source, origin_of
 from lightsearch.feeds import FeedError, parse_feed
-from lightsearch.links import looks_like_page, score_text
+from lightsearch.links import best_query, looks_like_page, score_text
 from lightsearch.middlewares.budget import BudgetExceeded
 from lightsearch.ranking.tokenize import ENGLISH_STOP, HEBREW_STOP, tokenize
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 # Base priorities: higher is fetched first. A candidate page scores 30..100 by relevance,
 # so a strong candidate overtakes the remaining discovery documents of other sources.
-PRIORITY = {"lookup": 95, "feed": 80, "seed": 70, "sitemap": 60, "secondary": 40}
+PRIORITY = {"lookup": 95, "feed": 75, "seed": 70, "sitemap": 50, "secondary": 20}
 _QUESTION_WORDS = frozenset(
     ["what", "who", "whom", "whose", "which", "when", "where", "why", "how", "does", "do", "did", "can", "could", "should", "would", "is", "are", "was", "were", "tell", "me", "about", "explain", "define", "meaning", "מה", "מי", "מתי", "איפה", "היכן", "למה", "מדוע", "איך", "כיצד", "האם"]
 )
@@ -65,7 +65,7 @@ def lookup_title(query: str) -> str | None:
     """The page name a lookup template is tried with, or None for a question-like query."""
     words = [w for w in re.findall(r"\w+", query) if w.lower() not in _QUESTION_WORDS]
     content = [w for w in words if w.lower() not in ENGLISH_STOP and w not in HEBREW_STOP]
-    if not 1 <= len(content) <= 4 or len(content) != len(words):
+    if not 1 <= len(content) <= 3 or len(content) != len(words):
         return None
     title = "_".join(words)
     return title[:1].upper() + title[1:]
@@ -114,11 +114,11 @@ class DiscoverySpider(Spider):
         rank = self.source_rank[source.id]
         out: list[Request] = []
         for template in source.lookup:
-            for query in self.plan.queries:
+            for qi, query in enumerate(self.plan.queries):
                 title = lookup_title(query)
                 if title:
                     url = template.replace("{title}", quote(title, safe="_()'-,"))
-                    out.append(self._request(url, source, "lookup", PRIORITY["lookup"] - rank, 0))
+                    out.append(self._request(url, source, "lookup", PRIORITY["lookup"] - rank, 0, qi))
         for i, url in enumerate(source.feeds):
             prio = PRIORITY["feed" if i == 0 else "secondary"] - rank
             out.append(self._request(url, source, "feed", prio, 0))
@@ -132,7 +132,8 @@ class DiscoverySpider(Spider):
                 out.append(req)
         return [r for r in out if r is not None]
 
-    def _request(self, url: str, source: Source, stage: str, priority: int, depth: int) -> Request | None:
+    def _request(self, url: str, source: Source, stage: str, priority: int, depth: int,
+                 query_index: int = 0) -> Request | None:
         key = canonicalize_url(url)
         if key in self.requested:
             return None
@@ -154,13 +155,14 @@ class DiscoverySpider(Spider):
             callback=callback,
             errback=self.on_error,
             priority=priority,
-            meta={"source_id": source.id, "stage": stage, "depth": depth},
+            meta={"source_id": source.id, "stage": stage, "depth": depth, "query_index": query_index},
         )
 
     # ------------------------------------------------------------------ candidates
-    def _admit(self, url: str, source: Source, score: float, depth: int,
+    def _admit(self, url: str, source: Source, scored: tuple[float, int], depth: int,
                hint: dict[str, Any] | None = None) -> Request | None:
         """Admit a discovered link to the frontier when it is relevant and in bounds."""
+        score, query_index = scored
         if depth > self.max_depth or score <= 0 or not source.admits(url) or not looks_like_page(url):
             return None
         key = canonicalize_url(url)
@@ -177,7 +179,7 @@ class DiscoverySpider(Spider):
         self.candidates[key] = max(score, self.candidates.get(key, 0.0))
         rank = self.source_rank.get(source.id, 0)
         priority = int(30 + 70 * score) - 5 * (depth - 1) - rank
-        return self._request(url, source, "page", priority, depth)
+        return self._request(url, source, "page", priority, depth, query_index)
 
     # ------------------------------------------------------------------ parsers
     def _source(self, response: Response) -> Source:
@@ -193,7 +195,7 @@ class DiscoverySpider(Spider):
         self.consulted.add(source.id)
         for entry in entries:
             url = response.urljoin(entry.link)
-            score = score_text(self.query_terms, [entry.title, entry.summary], url)
+            score = best_query(self.query_terms, [entry.title, entry.summary], url)
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
             req = self._admit(url, source, score, 1, hint)
             if req is not None:
@@ -235,7 +237,7 @@ class DiscoverySpider(Spider):
             return
         for entry in entries:
             url = response.urljoin(entry["loc"])
-            score = score_text(self.query_terms, [], url)
+            score = best_query(self.query_terms, [], url)
             req = self._admit(url, source, score, 1, {"date": entry.get("lastmod")})
             if req is not None:
                 yield req
@@ -272,7 +274,7 @@ class DiscoverySpider(Spider):
                 continue
             url = response.urljoin(href).split("#", 1)[0]
             anchor = " ".join(" ".join(link.css("::text").getall()).split())
-            score = score_text(self.query_terms, [anchor, link.attrib.get("title", "")], url)
+            score = best_query(self.query_terms, [anchor, link.attrib.get("title", "")], url)
             req = self._admit(url, source, score, depth + 1)
             if req is not None:
                 yield req

@@ -62,6 +62,7 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
         result = asyncio.run(self._search(args, opts))
+        _release_reactor_threads()
         if "error" in result:
             err = result["error"]
             if opts.output == "json":
@@ -99,6 +100,15 @@ class Command(ScrapyCommand):
         finally:
             if origins is not None:
                 origins.stop()
+
+
+def _release_reactor_threads() -> None:
+    """Stop the reactor's thread pool (DNS lookups), which would keep the process alive."""
+    from twisted.internet import reactor
+
+    pool = getattr(reactor, "threadpool", None)
+    if pool is not None:
+        pool.stop()
 
 
 def format_table(result: dict[str, Any]) -> str:

@@ -1,0 +1,65 @@
+"""``scrapy search`` as a user runs it: a separate process, from outside the project."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "search", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("",), "query is empty"),
+        (("x" * 401,), "400 characters"),
+        ((" ".join(["w"] * 51),), "50 words"),
+        (("--max-results", "99", "ok"), "maxResults"),
+    ],
+)
+def test_bad_queries_exit_with_a_clear_error(tmp_path, args, needle):
+    proc = scrapy("--offline", *args, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "invalid_input" in proc.stderr
+    assert needle in proc.stderr
+
+
+def test_unknown_recency_is_a_usage_error(tmp_path):
+    proc = scrapy("--recency", "decade", "ok", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--recency must be one of" in proc.stderr
+
+
+def test_json_output_matches_the_contract(tmp_path):
+    proc = scrapy("--offline", "-o", "json", "photosynthesis chlorophyll", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    for key in ("query", "provider", "hits", "coverage", "stopReason", "notes", "meta", "text"):
+        assert key in result
+    assert result["provider"] == "light"
+    assert result["trust"] == "volatile_external"
+    assert result["carryPolicy"] == "never"
+    meta = result["meta"]["lightSearch"]
+    assert meta["counts"]["requests"] <= 24
+    assert result["hits"], result["meta"]
+    for hit in result["hits"]:
+        for key in ("title", "url", "snippet", "source", "retrievedAt", "score"):
+            assert key in hit
+        assert meta["retrievedAt"][hit["url"]] == hit["retrievedAt"]
+
+
+def test_table_output_has_hits_and_a_summary(tmp_path):
+    proc = scrapy("--offline", "photosynthesis chlorophyll", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0].startswith(" 1. ")
+    assert "hops" in lines[-1]
+    assert "sources consulted" in lines[-1]

@@ -1,0 +1,85 @@
+"""The fixture sites stand in for catalog sources faithfully enough to crawl."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import Counter
+from urllib.parse import unquote, urlsplit
+
+from lightsearch.catalog import load_catalog
+from offline_origins.server import OfflineOrigins, load_sites
+
+
+def _route_for(site, url):
+    parts = urlsplit(url)
+    path = unquote(parts.path or "/")
+    keys = [f"{path}?{parts.query}", f"{path}?{unquote(parts.query)}"] if parts.query else [path]
+    return next((site.routes[k] for k in keys if k in site.routes), None)
+
+
+def test_fixture_sites_cover_both_languages_and_all_kinds():
+    catalog = load_catalog()
+    sites = load_sites()
+    covered = {catalog.by_id[s.source_id] for s in sites.values() if s.source_id in catalog.by_id}
+    assert len(covered) >= 8
+    kinds = Counter((s.language, s.kind) for s in covered)
+    for lang in ("en", "he"):
+        for kind in ("reference", "government", "news", "science", "technology"):
+            assert kinds[(lang, kind)] >= 1, (lang, kind)
+
+
+def test_every_catalog_url_of_a_fixture_source_is_served():
+    catalog = load_catalog()
+    sites = load_sites()
+    for site in sites.values():
+        source = catalog.by_id.get(site.source_id or "")
+        if source is None:
+            continue
+        for url in (*source.seeds, *source.feeds, *source.sitemaps):
+            host = urlsplit(url).hostname
+            if host not in sites:
+                raise AssertionError(f"{source.id}: no fixture site for {host} ({url})")
+            assert _route_for(sites[host], url) is not None, f"{source.id}: {url} not served"
+
+
+def test_every_route_file_exists_and_xml_parses():
+    for site in load_sites().values():
+        assert "/robots.txt" in site.routes, site.host
+        for path, route in site.routes.items():
+            if "file" not in route:
+                continue
+            file = site.root / route["file"]
+            assert file.is_file(), (site.host, path)
+            if file.suffix == ".xml":
+                ET.parse(file)
+
+
+def test_articles_are_substantive_and_reachable_only_by_discovery():
+    sites = load_sites()
+    discovery_only = 0
+    for site in sites.values():
+        for article in site.articles:
+            route = site.routes[article["path"]]
+            html = (site.root / route["file"]).read_text(encoding="utf-8")
+            assert html.count("<p") >= 4, (site.host, article["path"])
+            if set(article.get("reachable_via", [])) <= {"sitemap", "link", "hub"}:
+                discovery_only += 1
+    assert discovery_only >= 5
+
+
+def test_server_picks_the_site_by_host_header():
+    import http.client
+
+    with OfflineOrigins() as server:
+        host = next(iter(server.sites))
+        conn = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=5)
+        conn.request("GET", "/robots.txt", headers={"Host": host})
+        resp = conn.getresponse()
+        assert resp.status == 200
+        assert b"User-agent" in resp.read()
+        conn.request("GET", "/robots.txt", headers={"Host": "unknown.invalid"})
+        resp = conn.getresponse()
+        assert resp.status == 421
+        resp.read()
+        conn.close()
+        assert server.requests_for(host)
