@@ -11,16 +11,18 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import replace
-from urllib.parse import urlsplit
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.settings import Settings
 
 from lightsearch import settings as default_settings
+from lightsearch import signals as light_signals
+from lightsearch.budget import DECODED, ENCODED, HOPS, STOP_REASON
 from lightsearch.catalog import Catalog, load_catalog
 from lightsearch.config import validate_light_settings
 from lightsearch.errors import LightSearchError
@@ -90,7 +92,11 @@ class LightSearch:
         ensure_reactor()
         s = self.settings
         started = time.monotonic()
-        selected = select_sources(self._reachable(catalog), request, s.getint("LIGHT_MAX_SOURCES"))
+        selected = select_sources(
+            self._reachable(catalog), request, s.getint("LIGHT_MAX_SOURCES"),
+            min_sources=min(s.getint("LIGHT_MIN_SOURCES"), s.getint("LIGHT_MAX_SOURCES")),
+            keep_ratio=s.getfloat("LIGHT_SOURCE_KEEP_RATIO"),
+        )
         plan = CrawlPlan(
             queries=request.queries,
             sources=tuple(sel.source for sel in selected),
@@ -123,7 +129,7 @@ class LightSearch:
         spider = crawler.spider
         stats = crawler.stats
         counts = self._partial_counts(crawler)
-        stop_reason = stats.get_value("light/stop_reason") or (
+        stop_reason = stats.get_value(STOP_REASON) or (
             "candidates" if stats.get_value("light/discovery/candidates_limit") else "completed"
         )
         consulted = [src.id for src in plan.sources if src.id in spider.consulted]
@@ -171,14 +177,16 @@ class LightSearch:
         if stats is None:
             return {"requests": 0, "encodedBytes": 0, "decodedBytes": 0}
         return {
-            "requests": int(stats.get_value("light/hops", 0)),
-            "encodedBytes": int(stats.get_value("light/bytes/encoded", 0)),
-            "decodedBytes": int(stats.get_value("light/bytes/decoded", 0)),
+            "requests": int(stats.get_value(HOPS, 0)),
+            "encodedBytes": int(stats.get_value(ENCODED, 0)),
+            "decodedBytes": int(stats.get_value(DECODED, 0)),
         }
 
     @staticmethod
     async def _abort(crawler: Any, task: asyncio.Task[None]) -> None:
         """Stop the crawl and wait for it, so no connection or timer outlives the search."""
+        with contextlib.suppress(Exception):
+            crawler.signals.send_catch_log(signal=light_signals.abort_requested)
         with contextlib.suppress(Exception):
             if getattr(crawler, "crawling", False):
                 await crawler.stop_async()

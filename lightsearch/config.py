@@ -18,6 +18,8 @@ LIMITS: dict[str, tuple[type, float, float]] = {
     "LIGHT_SOFT_DEADLINE_SECS": (float, 0.1, 120.0),
     "LIGHT_MAX_HOPS": (int, 1, 200),
     "LIGHT_MAX_SOURCES": (int, 1, 20),
+    "LIGHT_MIN_SOURCES": (int, 1, 20),
+    "LIGHT_SOURCE_KEEP_RATIO": (float, 0.0, 1.0),
     "LIGHT_MAX_QUERIES": (int, 1, 10),
     "LIGHT_MAX_QUERY_CHARS": (int, 10, 2000),
     "LIGHT_MAX_QUERY_WORDS": (int, 1, 200),

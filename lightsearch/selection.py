@@ -4,6 +4,11 @@ A query in Hebrew script is answered from Hebrew sources and an English one from
 sources; topic words then rank the sources of that language, recency favours news, and
 a diversity penalty keeps six sources from all being of one kind. The rank order is
 kept: the crawl spends its first hops on the best-ranked sources.
+
+Fewer sources than the bound are chosen when the scores say so: with 24 hops, robots.txt
+and one or two discovery documents per source eat most of the budget, so a source scoring
+under half of the best one costs more hops than it is likely to repay. At least
+``min_sources`` are always kept, because topic words are a coarse guide.
 """
 
 from __future__ import annotations
@@ -47,7 +52,14 @@ def score_source(source: Source, query_terms: set[str], recency: str | None) -> 
     return score
 
 
-def select_sources(catalog: Catalog, request: SearchRequest, max_sources: int = 6) -> list[SelectedSource]:
+def select_sources(
+    catalog: Catalog,
+    request: SearchRequest,
+    max_sources: int = 6,
+    *,
+    min_sources: int = 3,
+    keep_ratio: float = 0.5,
+) -> list[SelectedSource]:
     """Up to ``max_sources`` sources, best first, fair across the query languages."""
     languages = query_languages(request)
     query_terms: set[str] = set()
@@ -76,4 +88,14 @@ def select_sources(catalog: Catalog, request: SearchRequest, max_sources: int = 
             score, source = pool.pop(best_i)
             kind_count[source.kind] = kind_count.get(source.kind, 0) + 1
             chosen.append((score, source))
-    return [SelectedSource(source=s, score=sc, rank=i) for i, (sc, s) in enumerate(chosen)]
+    best: dict[str, float] = {}
+    kept_per_lang: dict[str, int] = {}
+    per_lang_min = max(1, -(-min_sources // max(1, len(pools))))
+    kept: list[tuple[float, Source]] = []
+    for score, source in chosen:
+        lang = source.language
+        best.setdefault(lang, score)
+        if kept_per_lang.get(lang, 0) < per_lang_min or score >= keep_ratio * best[lang]:
+            kept.append((score, source))
+            kept_per_lang[lang] = kept_per_lang.get(lang, 0) + 1
+    return [SelectedSource(source=s, score=sc, rank=i) for i, (sc, s) in enumerate(kept)]

@@ -57,10 +57,11 @@ SPIDER_MIDDLEWARES = {
 }
 DOWNLOADER_MIDDLEWARES = {
     "lightsearch.middlewares.budget.HopBudgetMiddleware": 950,
-    "lightsearch.middlewares.bytecount.DecodedBytesMiddleware": 580,
+    "lightsearch.middlewares.decoded.DecompressionReserveMiddleware": 591,
+    "lightsearch.middlewares.decoded.DecodedBytesMiddleware": 580,
 }
 EXTENSIONS = {
-    "lightsearch.extensions.bytebudget.EncodedBytesCounter": 100,
+    "lightsearch.extensions.bytebudget.EncodedByteBudget": 100,
 }
 ITEM_PIPELINES = {
     "pipelines.extract.ExtractionPipeline": 300,
@@ -73,10 +74,12 @@ LIGHT_DEADLINE_SECS = 30.0
 LIGHT_DISCOVERY_MAX_CANDIDATES = 256
 LIGHT_DISCOVERY_MAX_DEPTH = 2
 LIGHT_DISCOVERY_MAX_SITEMAPS = 4
-LIGHT_FRONTIER_QUERY_CHARGE = 4.0  # priority points a query pays per hop it was given
-LIGHT_FRONTIER_SOURCE_CHARGE = 8.0  # priority points a source pays per hop it was given
+LIGHT_FRONTIER_QUERY_CHARGE = 2.0  # priority points a query pays per hop it was given
+LIGHT_FRONTIER_SOURCE_CHARGE = 3.0  # priority points a source pays per hop it was given
 LIGHT_HOST_MAP = {}  # {"host": {"http": "127.0.0.1:PORT", "https": "127.0.0.1:PORT"}}
 LIGHT_HOST_MAP_ONLY = False  # refuse any host the map does not name (offline worlds, tests)
+LIGHT_MAX_CONCURRENCY = 3  # transfers at once per process, shared by concurrent searches
+LIGHT_MAX_CONCURRENCY_PER_ORIGIN = 1
 LIGHT_MAX_ENCODED_BYTES = 8 * 1024 * 1024
 LIGHT_MAX_DECODED_BYTES = 8 * 1024 * 1024
 LIGHT_MAX_HOPS = 24
@@ -85,8 +88,11 @@ LIGHT_MAX_QUERY_CHARS = 400
 LIGHT_MAX_QUERY_WORDS = 50
 LIGHT_MAX_RESULTS = 8
 LIGHT_MAX_SOURCES = 6
+LIGHT_MIN_SOURCES = 3  # always crawl at least this many of the best-ranked sources
+LIGHT_POLITENESS_LIMITER = "lightsearch.politeness.InProcessLimiter"
 LIGHT_RESPONSE_MAX_BYTES = 512 * 1024
 LIGHT_SNIPPET_CHARS = 280
+LIGHT_SOURCE_KEEP_RATIO = 0.5  # beyond the minimum, keep sources scoring this share of the best
 LIGHT_SOFT_DEADLINE_SECS = 20.0
 LIGHT_TEXT_MAX_BYTES = 16 * 1024
 LIGHT_TLS_CA_FILE = None  # an extra CA to trust (the offline origins' test CA)

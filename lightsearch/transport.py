@@ -24,8 +24,12 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils._download_handlers import wrap_twisted_exceptions
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.misc import load_object
+from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import HostnameEndpoint, wrapClientTLS
 
+from lightsearch import signals as light_signals
+from lightsearch.catalog import origin_of
 from lightsearch.tls import VerifyingPolicy
 
 if TYPE_CHECKING:
@@ -96,6 +100,9 @@ class _LightAgent(_ScrapyAgent):
 class LightDownloadHandler(HTTP11DownloadHandler):
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
+        self._limiter = load_object(crawler.settings["LIGHT_POLITENESS_LIMITER"]).from_crawler(crawler)
+        self._in_flight: set[Deferred] = set()
+        crawler.signals.connect(self._abort, signal=light_signals.abort_requested)
         settings = crawler.settings
         if settings.getbool("LIGHT_TLS_VERIFY", True):
             self._contextFactory = VerifyingPolicy(settings.get("LIGHT_TLS_CA_FILE"))
@@ -117,5 +124,16 @@ class LightDownloadHandler(HTTP11DownloadHandler):
             crawler=self._crawler,
             tls_verbose_logging=self._tls_verbose_logging,
         )
-        with wrap_twisted_exceptions():
-            return await maybe_deferred_to_future(agent.download_request(request))
+        async with self._limiter.slot(origin_of(request.url)):
+            d = agent.download_request(request)
+            self._in_flight.add(d)
+            try:
+                with wrap_twisted_exceptions():
+                    return await maybe_deferred_to_future(d)
+            finally:
+                self._in_flight.discard(d)
+
+    def _abort(self) -> None:
+        """Cancel every transfer in flight (hard deadline, caller cancellation)."""
+        for d in list(self._in_flight):
+            d.cancel()

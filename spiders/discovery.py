@@ -37,7 +37,12 @@ if TYPE_CHECKING:
 
 # Base priorities: higher is fetched first. A candidate page scores 30..100 by relevance,
 # so a strong candidate overtakes the remaining discovery documents of other sources.
-PRIORITY = {"lookup": 95, "feed": 75, "seed": 70, "sitemap": 50, "secondary": 20}
+PRIORITY = {"lookup": 95, "feed": 75, "seed": 70, "sitemap": 45, "secondary": 25, "explore": 30}
+_FEED_LINKS = (
+    "//link[@rel='alternate'][contains(@type, 'rss') or contains(@type, 'atom')"
+    " or contains(@type, 'feed+json')]/@href"
+)
+_MAX_EXPLORE_PER_SOURCE = 3
 _QUESTION_WORDS = frozenset(
     ["what", "who", "whom", "whose", "which", "when", "where", "why", "how", "does", "do", "did", "can", "could", "should", "would", "is", "are", "was", "were", "tell", "me", "about", "explain", "define", "meaning", "מה", "מי", "מתי", "איפה", "היכן", "למה", "מדוע", "איך", "כיצד", "האם"]
 )
@@ -88,6 +93,7 @@ class DiscoverySpider(Spider):
         self.requested: set[str] = set()
         self.sitemaps_read = 0
         self.candidates_dropped = 0
+        self.explored: dict[str, int] = {}
         self.documents: list[Any] = []
         self.ranking: list[Any] = []
 
@@ -149,6 +155,7 @@ class DiscoverySpider(Spider):
             "seed": self.parse_page,
             "lookup": self.parse_page,
             "page": self.parse_page,
+            "explore": self.parse_page,
         }[stage]
         return Request(
             url,
@@ -251,7 +258,9 @@ class DiscoverySpider(Spider):
             self._error(source, response.url, stage, "unsupported_content_type", ctype[:80])
             return
         self.consulted.add(source.id)
-        if stage != "seed":
+        if stage == "seed":
+            yield from self._autodiscovered_feeds(response, source)
+        if stage not in ("seed", "explore"):
             yield {
                 "url": response.url,
                 "original_url": (response.meta.get("redirect_urls") or [None])[0],
@@ -276,8 +285,34 @@ class DiscoverySpider(Spider):
             anchor = " ".join(" ".join(link.css("::text").getall()).split())
             score = best_query(self.query_terms, [anchor, link.attrib.get("title", "")], url)
             req = self._admit(url, source, score, depth + 1)
+            if req is None and stage == "seed" and score[0] <= 0:
+                req = self._explore(link, url, source, depth + 1)
             if req is not None:
                 yield req
+
+    def _autodiscovered_feeds(self, response: Response, source: Source):
+        """Feeds a seed page declares with ``<link rel=alternate>``, when the catalog has none."""
+        if source.feeds:
+            return
+        for href in response.xpath(_FEED_LINKS).getall()[:1]:
+            url = response.urljoin(href.strip())
+            if source.admits(url):
+                rank = self.source_rank.get(source.id, 0)
+                req = self._request(url, source, "feed", PRIORITY["feed"] - 5 - rank, 0)
+                if req is not None:
+                    yield req
+
+    def _explore(self, link: Any, url: str, source: Source, depth: int) -> Request | None:
+        """A seed page's navigation links lead to section pages that list what the home
+        page does not; a few are fetched at the lowest priority, when hops are left over."""
+        if self.explored.get(source.id, 0) >= _MAX_EXPLORE_PER_SOURCE or not source.admits(url):
+            return None
+        in_nav = link.xpath("ancestor::nav or ancestor::header or ancestor::*[@role='navigation']").get()
+        if in_nav != "1" or not looks_like_page(url):
+            return None
+        self.explored[source.id] = self.explored.get(source.id, 0) + 1
+        rank = self.source_rank.get(source.id, 0)
+        return self._request(url, source, "explore", PRIORITY["explore"] - rank, depth)
 
     # ------------------------------------------------------------------ robots sitemaps
     def _robots_parsed(self, robotparser: Any, request: Request) -> None:

@@ -60,6 +60,6 @@ def test_table_output_has_hits_and_a_summary(tmp_path):
     proc = scrapy("--offline", "photosynthesis chlorophyll", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.strip().splitlines()
-    assert lines[0].startswith(" 1. ")
+    assert lines[0].startswith("1. ")
     assert "hops" in lines[-1]
     assert "sources consulted" in lines[-1]

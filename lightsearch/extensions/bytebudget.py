@@ -1,7 +1,10 @@
-"""Count encoded response bytes as they arrive on the wire.
+"""The aggregate encoded-byte budget, enforced as bytes arrive on the wire.
 
 ``bytes_received`` fires per chunk in every built-in HTTP handler, before any content
-decoding, so the sum is what the origin actually sent us (robots.txt included).
+decoding, so the running sum is what origins actually sent (robots.txt included). When
+the sum reaches the budget the transfer in progress is stopped but kept
+(``StopDownload(fail=False)``): what was retrieved before the stop is still evidence, a
+partial document that is never cached.
 """
 
 from __future__ import annotations
@@ -9,6 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scrapy import signals
+from scrapy.exceptions import StopDownload
+
+from lightsearch.budget import ENCODED, record_stop
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -16,9 +22,10 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 
-class EncodedBytesCounter:
+class EncodedByteBudget:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        self.max_encoded = crawler.settings.getint("LIGHT_MAX_ENCODED_BYTES")
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
 
     @classmethod
@@ -26,4 +33,8 @@ class EncodedBytesCounter:
         return cls(crawler)
 
     def _bytes_received(self, data: bytes, request: Request, spider: Spider) -> None:
-        self.crawler.stats.inc_value("light/bytes/encoded", len(data))
+        stats = self.crawler.stats
+        stats.inc_value(ENCODED, len(data))
+        if stats.get_value(ENCODED, 0) >= self.max_encoded:
+            record_stop(stats, "encoded_bytes")
+            raise StopDownload(fail=False)
