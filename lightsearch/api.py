@@ -129,9 +129,7 @@ class LightSearch:
         spider = crawler.spider
         stats = crawler.stats
         counts = self._partial_counts(crawler)
-        stop_reason = stats.get_value(STOP_REASON) or (
-            "candidates" if stats.get_value("light/discovery/candidates_limit") else "completed"
-        )
+        stop_reason = stats.get_value(STOP_REASON) or "completed"
         consulted = [src.id for src in plan.sources if src.id in spider.consulted]
         errors = list(spider.source_errors)
         attempted = {e["source"] for e in errors} | set(consulted)

@@ -6,9 +6,13 @@ the same numbers and the query controller reports them without knowing who count
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
+from scrapy.exceptions import IgnoreRequest
+
 if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
 HOPS = "light/hops"
@@ -22,3 +26,53 @@ def record_stop(stats: StatsCollector, reason: str) -> None:
     if not stats.get_value(STOP_REASON):
         stats.set_value(STOP_REASON, reason)
     stats.inc_value(f"light/budget/stopped/{reason}")
+
+
+class HopGate:
+    """The one place a hop is claimed: right before bytes go out on a connection.
+
+    Requests wait in Scrapy's download slots after the middlewares have seen them, so a
+    budget checked only in a middleware would let queued requests start after the soft
+    deadline or past the hop budget. The download handler claims every hop here, after
+    the politeness limiter let it through, so the count is exact and no hop starts late.
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        settings = crawler.settings
+        self.crawler = crawler
+        self.max_hops = settings.getint("LIGHT_MAX_HOPS")
+        self.max_encoded = settings.getint("LIGHT_MAX_ENCODED_BYTES")
+        self.max_decoded = settings.getint("LIGHT_MAX_DECODED_BYTES")
+        self.soft_deadline = settings.getfloat("LIGHT_SOFT_DEADLINE_SECS")
+        self.hops = 0
+
+    def started(self) -> float:
+        spider = getattr(self.crawler, "spider", None)
+        return getattr(spider, "started_monotonic", None) or time.monotonic()
+
+    def refusal(self) -> str | None:
+        """The budget that forbids a new hop now, or None."""
+        stats = self.crawler.stats
+        if time.monotonic() - self.started() >= self.soft_deadline:
+            return "soft_deadline"
+        if self.hops >= self.max_hops:
+            return "hops"
+        if stats.get_value(ENCODED, 0) >= self.max_encoded:
+            return "encoded_bytes"
+        if stats.get_value(DECODED, 0) >= self.max_decoded:
+            return "decoded_bytes"
+        return None
+
+    def claim(self, url: str) -> None:
+        reason = self.refusal()
+        if reason is not None:
+            record_stop(self.crawler.stats, reason)
+            raise BudgetExceeded(reason, f"{reason} budget reached before {url}")
+        self.hops += 1
+        self.crawler.stats.set_value(HOPS, self.hops)
+
+
+class BudgetExceeded(IgnoreRequest):
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason

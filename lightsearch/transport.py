@@ -29,6 +29,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import HostnameEndpoint, wrapClientTLS
 
 from lightsearch import signals as light_signals
+from lightsearch.budget import HopGate
 from lightsearch.catalog import origin_of
 from lightsearch.tls import VerifyingPolicy
 
@@ -102,6 +103,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         super().__init__(crawler)
         self._limiter = load_object(crawler.settings["LIGHT_POLITENESS_LIMITER"]).from_crawler(crawler)
         self._in_flight: set[Deferred] = set()
+        self._gate = HopGate(crawler)
         crawler.signals.connect(self._abort, signal=light_signals.abort_requested)
         settings = crawler.settings
         if settings.getbool("LIGHT_TLS_VERIFY", True):
@@ -125,6 +127,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
             tls_verbose_logging=self._tls_verbose_logging,
         )
         async with self._limiter.slot(origin_of(request.url)):
+            self._gate.claim(request.url)
             d = agent.download_request(request)
             self._in_flight.add(d)
             try:

@@ -83,6 +83,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         origins: OfflineOrigins = self.server.origins
         host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]").lower()
         origins._enter(host)
+        self._open_host: str | None = host
         try:
             origins._record(host, self.path, self.server.scheme, self.headers)
             site = origins.sites.get(host)
@@ -96,7 +97,14 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 return
             origins._serve(self, site, route)
         finally:
-            origins._leave(host)
+            self.release()
+
+    def release(self) -> None:
+        """End this request's count in ``open_now`` before its response is written, so a
+        client that sends its next request the moment a body ends is not miscounted."""
+        if self._open_host is not None:
+            self.server.origins._leave(self._open_host)
+            self._open_host = None
 
     def _send_simple(self, status: int, text: str, ctype: str = "text/plain; charset=utf-8") -> None:
         body = text.encode()
@@ -287,6 +295,7 @@ class OfflineOrigins:
         if "handler" in route:  # a test's own Python behaviour
             route["handler"](handler)
             return
+        handler.release()
         status = int(route.get("status", 200))
         headers = dict(route.get("headers", {}))
         if "redirect" in route:
@@ -300,9 +309,24 @@ class OfflineOrigins:
             headers["Content-Encoding"] = "gzip"
         handler.send_response(status)
         handler.send_header("Content-Type", headers.pop("Content-Type", ctype))
-        handler.send_header("Content-Length", str(len(body)))
+        declared = len(body) + int(route.get("truncate", 0))
+        if route.get("truncate"):  # announce more than is sent, then hang up
+            handler.close_connection = True
+        handler.send_header("Content-Length", str(declared))
         for name, value in headers.items():
             handler.send_header(name, str(value))
         handler.end_headers()
-        if handler.command != "HEAD":
-            handler.wfile.write(body)
+        if handler.command == "HEAD":
+            return
+        drip = route.get("drip")
+        if drip:  # a slow origin: the body in small chunks with pauses between them
+            chunk, interval = int(drip.get("chunk", 1024)), float(drip.get("interval", 0.1))
+            try:
+                for start in range(0, len(body), chunk):
+                    handler.wfile.write(body[start : start + chunk])
+                    handler.wfile.flush()
+                    time.sleep(interval)
+            except OSError:
+                handler.close_connection = True
+            return
+        handler.wfile.write(body)

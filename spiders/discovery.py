@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from scrapy import Request, Spider, signals
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from w3lib.url import canonicalize_url
 
+from lightsearch.budget import record_stop
 from lightsearch.catalog import Source, origin_of
 from lightsearch.feeds import FeedError, parse_feed
 from lightsearch.links import best_query, looks_like_page, score_text
@@ -180,8 +181,7 @@ class DiscoverySpider(Spider):
         if key not in self.candidates and len(self.candidates) >= self.max_candidates:
             self.candidates_dropped += 1
             self.crawler.stats.inc_value("light/discovery/candidates_dropped")
-            if not self.crawler.stats.get_value("light/discovery/candidates_limit"):
-                self.crawler.stats.set_value("light/discovery/candidates_limit", True)
+            record_stop(self.crawler.stats, "candidates")
             return None
         self.candidates[key] = max(score, self.candidates.get(key, 0.0))
         rank = self.source_rank.get(source.id, 0)
@@ -348,7 +348,17 @@ class DiscoverySpider(Spider):
                 return  # a lookup miss is an answer, not a failure
             self._error(source, request.url, stage, "http_status", f"HTTP {status}", status=status)
         elif isinstance(exc, IgnoreRequest):
-            code = "robots_disallowed" if "robots" in str(exc).lower() else "refused"
-            self._error(source, request.url, stage, code, str(exc)[:200])
+            text = str(exc)
+            if "robots" in text.lower():
+                code = "robots_disallowed"
+            elif "DOWNLOAD_MAXSIZE" in text:
+                code = "too_large"
+            else:
+                code = "refused"
+            self._error(source, request.url, stage, code, text[:200])
+        elif isinstance(exc, DownloadCancelledError):
+            self._error(source, request.url, stage, "too_large", str(exc)[:200])
+        elif isinstance(exc, (TimeoutError, DownloadTimeoutError)):
+            self._error(source, request.url, stage, "timeout", str(exc)[:200])
         else:
             self._error(source, request.url, stage, "network_error", f"{type(exc).__name__}: {exc}"[:200])

@@ -51,3 +51,50 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not found at {path} (set LIGHTSEARCH_SHARED_DATA)")
     return path
+
+
+ROBOTS_ALLOW = {"body": "User-agent: *\nAllow: /\n", "type": "text/plain"}
+
+
+def article_html(title: str, paragraphs: list[str] | None = None, links: list[tuple[str, str]] | None = None) -> str:
+    paras = paragraphs or [
+        f"{title} is described here at length so that extraction finds real text.",
+        f"This second paragraph about {title} adds detail, numbers such as 1901 and 42, and names.",
+        f"A third paragraph closes the story of {title} with a quote and a date in 2026.",
+    ]
+    body = "".join(f"<p>{p}</p>" for p in paras)
+    nav = "".join(f'<li><a href="{href}">{text}</a></li>' for href, text in (links or []))
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
+            f"<body><header><a href=\"/\">Home</a></header><article><h1>{title}</h1>{body}</article>"
+            f"<ul>{nav}</ul><footer>Footer text</footer></body></html>")
+
+
+def home_html(links: list[tuple[str, str]]) -> str:
+    items = "".join(f'<li><a href="{href}">{text}</a></li>' for href, text in links)
+    return f"<!doctype html><html><head><title>Home</title></head><body><ul>{items}</ul></body></html>"
+
+
+def make_world(origins, tmp_path, sites: dict[str, dict[str, Any]], sources: list[dict[str, Any]],
+               **settings: Any) -> dict[str, Any]:
+    """Serve ``sites`` (host -> routes) and return settings pointing a catalog of ``sources`` at them."""
+    for host, routes in sites.items():
+        routes = dict(routes)
+        routes.setdefault("/robots.txt", ROBOTS_ALLOW)
+        origins.add_site(host, routes)
+    full = []
+    for i, src in enumerate(sources):
+        host = src.pop("host")
+        full.append({
+            "name": src.get("id", f"s{i}"), "language": "en", "kind": "news",
+            "origins": [f"https://{host}"], "seeds": [f"https://{host}/"], **src,
+        })
+    catalog = write_catalog(tmp_path / "catalog.json", full)
+    target = {"http": f"127.0.0.1:{origins.http_port}", "https": f"127.0.0.1:{origins.https_port}"}
+    origins.reset_log()
+    return {
+        **origins.settings(),
+        "LIGHT_HOST_MAP": {host: target for host in origins.sites},
+        "LIGHT_CATALOG": catalog,
+        "LOG_LEVEL": "ERROR",
+        **settings,
+    }
