@@ -71,6 +71,7 @@ ITEM_PIPELINES = {
 # --- Light -----------------------------------------------------------------------------
 LIGHT_CATALOG = None  # path to a catalog JSON file; None means the bundled catalog
 LIGHT_DEADLINE_SECS = 30.0
+LIGHT_DISCOVERY_EXPLORE = True  # follow a few navigation links of seed pages with spare hops
 LIGHT_DISCOVERY_MAX_CANDIDATES = 256
 LIGHT_DISCOVERY_MAX_DEPTH = 2
 LIGHT_DISCOVERY_MAX_SITEMAPS = 4

@@ -151,11 +151,13 @@ class OfflineOrigins:
         *,
         latency: float = 0.0,
         jitter: float = 0.0,
+        bandwidth: float = 0.0,
         seed: int = 0,
     ) -> None:
         self.sites = load_sites(Path(sites_dir) if sites_dir else SITES_DIR)
         self.latency = latency
         self.jitter = jitter
+        self.bandwidth = bandwidth  # bytes per second per response; 0 means unlimited
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self.log: list[dict[str, Any]] = []
@@ -318,6 +320,8 @@ class OfflineOrigins:
         handler.end_headers()
         if handler.command == "HEAD":
             return
+        if self.bandwidth > 0 and not route.get("drip"):
+            time.sleep(len(body) / self.bandwidth)
         drip = route.get("drip")
         if drip:  # a slow origin: the body in small chunks with pauses between them
             chunk, interval = int(drip.get("chunk", 1024)), float(drip.get("interval", 0.1))

@@ -105,6 +105,7 @@ class DiscoverySpider(Spider):
         spider.max_candidates = crawler.settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
         spider.max_sitemaps = crawler.settings.getint("LIGHT_DISCOVERY_MAX_SITEMAPS")
         spider.max_response = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
+        spider.explore = crawler.settings.getbool("LIGHT_DISCOVERY_EXPLORE")
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
         return spider
 
@@ -285,7 +286,7 @@ class DiscoverySpider(Spider):
             anchor = " ".join(" ".join(link.css("::text").getall()).split())
             score = best_query(self.query_terms, [anchor, link.attrib.get("title", "")], url)
             req = self._admit(url, source, score, depth + 1)
-            if req is None and stage == "seed" and score[0] <= 0:
+            if req is None and stage == "seed" and score[0] <= 0 and self.explore:
                 req = self._explore(link, url, source, depth + 1)
             if req is not None:
                 yield req

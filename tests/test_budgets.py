@@ -14,6 +14,7 @@ import time
 import pytest
 
 from lightsearch.api import LightSearch
+from lightsearch.catalog import load_catalog
 from lightsearch.errors import LightSearchError
 from lightsearch.politeness import InProcessLimiter
 from tests.conftest import article_html, coroutine_test, home_html, make_world
@@ -44,6 +45,9 @@ async def test_hops_count_robots_and_every_redirect(origins, tmp_path):
     assert meta(result)["counts"]["requests"] == 5  # robots, home, direct, r1, r2
     assert paths(origins, host) == ["/robots.txt", "/", "/direct", "/r1", "/r2"]
     assert [h["url"] for h in result["hits"]] == [f"https://{host}/direct"]
+    # A catalog override reports its own corpus identifier.
+    assert meta(result)["catalog"]["id"] == "test-catalog"
+    assert meta(result)["catalog"]["corpus"] != load_catalog().corpus_id
 
 
 @coroutine_test

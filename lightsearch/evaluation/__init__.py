@@ -1,0 +1,1 @@
+"""Batch evaluation: run a query set with relevance judgements, measure, report."""

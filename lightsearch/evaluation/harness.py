@@ -1,0 +1,141 @@
+"""Run a query set against a provider, several searches at a time, and measure each.
+
+Wall time is per search. CPU time is exact per search only when searches run one at a
+time (the process clock cannot be split between concurrent searches); with concurrency
+the report gives total CPU divided by the number of queries instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from lightsearch.errors import LightSearchError
+from lightsearch.evaluation.metrics import mrr_at, ndcg_at, percentile, recall_at
+
+
+def doc_key(url: str) -> str:
+    """Judged documents and hits compare on the unquoted URL without fragment."""
+    return unquote(url.split("#", 1)[0])
+
+
+@dataclass
+class QueryRun:
+    id: str
+    query: str
+    ranked: list[str] = field(default_factory=list)
+    ndcg10: float = 0.0
+    recall10: float = 0.0
+    mrr10: float = 0.0
+    hits: int = 0
+    stop_reason: str = ""
+    hops: int = 0
+    encoded_bytes: int = 0
+    decoded_bytes: int = 0
+    wall_ms: float = 0.0
+    cpu_ms: float | None = None
+    error: str | None = None
+
+
+class Progress:
+    """A one-line progress bar on stderr."""
+
+    def __init__(self, total: int, label: str, stream: Any = None) -> None:
+        self.total, self.label, self.done = total, label, 0
+        self.stream = stream if stream is not None else sys.stderr
+        self.started = time.monotonic()
+
+    def step(self) -> None:
+        self.done += 1
+        width = 30
+        filled = int(width * self.done / max(1, self.total))
+        rate = self.done / max(1e-6, time.monotonic() - self.started)
+        self.stream.write(f"\r{self.label:<10} [{'#' * filled}{'.' * (width - filled)}] "
+                          f"{self.done}/{self.total} {rate:.1f} q/s")
+        if self.done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+async def run_queries(
+    provider: Any,
+    queries: Sequence[Mapping[str, Any]],
+    qrels: Mapping[str, Mapping[str, int]],
+    *,
+    concurrency: int = 4,
+    max_results: int = 10,
+    progress: Callable[[], None] | None = None,
+) -> tuple[list[QueryRun], float]:
+    """Every query's run, in query order, and the total process CPU seconds spent."""
+    judged = {qid: {doc_key(d): g for d, g in docs.items()} for qid, docs in qrels.items()}
+    gate = asyncio.Semaphore(max(1, concurrency))
+    exact_cpu = concurrency <= 1
+
+    async def one(item: Mapping[str, Any]) -> QueryRun:
+        run = QueryRun(id=str(item["id"]), query=item["query"])
+        async with gate:
+            wall, cpu = time.monotonic(), time.process_time()
+            try:
+                result = await provider.search(item["query"], max_results=max_results,
+                                               recency=item.get("recency"))
+            except LightSearchError as exc:
+                run.error = exc.code
+                result = None
+            run.wall_ms = round((time.monotonic() - wall) * 1000, 1)
+            if exact_cpu:
+                run.cpu_ms = round((time.process_time() - cpu) * 1000, 1)
+        if result is not None:
+            run.ranked = [doc_key(h["url"]) for h in result["hits"]]
+            run.hits = len(run.ranked)
+            run.stop_reason = result.get("stopReason", "")
+            counts = result.get("meta", {}).get("lightSearch", {}).get("counts", {})
+            run.hops = int(counts.get("requests", 0))
+            run.encoded_bytes = int(counts.get("encodedBytes", 0))
+            run.decoded_bytes = int(counts.get("decodedBytes", 0))
+        docs = judged.get(run.id, {})
+        run.ndcg10 = ndcg_at(run.ranked, docs, 10)
+        run.recall10 = recall_at(run.ranked, docs, 10)
+        run.mrr10 = mrr_at(run.ranked, docs, 10)
+        if progress:
+            progress()
+        return run
+
+    cpu_start = time.process_time()
+    runs = await asyncio.gather(*(one(q) for q in queries))
+    return list(runs), time.process_time() - cpu_start
+
+
+def summarize(runs: Sequence[QueryRun], total_cpu_s: float) -> dict[str, Any]:
+    n = max(1, len(runs))
+    walls = [r.wall_ms for r in runs]
+    cpus = [r.cpu_ms for r in runs if r.cpu_ms is not None]
+    stops: dict[str, int] = {}
+    for r in runs:
+        key = r.error or r.stop_reason or "unknown"
+        stops[key] = stops.get(key, 0) + 1
+    return {
+        "queries": len(runs),
+        "ndcg10": round(sum(r.ndcg10 for r in runs) / n, 4),
+        "recall10": round(sum(r.recall10 for r in runs) / n, 4),
+        "mrr10": round(sum(r.mrr10 for r in runs) / n, 4),
+        "hitsMean": round(sum(r.hits for r in runs) / n, 2),
+        "wallMsP50": percentile(walls, 50),
+        "wallMsP95": percentile(walls, 95),
+        "cpuMsP50": percentile(cpus, 50) if cpus else None,
+        "cpuMsMean": round(total_cpu_s * 1000 / n, 1),
+        "hopsMax": max((r.hops for r in runs), default=0),
+        "hopsMean": round(sum(r.hops for r in runs) / n, 2),
+        "encodedBytesMean": round(sum(r.encoded_bytes for r in runs) / n),
+        "decodedBytesMean": round(sum(r.decoded_bytes for r in runs) / n),
+        "stopReasons": stops,
+        "errors": sum(1 for r in runs if r.error),
+    }
+
+
+def runs_as_dicts(runs: Sequence[QueryRun]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in asdict(r).items() if k != "ranked"} | {"top": r.ranked[:10]} for r in runs]
