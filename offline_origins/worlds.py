@@ -99,7 +99,7 @@ _HEBREW = re.compile("[\u05d0-\u05ea]")
 
 # Words too common in titles to say what a source is about (beyond the tokenizer's lists).
 _TOPIC_STOP_EN = frozenset(
-    ["about", "above", "after", "along", "also", "among", "any", "approximate", "approximately", "based", "between", "both", "can", "certain", "considering", "due", "each", "some", "from", "general", "has", "have", "how", "its", "new", "non", "note", "notes", "other", "over", "part", "problem", "problems", "some", "study", "studies", "theory", "through", "two", "under", "upon", "using", "use", "various", "very", "what", "when", "where", "which", "while", "within", "without"]
+    ["about", "above", "after", "along", "also", "among", "any", "approximate", "approximately", "based", "between", "both", "can", "certain", "considering", "due", "each", "from", "general", "has", "have", "how", "its", "new", "non", "note", "notes", "other", "over", "part", "problem", "problems", "some", "study", "studies", "theory", "through", "two", "under", "upon", "using", "use", "various", "very", "what", "when", "where", "which", "while", "within", "without"]
 )
 _TOPIC_STOP_HE = frozenset(
     ["אבל", "או", "אז", "אחד", "אחת", "אחרי", "איזה", "איך", "אם", "אתם", "בלי", "הכי", "הזה", "הזאת", "היום", "יותר", "כבר", "כך", "כמה", "לכם", "לנו", "לפני", "מול", "מתי", "עד", "עכשיו", "ממש", "שלא", "שלכם", "שלנו", "שלך", "להם", "מאחורי"]

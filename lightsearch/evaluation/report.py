@@ -24,8 +24,8 @@ def format_table(summaries: Mapping[str, Mapping[str, Any]]) -> str:
     """One plain-text table, a row per provider, plus Light's share of the oracle."""
     head = ["run", *COLUMNS]
     rows = [[name, *(_fmt(s.get(c)) for c in COLUMNS)] for name, s in summaries.items()]
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
-    lines = ["  ".join(str(x).rjust(w) for x, w in zip(r, widths)) for r in [head, *rows]]
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=True)]
+    lines = ["  ".join(str(x).rjust(w) for x, w in zip(r, widths, strict=True)) for r in [head, *rows]]
     oracle = summaries.get("oracle")
     if oracle:
         for name, s in summaries.items():
