@@ -283,10 +283,11 @@ _HE_TECH = {
 def _head(site: _Site, title: str, description: str, canonical: str, extra: str = "") -> str:
     lang = site.language
     direction = ' dir="rtl"' if lang == "he" else ""
+    full = title if title == site.name else f"{title} | {site.name}"
     return (
         f'<!doctype html>\n<html lang="{lang}"{direction}>\n<head>\n<meta charset="utf-8">\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(title)} | {_e(site.name)}</title>\n"
+        f"<title>{_e(full)}</title>\n"
         f'<meta name="description" content="{_e(description)}">\n'
         f'<meta property="og:title" content="{_e(title)}">\n'
         f'<meta property="og:site_name" content="{_e(site.name)}">\n'
@@ -558,15 +559,11 @@ def parse_smart(text: str) -> list[tuple[str, dict[str, str]]]:
     return [(rid, {k: "\n".join(v) for k, v in fields.items()}) for rid, fields in records]
 
 
+# The papers are split by document number, not by subject, so the names share their words
+# and say nothing a query could match: source selection must rely on the topics.
 _CRANFIELD_JOURNALS = [
-    ("journal-a.cranfield.test", "cranfield-journal-a", "Annals of Aerodynamics — Journal Archive",
-     "Papers on wings, lift, slipstreams and subsonic flow, with abstracts."),
-    ("journal-b.cranfield.test", "cranfield-journal-b", "Boundary Layer Review — Journal Archive",
-     "Boundary layers, heat transfer and viscous flow: the complete paper archive."),
-    ("journal-c.cranfield.test", "cranfield-journal-c", "Compressible Flow Letters — Journal Archive",
-     "Shock waves, supersonic and hypersonic flow, and the structures that meet them."),
-    ("journal-d.cranfield.test", "cranfield-journal-d", "Dynamics of Flight Quarterly — Journal Archive",
-     "Flight dynamics, aeroelasticity, buckling and the loads on aircraft structures."),
+    (f"journal-{x}.cranfield.test", f"cranfield-journal-{x}", f"Aeronautical Research Papers, Series {x.upper()}")
+    for x in "abcd"
 ]
 
 
@@ -580,8 +577,8 @@ def build_cranfield_world(out_dir: Path, data_dir: Path | None = None) -> World:
     sites: list[_Site] = []
     urls: dict[str, str] = {}  # docno -> article URL
     documents: dict[str, dict[str, str]] = {}
-    for j, (host, sid, name, tagline) in enumerate(_CRANFIELD_JOURNALS):
-        site = _Site(host=host, source_id=sid, name=name, tagline=tagline, kind="science",
+    for j, (host, sid, name) in enumerate(_CRANFIELD_JOURNALS):
+        site = _Site(host=host, source_id=sid, name=name, tagline="", kind="science",
                      language="en", section="papers", labels=_EN)
         for k, (docno, fields) in enumerate(records[j * per_site : (j + 1) * per_site]):
             number = int(docno)
@@ -603,6 +600,8 @@ def build_cranfield_world(out_dir: Path, data_dir: Path | None = None) -> World:
             urls[docno] = url
             documents[url] = {"title": art.title, "text": art.text}
         site.topics = top_title_words((a.title for a in site.articles), language="en")
+        site.tagline = (f"The journal archive: {len(site.articles)} papers with abstracts on "
+                        f"{', '.join(site.topics[:4])} and more.")
         sites.append(site)
 
     queries: list[dict[str, Any]] = []
