@@ -1,0 +1,59 @@
+"""The evaluation harness itself: a few queries of a real world, end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lightsearch.errors import LightSearchError
+from lightsearch.evaluation.metrics import mrr_at, ndcg_at, percentile, recall_at
+from lightsearch.evaluation.qrels import read_qrels, read_queries
+from tests.conftest import shared_data
+
+
+def test_metrics_on_a_hand_computed_case():
+    judged = {"a": 3, "b": 1, "c": 2}
+    ranked = ["x", "a", "c"]
+    # DCG = 3/log2(3) + 2/log2(4); IDCG = 3 + 2/log2(3) + 1/log2(4)
+    assert ndcg_at(ranked, judged) == pytest.approx((3 / 1.5849625 + 1.0) / (3 + 2 / 1.5849625 + 0.5), 1e-6)
+    assert recall_at(ranked, judged) == pytest.approx(2 / 3)
+    assert mrr_at(ranked, judged) == 0.5
+    assert ndcg_at([], {}) == 0.0
+    assert percentile([5, 1, 3, 2, 4], 50) == 3
+    assert percentile([1, 2, 3, 4, 100], 95) == 100
+
+
+def test_query_and_qrels_files(tmp_path):
+    q = tmp_path / "q.jsonl"
+    q.write_text('{"id": 1, "query": "wing flutter"}\n\n{"id": "2", "query": "boundary layer", "recency": "year"}\n')
+    r = tmp_path / "q.trec"
+    r.write_text("1 0 https://a/x 2\n2 https://a/y 1\n")
+    assert [x["id"] for x in read_queries(q)] == ["1", "2"]
+    assert read_qrels(r) == {"1": {"https://a/x": 2}, "2": {"https://a/y": 1}}
+    q.write_text("not json\n")
+    with pytest.raises(LightSearchError, match="not JSON"):
+        read_queries(q)
+
+
+def test_scrapy_evaluate_on_the_hebrew_world(tmp_path):
+    shared_data("hebrew-qa", "heq-retrieval")
+    out = tmp_path / "report"
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy", "evaluate", "--world", "heq", "--max-queries", "6",
+         "--latency", "0", "--jitter", "0", "--concurrency", "3", "--out", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "light/oracle: nDCG@10" in proc.stdout
+    assert "6/6" in proc.stderr  # the progress bar
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert set(report["summary"]) == {"light", "oracle", "baseline"}
+    assert report["summary"]["oracle"]["mrr10"] > 0.5
+    for run in ("light", "baseline"):
+        assert report["summary"][run]["hopsMax"] <= 24
+        assert len(report["queries"][run]) == 6
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert html.count("data:image/png;base64,") >= 3
