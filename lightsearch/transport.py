@@ -107,7 +107,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         crawler.signals.connect(self._abort, signal=light_signals.abort_requested)
         settings = crawler.settings
         if settings.getbool("LIGHT_TLS_VERIFY", True):
-            self._contextFactory = VerifyingPolicy(settings.get("LIGHT_TLS_CA_FILE"))
+            self._contextFactory = VerifyingPolicy.shared(settings.get("LIGHT_TLS_CA_FILE"))
         self._host_map = parse_host_map(settings.getdict("LIGHT_HOST_MAP"))
         self._map_only = settings.getbool("LIGHT_HOST_MAP_ONLY")
 
