@@ -25,10 +25,10 @@ from lightsearch import signals as light_signals
 from lightsearch.budget import DECODED, ENCODED, HOPS, STOP_REASON
 from lightsearch.catalog import Catalog, load_catalog
 from lightsearch.config import validate_light_settings
-from lightsearch.errors import LightSearchError
+from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.request import SearchRequest, build_request
 from lightsearch.result import assemble
-from lightsearch.runtime import ensure_reactor
+from lightsearch.runtime import ensure_reactor, preload_components
 from lightsearch.selection import select_sources
 from spiders.discovery import CrawlPlan, DiscoverySpider
 
@@ -52,6 +52,7 @@ class LightSearch:
         self.settings = settings
         self._validated = False
         self._catalog: Catalog | None = None
+        preload_components(settings)
 
     @classmethod
     def from_settings(cls, overrides: dict[str, Any] | Settings | None = None) -> LightSearch:
@@ -125,7 +126,7 @@ class LightSearch:
             ) from None
         except asyncio.CancelledError:
             await self._abort(crawler, task)
-            raise
+            raise SearchCancelled(details=self._partial_counts(crawler)) from None
         spider = crawler.spider
         stats = crawler.stats
         counts = self._partial_counts(crawler)

@@ -7,6 +7,7 @@ before the failure is lost.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 
@@ -24,6 +25,19 @@ class LightSearchError(Exception):
 
     def __repr__(self) -> str:
         return f"LightSearchError({self.code!r}, {self.message!r})"
+
+
+class SearchCancelled(LightSearchError, asyncio.CancelledError):
+    """The caller cancelled the search; raised once its crawl and connections are gone.
+
+    It is an :class:`asyncio.CancelledError` too, so asyncio's own cancellation still
+    unwinds the caller's task as it expects, while surfaces that report errors by code
+    see ``cancelled`` like any other failure.
+    """
+
+    def __init__(self, message: str = "the search was cancelled by its caller",
+                 details: dict[str, Any] | None = None) -> None:
+        super().__init__("cancelled", message, details)
 
 
 def invalid_input(message: str, **details: Any) -> LightSearchError:

@@ -258,8 +258,11 @@ async def test_cancelled_search_leaves_nothing_behind(origins, tmp_path):
             break
     task.cancel()
     started = time.monotonic()
-    with pytest.raises(asyncio.CancelledError):
+    with pytest.raises(asyncio.CancelledError) as info:
         await task
+    assert isinstance(info.value, LightSearchError)
+    assert info.value.code == "cancelled"
+    assert task.cancelled()
     assert time.monotonic() - started < 2
     limiter = next(iter(InProcessLimiter._instances.values()))
     assert not any(limiter.active.values())
