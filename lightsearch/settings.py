@@ -101,3 +101,15 @@ LIGHT_SOFT_DEADLINE_SECS = 20.0
 LIGHT_TEXT_MAX_BYTES = 16 * 1024
 LIGHT_TLS_CA_FILE = None  # an extra CA to trust (the offline origins' test CA)
 LIGHT_TLS_VERIFY = True
+
+# --- transport guard and web_fetch (issue 7) ---------------------------------------------
+LIGHT_ALLOWED_PORTS = [80, 443, 8080, 8443]  # explicit URL ports the guard lets through
+LIGHT_RESOLVER = "lightsearch.guard.resolver.SystemResolver"  # every A/AAAA answer, vetted
+LIGHT_RESOLVER_OVERRIDES = {}  # {"host": ["addr", ...]}: configured answers, still vetted
+WEB_FETCH_ENABLED = True
+WEB_FETCH_DEADLINE_SECS = 30.0  # the Light hard deadline: a timeout is an error
+WEB_FETCH_MAX_BYTES = 512 * 1024  # per response, encoded and decoded (the Light bound)
+WEB_FETCH_MAX_CHARS = 8000
+WEB_FETCH_MAX_REDIRECTS = 5  # redirects and meta refreshes, each re-checked by the guard
+WEB_FETCH_META_REFRESH_MAX_DELAY = 10.0  # follow <meta http-equiv=refresh> up to this delay
+WEB_FETCH_ROBOTSTXT_OBEY = True  # per-fetch override: WebFetch.fetch(..., robots=False)

@@ -1,11 +1,21 @@
 """The HTTP(S) download handler every lightsearch crawl uses.
 
-It is Scrapy's HTTP/1.1 handler with two changes that must sit at connection time, not
-in a middleware: certificates are verified (:mod:`lightsearch.tls`), and a host named in
-``LIGHT_HOST_MAP`` is connected to the loopback address the map gives while the URL,
-``Host`` header and TLS server name stay those of the real site. That map is how offline
-origins stand in for catalog sites; it is configuration only, never tool input. With
-``LIGHT_HOST_MAP_ONLY`` any other host is refused before a connection is made.
+It is Scrapy's HTTP/1.1 handler with the changes that must sit at connection time, not
+in a middleware, because only the handler sees every hop (first request, redirects, meta
+refreshes, robots.txt) right before bytes go out:
+
+* the transport guard (:mod:`lightsearch.guard`): the URL as Scrapy will request it is
+  checked, the host is resolved *here*, every answer is classified, and the connection
+  goes to the vetted address itself, so there is no second lookup for DNS rebinding to
+  win. A refused hop raises before any connection. The ``Host`` header and TLS server
+  name stay those of the real name;
+* certificates are verified (:mod:`lightsearch.tls`);
+* a host named in ``LIGHT_HOST_MAP`` is connected to the loopback address the map gives.
+  That map is how offline origins stand in for catalog sites; it is configuration only,
+  never tool input, and the one exception to the guard. With ``LIGHT_HOST_MAP_ONLY`` any
+  other host is refused before a connection is made;
+* credentials never leave: ``Authorization``, ``Proxy-Authorization`` and ``Cookie``
+  headers are dropped from every request, and proxies are refused.
 
 Scrapy exposes no public hook for the connection endpoint, so this subclasses the
 handler's private ``_ScrapyAgent``; the Scrapy version is pinned in pyproject.toml.
@@ -13,6 +23,7 @@ handler's private ``_ScrapyAgent``; the Scrapy version is pinned in pyproject.to
 
 from __future__ import annotations
 
+import ipaddress
 from typing import TYPE_CHECKING, Any
 
 from scrapy.core.downloader.handlers.http11 import (
@@ -23,20 +34,29 @@ from scrapy.core.downloader.handlers.http11 import (
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils._download_handlers import wrap_twisted_exceptions
 from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
-from scrapy.utils.misc import load_object
+from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.internet.defer import Deferred
-from twisted.internet.endpoints import HostnameEndpoint, wrapClientTLS
+from twisted.internet.endpoints import (
+    HostnameEndpoint,
+    TCP4ClientEndpoint,
+    TCP6ClientEndpoint,
+    wrapClientTLS,
+)
 
 from lightsearch import signals as light_signals
 from lightsearch.budget import HopGate
 from lightsearch.catalog import origin_of
+from lightsearch.guard import BlockedAddress, GuardRefusal
+from lightsearch.guard.addresses import classify
+from lightsearch.guard.urls import Target, check_url
 from lightsearch.tls import VerifyingPolicy
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+
+CREDENTIAL_HEADERS = (b"Authorization", b"Proxy-Authorization", b"Cookie")
 
 
 class HostNotMappedError(IgnoreRequest):
@@ -53,43 +73,50 @@ def parse_host_map(raw: dict[str, Any]) -> dict[str, dict[str, tuple[str, int]]]
         for scheme, target in targets.items():
             addr, _, port = str(target).rpartition(":")
             entry[scheme] = (addr.strip("[]"), int(port))
-        parsed[host.lower()] = entry
+        parsed[host.lower().rstrip(".")] = entry
     return parsed
 
 
-class _MappedAgent(_BindAddressAgent):
-    def __init__(self, *, host_map: dict[str, dict[str, tuple[str, int]]], **kwargs: Any) -> None:
+class _PinnedAgent(_BindAddressAgent):
+    """Connects to one address decided before the agent existed; never resolves."""
+
+    def __init__(self, *, address: tuple[str, int], mapped: bool, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._host_map = host_map
+        self._address = address
+        self._mapped = mapped
 
     def _getEndpoint(self, uri):
-        scheme = uri.scheme.decode()
-        target = self._host_map.get(uri.host.decode().lower(), {}).get(scheme)
-        if target is None:
-            return super()._getEndpoint(uri)
         factory = self._endpointFactory
         kwargs: dict[str, Any] = {"bindAddress": factory._bindAddress}
         if factory._connectTimeout is not None:
             kwargs["timeout"] = factory._connectTimeout
-        endpoint = HostnameEndpoint(factory._reactor, target[0], target[1], **kwargs)
-        if scheme == "https":
+        host, port = self._address
+        if self._mapped:  # a configured loopback target, possibly a name like "localhost"
+            endpoint = HostnameEndpoint(factory._reactor, host, port, **kwargs)
+        elif ipaddress.ip_address(host.split("%")[0]).version == 6:
+            endpoint = TCP6ClientEndpoint(factory._reactor, host, port, **kwargs)
+        else:
+            endpoint = TCP4ClientEndpoint(factory._reactor, host, port, **kwargs)
+        if uri.scheme == b"https":
             creator = factory._policyForHTTPS.creatorForNetloc(uri.host, uri.port)
             return wrapClientTLS(creator, endpoint)
         return endpoint
 
 
 class _LightAgent(_ScrapyAgent):
-    def __init__(self, *, host_map: dict[str, dict[str, tuple[str, int]]], **kwargs: Any) -> None:
+    def __init__(self, *, address: tuple[str, int], mapped: bool, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._host_map = host_map
+        self._address = address
+        self._mapped = mapped
 
     def _get_agent(self, request: Request, timeout: float):
         from twisted.internet import reactor
 
         if request.meta.get("proxy"):
             raise IgnoreRequest("proxies are not used by lightsearch")
-        return _MappedAgent(
-            host_map=self._host_map,
+        return _PinnedAgent(
+            address=self._address,
+            mapped=self._mapped,
             reactor=reactor,
             contextFactory=self._contextFactory,
             connectTimeout=timeout,
@@ -110,13 +137,21 @@ class LightDownloadHandler(HTTP11DownloadHandler):
             self._contextFactory = VerifyingPolicy.shared(settings.get("LIGHT_TLS_CA_FILE"))
         self._host_map = parse_host_map(settings.getdict("LIGHT_HOST_MAP"))
         self._map_only = settings.getbool("LIGHT_HOST_MAP_ONLY")
+        self._allowed_ports = frozenset(int(p) for p in settings.getlist("LIGHT_ALLOWED_PORTS"))
+        self._resolver = build_from_crawler(load_object(settings["LIGHT_RESOLVER"]), crawler)
 
     async def download_request(self, request: Request) -> Response:
-        hostname = (urlparse_cached(request).hostname or "").lower()
-        if self._map_only and hostname not in self._host_map:
-            raise HostNotMappedError(f"host {hostname!r} is not in LIGHT_HOST_MAP")
+        try:
+            with wrap_twisted_exceptions():  # DNS failures surface as Scrapy's own errors
+                address, mapped = await self._vet(request)
+        except GuardRefusal as exc:
+            self._crawler.stats.inc_value(f"light/guard/refused/{exc.code}")
+            raise
+        for name in CREDENTIAL_HEADERS:
+            request.headers.pop(name, None)
         agent = _LightAgent(
-            host_map=self._host_map,
+            address=address,
+            mapped=mapped,
             contextFactory=self._contextFactory,
             bindAddress=self._bind_address,
             pool=self._pool,
@@ -135,6 +170,49 @@ class LightDownloadHandler(HTTP11DownloadHandler):
                     return await maybe_deferred_to_future(d)
             finally:
                 self._in_flight.discard(d)
+
+    async def _vet(self, request: Request) -> tuple[tuple[str, int], bool]:
+        """The one address this hop may connect to, and whether it is a mapped one.
+
+        Raises :class:`~lightsearch.guard.GuardRefusal` (before any connection) for a
+        URL or address the guard refuses, :class:`HostNotMappedError` outside an offline
+        world, and DNS errors as Twisted's ``DNSLookupError``.
+        """
+        target = check_url(request.url, allowed_ports=self._allowed_ports,
+                           trusted_hosts=self._host_map.keys())
+        mapping = self._host_map.get(target.host)
+        if mapping is not None:
+            if target.scheme not in mapping:
+                raise HostNotMappedError(f"LIGHT_HOST_MAP has no {target.scheme} target for {target.host!r}")
+            return mapping[target.scheme], True
+        if self._map_only:
+            raise HostNotMappedError(f"host {target.host!r} is not in LIGHT_HOST_MAP")
+        if target.address is not None:
+            return self.connect_address(str(target.address), target.port), False
+        answers = await self._resolver.resolve(target.host, target.port)
+        return self.connect_address(self.choose(target, answers, request.url), target.port), False
+
+    @staticmethod
+    def choose(target: Target, answers: list[str], url: str) -> str:
+        """The address to connect to: the first answer, provided *every* answer is public.
+
+        One non-public record refuses the host (the "any-private" policy of
+        reliability.md §1.2): a name that also points inside the network is not a
+        public site, and a partial answer set is how split-horizon tricks start.
+        """
+        for answer in answers:
+            reason = classify(answer)
+            if reason is not None:
+                raise BlockedAddress(
+                    f"{target.host} resolves to {answer.split('%')[0]}, not a public address ({reason})",
+                    reason=reason, url=url, address=answer,
+                )
+        return answers[0]
+
+    def connect_address(self, address: str, port: int) -> tuple[str, int]:
+        """Where a vetted address is connected: itself. Tests that must never leave
+        loopback override this to stand a loopback server in for a public address."""
+        return address, port
 
     def _abort(self) -> None:
         """Cancel every transfer in flight (hard deadline, caller cancellation)."""

@@ -1,0 +1,103 @@
+"""The single-page spider behind web_fetch: one URL, its redirects, one response.
+
+Redirects and meta refreshes are followed here, not by Scrapy's RedirectMiddleware, so
+that each hop is re-checked by the transport guard (:mod:`lightsearch.guard.urls`) with
+a precise error, counted against ``WEB_FETCH_MAX_REDIRECTS``, and recorded. Every hop
+is still a request through the downloader middlewares (robots, budgets) and the guarded
+download handler. The spider stores what happened in ``outcome``; the caller
+(:class:`lightsearch.fetch.WebFetch`) turns it into a result or an error.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Collection
+from typing import Any
+
+from scrapy import Request, Spider
+from scrapy.http import Response
+from twisted.python.failure import Failure
+from w3lib.html import get_meta_refresh
+
+from lightsearch.guard import GuardRefusal
+from lightsearch.guard.urls import check_url
+
+_HOP_META = {"dont_redirect": True, "handle_httpstatus_all": True, "dont_merge_cookies": True}
+
+
+class FetchSpider(Spider):
+    name = "fetch"
+
+    def __init__(
+        self,
+        url: str,
+        outcome: dict[str, Any],
+        *,
+        max_redirects: int = 5,
+        allowed_ports: Collection[int] = (80, 443, 8080, 8443),
+        trusted_hosts: Collection[str] = (),
+        meta_refresh_max_delay: float = 10.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.url = url
+        self.outcome = outcome
+        self.max_redirects = max_redirects
+        self.allowed_ports = allowed_ports
+        self.trusted_hosts = trusted_hosts
+        self.meta_refresh_max_delay = meta_refresh_max_delay
+        self.started_monotonic = time.monotonic()
+        self.hops: list[str] = [url]
+
+    async def start(self) -> AsyncIterator[Request]:
+        yield self._hop(self.url)
+
+    def _hop(self, url: str) -> Request:
+        return Request(url, callback=self.parse, errback=self.failed, dont_filter=True,
+                       meta=dict(_HOP_META))
+
+    def parse(self, response: Response) -> Any:
+        location = response.headers.get(b"Location")
+        if 300 <= response.status < 400 and location:
+            yield from self._follow(response, location.decode("latin-1"), "redirect")
+            return
+        if response.status == 200 and self.meta_refresh_max_delay > 0 and _is_html(response):
+            delay, target = get_meta_refresh(response.text[:65536], response.url)
+            if target and delay is not None and delay <= self.meta_refresh_max_delay:
+                yield from self._follow(response, target, "meta_refresh")
+                return
+        self.outcome["response"] = response
+        self.outcome["hops"] = list(self.hops)
+
+    def _follow(self, response: Response, location: str, kind: str) -> Any:
+        if len(self.hops) > self.max_redirects:
+            self.outcome["error"] = ("network_error", f"more than {self.max_redirects} redirects",
+                                     {"reason": "too_many_redirects", "hops": list(self.hops)})
+            return
+        try:
+            request = self._hop(response.urljoin(location))
+            check_url(request.url, allowed_ports=self.allowed_ports,
+                      trusted_hosts=self.trusted_hosts)
+        except GuardRefusal as exc:
+            self.outcome["error"] = (exc.code, f"{kind} refused: {exc}",
+                                     {**exc.details(), "hop": len(self.hops), "hops": list(self.hops)})
+            return
+        except ValueError as exc:
+            self.outcome["error"] = ("invalid_url", f"{kind} to a malformed URL: {exc}",
+                                     {"hop": len(self.hops), "hops": list(self.hops)})
+            return
+        if request.url in self.hops:
+            self.outcome["error"] = ("network_error", f"{kind} loop at {request.url}",
+                                     {"reason": "redirect_loop", "hops": list(self.hops)})
+            return
+        self.hops.append(request.url)
+        yield request
+
+    def failed(self, failure: Failure) -> None:
+        self.outcome["failure"] = failure.value
+        self.outcome["hops"] = list(self.hops)
+
+
+def _is_html(response: Response) -> bool:
+    ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+    return "html" in ctype
