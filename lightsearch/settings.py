@@ -113,3 +113,24 @@ WEB_FETCH_MAX_CHARS = 8000
 WEB_FETCH_MAX_REDIRECTS = 5  # redirects and meta refreshes, each re-checked by the guard
 WEB_FETCH_META_REFRESH_MAX_DELAY = 10.0  # follow <meta http-equiv=refresh> up to this delay
 WEB_FETCH_ROBOTSTXT_OBEY = True  # per-fetch override: WebFetch.fetch(..., robots=False)
+
+# --- providers and Brave (issue 8) -------------------------------------------------------
+# Which provider answers web_search, decided once when the tools load (providers/__init__).
+# None: Brave when a trimmed, non-empty BRAVE_SEARCH_API_KEY is configured, else Light.
+# "light" / "brave" (or a class path) choose explicitly. A Brave failure never runs Light.
+WEB_SEARCH_PROVIDER = None
+BRAVE_SEARCH_API_KEY = None  # None: read the BRAVE_SEARCH_API_KEY environment variable
+BRAVE_API_URL = "https://api.search.brave.com/res/v1/web/search"  # https only
+BRAVE_TLS_CA_FILE = None  # an extra CA to trust for the API (a test replay server's CA)
+BRAVE_TIMEOUT_SECS = 10.0  # the API call; a timeout is a provider_timeout error, no retry
+BRAVE_DEADLINE_SECS = 30.0  # the whole search, source-page fetches included
+BRAVE_RESPONSE_MAX_BYTES = 1024 * 1024  # API body, encoded and decoded (20 hits are ~60 KiB)
+BRAVE_EXTRA_SNIPPETS = True  # ask for extra_snippets; used when the plan returns them
+BRAVE_SNIPPET_CHARS = 480  # description plus extra snippets, per hit
+BRAVE_COUNTRY = None  # optional Brave "country" parameter, e.g. "us" or "il"
+BRAVE_SEARCH_LANG = None  # optional Brave "search_lang" parameter, e.g. "en" or "he"
+# Optional source-page fetches through web_fetch (guard, robots, limits) in parallel.
+BRAVE_SOURCE_FETCH = True
+BRAVE_SOURCE_FETCH_PAGES = 3  # the top hits whose pages are read
+BRAVE_SOURCE_FETCH_TIMEOUT_SECS = 8.0  # per page; a page that misses it keeps its hit
+BRAVE_SOURCE_FETCH_MAX_CHARS = 4000  # page text kept per hit

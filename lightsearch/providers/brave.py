@@ -1,0 +1,373 @@
+"""The Brave provider: a thin, spider-less client of the Brave Search web API.
+
+One bounded HTTPS request per query (:mod:`lightsearch.providers.http`), mapped onto the
+common hit contract; optionally the top pages read through web_fetch
+(:mod:`lightsearch.providers.sources`). Expected failures are structured
+``LightSearchError``s with ``details.provider == "brave"``; nothing is retried and
+nothing falls back to Light, because a silent second engine would hand the agent
+different evidence than the one it asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from scrapy.settings import Settings
+from w3lib.html import remove_tags
+
+from lightsearch.errors import LightSearchError, SearchCancelled
+from lightsearch.providers.http import HttpError, HttpResponse, https_get
+from lightsearch.ranking.fusion import reciprocal_rank_fusion
+from lightsearch.request import SearchRequest, build_request
+
+PROVIDER = "brave"
+MAX_COUNT = 20  # the API's own ceiling for ``count``
+# Brave's freshness filter has day granularity: "hour" asks for the past day and says so.
+FRESHNESS = {"hour": "pd", "day": "pd", "week": "pw", "month": "pm", "year": "py"}
+_SPACES = re.compile(r"\s+")
+
+
+def provider_error(code: str, message: str, **details: Any) -> LightSearchError:
+    return LightSearchError(code, message, {"provider": PROVIDER, **details})
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def clean_text(value: Any) -> str:
+    """Brave marks query terms with ``<strong>`` and escapes entities; agents get plain text."""
+    if not isinstance(value, str):
+        return ""
+    return _SPACES.sub(" ", html.unescape(remove_tags(value))).strip()
+
+
+def iso_date(value: Any) -> str | None:
+    """``page_age`` as an ISO 8601 UTC timestamp (Brave gives UTC without an offset)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass
+class BraveHit:
+    """One web result as the common contract needs it, plus what a page fetch adds."""
+
+    title: str
+    url: str
+    snippet: str
+    source: str
+    source_name: str
+    retrieved_at: str
+    rank: int
+    score: float = 0.0
+    published_at: str | None = None
+    modified_at: str | None = None
+    language: str | None = None
+    original_url: str | None = None
+    content: str = ""  # page text read by a source fetch, empty when only the snippet came back
+    content_truncated: bool = False
+    fetch: dict[str, Any] = field(default_factory=dict)  # how the source fetch went, if tried
+
+
+def map_results(payload: Any, *, retrieved_at: str, snippet_chars: int) -> list[BraveHit]:
+    """The ``web.results`` of a Brave response as hits; anything that is not an http(s)
+    result with a URL is skipped, since the payload is untrusted data."""
+    if not isinstance(payload, dict):
+        raise ValueError("the response is not a JSON object")
+    web = payload.get("web") or {}
+    results = web.get("results") if isinstance(web, dict) else None
+    if results is None:
+        results = []
+    if not isinstance(results, list):
+        raise ValueError("web.results is not a list")
+    hits: list[BraveHit] = []
+    seen: set[str] = set()
+    for item in results:
+        if not isinstance(item, dict):
+            continue
+        url = item.get("url")
+        if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https") or url in seen:
+            continue
+        seen.add(url)
+        meta_url = item.get("meta_url") if isinstance(item.get("meta_url"), dict) else {}
+        profile = item.get("profile") if isinstance(item.get("profile"), dict) else {}
+        host = (meta_url.get("hostname") or urlsplit(url).hostname or "").lower()
+        source = host.removeprefix("www.")
+        language = item.get("language") if isinstance(item.get("language"), str) else None
+        hits.append(BraveHit(
+            title=clean_text(item.get("title")) or url,
+            url=url,
+            snippet=_snippet(item, snippet_chars),
+            source=source,
+            source_name=clean_text(profile.get("name")) or source,
+            retrieved_at=retrieved_at,
+            rank=len(hits) + 1,
+            published_at=iso_date(item.get("page_age")),
+            language=language if language and language != "unknown" else None,
+        ))
+    return hits
+
+
+def _snippet(item: dict[str, Any], limit: int) -> str:
+    """The description, then the extra snippets the plan returns, within ``limit`` chars."""
+    parts = [clean_text(item.get("description"))]
+    extra = item.get("extra_snippets")
+    if isinstance(extra, list):
+        parts.extend(clean_text(x) for x in extra)
+    text = ""
+    for part in parts:
+        if not part or part in text:
+            continue
+        candidate = f"{text} … {part}" if text else part
+        if len(candidate) > limit:
+            if not text:
+                text = part[: max(0, limit - 1)].rstrip() + "…"
+            break
+        text = candidate
+    return text
+
+
+def fuse(rankings: Sequence[Sequence[BraveHit]], max_results: int) -> list[BraveHit]:
+    """Several queries' hit lists as one, by reciprocal rank, deduplicated by URL."""
+    by_url: dict[str, BraveHit] = {}
+    for ranking in rankings:
+        for h in ranking:
+            by_url.setdefault(h.url, h)
+    fused = reciprocal_rank_fusion([[h.url for h in r] for r in rankings])
+    order = sorted(fused, key=lambda u: (-fused[u], by_url[u].rank, u))[:max_results]
+    out = []
+    for i, url in enumerate(order, 1):
+        hit = by_url[url]
+        hit.rank = i
+        hit.score = round(fused[url] * 60, 4)  # 1.0 for the top hit of a single query
+        out.append(hit)
+    return out
+
+
+def rate_limit(response: HttpResponse) -> dict[str, Any]:
+    """What the ``X-RateLimit-*`` headers (and ``Retry-After``) say about when to retry.
+
+    Brave sends comma-separated values, one per window (per second, per month). The
+    windows with nothing remaining are the ones that blocked us; the longest of their
+    resets is when a retry can succeed.
+    """
+    def values(name: str) -> list[int | None]:
+        raw = response.header(name) or ""
+        out: list[int | None] = []
+        for part in raw.split(","):
+            part = part.strip()
+            out.append(int(part) if part.isdigit() else None)
+        return out if raw else []
+
+    limits, remaining, resets = (values(f"x-ratelimit-{n}") for n in ("limit", "remaining", "reset"))
+    windows = []
+    for i, reset in enumerate(resets):
+        windows.append({
+            "limit": limits[i] if i < len(limits) else None,
+            "remaining": remaining[i] if i < len(remaining) else None,
+            "resetSecs": reset,
+        })
+    blocked = [w["resetSecs"] for w in windows if w["remaining"] == 0 and w["resetSecs"] is not None]
+    known = [w["resetSecs"] for w in windows if w["resetSecs"] is not None]
+    retry_after = response.header("retry-after")
+    reset_secs = max(blocked) if blocked else (min(known) if known else None)
+    if reset_secs is None and retry_after and retry_after.strip().isdigit():
+        reset_secs = int(retry_after.strip())
+    info: dict[str, Any] = {"windows": windows[:4], "resetSecs": reset_secs, "resetAt": None}
+    if reset_secs is not None:
+        at = datetime.now(timezone.utc) + timedelta(seconds=reset_secs)
+        info["resetAt"] = at.isoformat(timespec="seconds").replace("+00:00", "Z")
+    return info
+
+
+def error_for_response(response: HttpResponse) -> LightSearchError:
+    """The structured error for a non-200 API answer."""
+    status = response.status
+    detail = _error_detail(response.body)
+    if status in (401, 403):
+        return provider_error(
+            "provider_auth", f"Brave rejected the API key (HTTP {status})",
+            status=status, detail=detail,
+        )
+    if status == 429:
+        info = rate_limit(response)
+        when = f"; retry after {info['resetSecs']} s ({info['resetAt']})" if info["resetSecs"] is not None else ""
+        return provider_error(
+            "provider_rate_limited", f"Brave rate limit reached (HTTP 429){when}",
+            status=status, detail=detail, **info,
+        )
+    if status >= 500:
+        return provider_error(
+            "provider_unavailable", f"Brave answered HTTP {status}", status=status, detail=detail,
+        )
+    return provider_error(
+        "provider_bad_response", f"Brave answered HTTP {status}", status=status, detail=detail,
+    )
+
+
+def _error_detail(body: bytes) -> str | None:
+    """Brave's own error text, when its JSON error body has one (bounded; untrusted)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict):
+        text = err.get("detail") or err.get("code")
+        return str(text)[:200] if text else None
+    return None
+
+
+async def all_or_nothing(coros: Sequence[Any]) -> list[Any]:
+    """Await every coroutine; on the first failure cancel the rest and raise it, so no
+    request outlives the search that made it."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for task in tasks:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                raise task.exception()
+        return [task.result() for task in tasks]
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class BraveSearch:
+    """web_search through the Brave Search API; chosen by :func:`lightsearch.providers.load_provider`."""
+
+    provider = PROVIDER
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        key = settings.get("BRAVE_SEARCH_API_KEY")
+        self._key = key.strip() if isinstance(key, str) else ""
+        if not self._key:
+            raise LightSearchError("invalid_settings", "the Brave provider needs BRAVE_SEARCH_API_KEY",
+                                   {"key": "BRAVE_SEARCH_API_KEY"})
+        url = settings.get("BRAVE_API_URL") or ""
+        if urlsplit(url).scheme != "https" or not urlsplit(url).hostname:
+            raise LightSearchError("invalid_settings", "BRAVE_API_URL must be an https:// URL",
+                                   {"key": "BRAVE_API_URL", "value": str(url)[:120]})
+
+    @classmethod
+    def from_settings(cls, overrides: Mapping[str, Any] | Settings | None = None) -> BraveSearch:
+        from lightsearch.api import make_settings
+
+        return cls(make_settings(overrides))
+
+    # ------------------------------------------------------------------ public
+    async def search(
+        self,
+        query: str | Sequence[str] | None = None,
+        *,
+        queries: Sequence[str] | None = None,
+        max_results: int | None = None,
+        recency: str | None = None,
+    ) -> dict[str, Any]:
+        """Search Brave; the result is the common envelope with ``provider == "brave"``.
+
+        The request bounds are DESIGN.md's (the defaults of ``build_request``), not the
+        ``LIGHT_*`` settings, so that invalid Light settings never affect Brave.
+        """
+        request = build_request(query, queries=queries,
+                                max_results=8 if max_results is None else max_results,
+                                recency=recency)
+        deadline = self.settings.getfloat("BRAVE_DEADLINE_SECS")
+        started = time.monotonic()
+        try:
+            return await asyncio.wait_for(self._run(request, started), timeout=deadline)
+        except asyncio.TimeoutError:
+            raise provider_error("deadline_exceeded",
+                                 f"the search did not finish within {deadline:g} s",
+                                 deadlineSecs=deadline) from None
+        except SearchCancelled:
+            raise
+        except asyncio.CancelledError:
+            raise SearchCancelled(details={"provider": PROVIDER}) from None
+
+    # ------------------------------------------------------------------ internals
+    async def _run(self, request: SearchRequest, started: float) -> dict[str, Any]:
+        rankings = await all_or_nothing([self._query(q, request) for q in request.queries])
+        hits = fuse(rankings, request.max_results)
+        notes: list[str] = []
+        if request.recency == "hour":
+            notes.append("Brave filters freshness by day at the finest; recency=hour searched the past day")
+        fetch_errors: list[dict[str, Any]] = []
+        if self.settings.getbool("BRAVE_SOURCE_FETCH") and hits:
+            from lightsearch.providers.sources import fetch_sources
+
+            remaining = self.settings.getfloat("BRAVE_DEADLINE_SECS") - (time.monotonic() - started)
+            fetch_errors = await fetch_sources(hits, self.settings, remaining_secs=remaining)
+        from lightsearch.providers.envelope import brave_result
+
+        return brave_result(
+            request=request, hits=hits, notes=notes, source_fetch_errors=fetch_errors,
+            api_requests=len(request.queries), settings=self.settings,
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+        )
+
+    def _params(self, query: str, request: SearchRequest) -> dict[str, str]:
+        s = self.settings
+        params = {"q": query, "count": str(min(request.max_results, MAX_COUNT))}
+        if request.recency:
+            params["freshness"] = FRESHNESS[request.recency]
+        if s.getbool("BRAVE_EXTRA_SNIPPETS"):
+            params["extra_snippets"] = "true"
+        for key, name in (("BRAVE_COUNTRY", "country"), ("BRAVE_SEARCH_LANG", "search_lang")):
+            if s.get(key):
+                params[name] = str(s.get(key))
+        return params
+
+    async def _query(self, query: str, request: SearchRequest) -> list[BraveHit]:
+        s = self.settings
+        base = s.get("BRAVE_API_URL")
+        url = f"{base}{'&' if '?' in base else '?'}{urlencode(self._params(query, request))}"
+        headers = {
+            "Accept": "application/json",
+            "X-Subscription-Token": self._key,
+            "User-Agent": s.get("USER_AGENT") or "lightsearch",
+        }
+        timeout = s.getfloat("BRAVE_TIMEOUT_SECS")
+        max_bytes = s.getint("BRAVE_RESPONSE_MAX_BYTES")
+        try:
+            response = await asyncio.wait_for(
+                https_get(url, headers, max_bytes=max_bytes, ca_file=s.get("BRAVE_TLS_CA_FILE")),
+                timeout=timeout,
+            )
+        except asyncio.TimeoutError:
+            raise provider_error("provider_timeout", f"Brave did not answer within {timeout:g} s",
+                                 timeoutSecs=timeout) from None
+        except HttpError as exc:
+            code = "provider_bad_response" if exc.reason in (
+                "too_large", "bad_response", "redirect_off_origin", "too_many_redirects",
+            ) else "provider_network_error"
+            raise provider_error(code, f"Brave request failed: {exc}", reason=exc.reason,
+                                 **exc.details) from None
+        if response.status != 200:
+            raise error_for_response(response)
+        try:
+            payload = json.loads(response.body)
+            return map_results(payload, retrieved_at=utc_now(),
+                               snippet_chars=s.getint("BRAVE_SNIPPET_CHARS"))
+        except (ValueError, UnicodeDecodeError, TypeError, AttributeError) as exc:
+            raise provider_error("provider_bad_response", f"Brave's response could not be read: {exc}",
+                                 reason="unparseable", status=response.status) from None
