@@ -34,6 +34,24 @@ from spiders.discovery import CrawlPlan, DiscoverySpider
 
 logger = logging.getLogger(__name__)
 
+# Web hygiene counters reported in meta.lightSearch.counts (stats key per name).
+HYGIENE_COUNTS = {
+    "robotsFetches": "light/robots/fetches",
+    "robotsCacheHits": "light/robots/cache_hits",
+    "robotsDenied": "light/robots/denied",
+    "robotsBlocked": "light/robots/blocked",
+    "noindexPages": "light/directives/noindex",
+    "nofollowPages": "light/directives/nofollow",
+    "nofollowLinks": "light/directives/nofollow_links",
+    "encodingRefused": "light/encoding/refused",
+    "redirectsRefused": "light/redirects/refused",
+    "cacheHits": "light/cache/hits",
+    "cacheDiscoveryHits": "light/cache/discovery_hits",
+    "cacheStored": "light/cache/stored",
+    "cacheNotStored": "light/cache/not_stored",
+    "cacheJoined": "light/cache/joined",
+}
+
 
 def make_settings(overrides: dict[str, Any] | Settings | None = None) -> Settings:
     settings = Settings()
@@ -157,6 +175,8 @@ class LightSearch:
             source_names={src.id: src.name for src in catalog.sources},
             text_max_bytes=s.getint("LIGHT_TEXT_MAX_BYTES"),
             elapsed_ms=int((time.monotonic() - started) * 1000),
+            settings=s,
+            cached_urls=[d.url for d in getattr(spider, "cached_documents", ())],
         )
 
     def _reachable(self, catalog: Catalog) -> Catalog:
@@ -175,11 +195,13 @@ class LightSearch:
         stats = getattr(crawler, "stats", None)
         if stats is None:
             return {"requests": 0, "encodedBytes": 0, "decodedBytes": 0}
-        return {
+        counts = {
             "requests": int(stats.get_value(HOPS, 0)),
             "encodedBytes": int(stats.get_value(ENCODED, 0)),
             "decodedBytes": int(stats.get_value(DECODED, 0)),
         }
+        counts.update({name: int(stats.get_value(key, 0)) for name, key in HYGIENE_COUNTS.items()})
+        return counts
 
     @staticmethod
     async def _abort(crawler: Any, task: asyncio.Task[None]) -> None:

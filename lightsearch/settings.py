@@ -41,8 +41,7 @@ DNS_TIMEOUT = 5
 RETRY_ENABLED = False
 REDIRECT_MAX_TIMES = 5
 METAREFRESH_ENABLED = False
-ROBOTSTXT_OBEY = True
-ROBOTSTXT_PARSER = "scrapy.robotstxt.ProtegoRobotParser"
+ROBOTSTXT_OBEY = True  # read by lightsearch.middlewares.robots, which replaces Scrapy's
 ROBOTSTXT_USER_AGENT = "lightbot"
 HTTPERROR_ALLOW_ALL = False
 LOG_LEVEL = "WARNING"
@@ -59,6 +58,12 @@ SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
 }
 DOWNLOADER_MIDDLEWARES = {
+    # RFC 9309 with seed 000's strictness (an incomplete robots.txt blocks the origin).
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "lightsearch.middlewares.confine.RedirectConfinementMiddleware": 50,
+    "lightsearch.middlewares.robots.RobotsMiddleware": 100,
+    "lightsearch.middlewares.records.DiscoveryCacheMiddleware": 570,
+    "lightsearch.middlewares.encoding.EncodingMiddleware": 550,
     "lightsearch.middlewares.budget.HopBudgetMiddleware": 950,
     "lightsearch.middlewares.decoded.DecompressionReserveMiddleware": 591,
     "lightsearch.middlewares.decoded.DecodedBytesMiddleware": 580,
@@ -68,6 +73,7 @@ EXTENSIONS = {
 }
 ITEM_PIPELINES = {
     "pipelines.extract.ExtractionPipeline": 300,
+    "pipelines.cache.RecordCachePipeline": 700,
     "pipelines.rank.RankingPipeline": 800,
 }
 
@@ -101,6 +107,23 @@ LIGHT_SOFT_DEADLINE_SECS = 20.0
 LIGHT_TEXT_MAX_BYTES = 16 * 1024
 LIGHT_TLS_CA_FILE = None  # an extra CA to trust (the offline origins' test CA)
 LIGHT_TLS_VERIFY = True
+
+# --- web hygiene (issue 5): robots, directives, encodings, freshness, caches -------------
+LIGHT_ALLOWED_ENCODINGS = [  # codec names as w3lib resolves labels; ISO-8859-1 reads as 1252
+    "utf-8", "utf-16", "utf-16-le", "utf-16-be", "cp1255", "iso8859-8", "cp1252", "latin-1",
+]
+LIGHT_DISCOVERY_MAX_AGE_SECS = 300  # feeds and sitemaps: at most 5 minutes in the cache
+LIGHT_PAGE_MAX_AGE_SECS = 1800  # pages: at most 30 minutes in the cache
+LIGHT_RECORD_CACHE = "lightsearch.cache.records.MemoryRecordCache"  # None: no caching
+LIGHT_RECORD_CACHE_MAX_RECORDS = 500
+LIGHT_RECORD_CACHE_MAX_BYTES = 16 * 1024 * 1024  # serialized content, not heap
+LIGHT_ROBOTS_CACHE = "lightsearch.cache.robots.MemoryRobotsCache"  # None: per search only
+LIGHT_ROBOTS_CACHE_MAX_AGE_SECS = 24 * 3600
+LIGHT_ROBOTS_CACHE_MAX_BYTES = 4 * 1024 * 1024
+LIGHT_ROBOTS_CACHE_MAX_ORIGINS = 64
+LIGHT_ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309's parse limit; a larger body blocks the origin
+LIGHT_ROBOTS_MAX_REDIRECTS = 5  # RFC 9309: follow at least five; more means "unavailable"
+LIGHT_ROBOTS_TIMEOUT_SECS = 5.0  # a robots.txt that times out blocks the origin
 
 # --- transport guard and web_fetch (issue 7) ---------------------------------------------
 LIGHT_ALLOWED_PORTS = [80, 443, 8080, 8443]  # explicit URL ports the guard lets through

@@ -41,6 +41,7 @@ def build_document(item: dict[str, Any]) -> Document | None:
         status=item.get("status", 200),
         partial=bool(item.get("partial")),
         discovered_via=item.get("stage", "page"),
+        expires_at=item.get("expires_at"),
     )
     doc.tokens = tokenize(f"{doc.title}\n{doc.text}")
     return doc

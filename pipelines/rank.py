@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
+from lightsearch.cache import load_cache
 from lightsearch.ranking.rank import rank_documents
 
 if TYPE_CHECKING:
@@ -35,10 +36,24 @@ class RankingPipeline:
         self.documents.append(item)
         return item
 
+    def cached_documents(self) -> list[Document]:
+        """Fresh completed records of earlier searches join this one's evidence (seed 000:
+        "source IDs may include fresh cached evidence"); the cache drops expired records
+        as it lists them, so an expired record never reaches result assembly."""
+        cache = load_cache(self.crawler.settings, "LIGHT_RECORD_CACHE")
+        if cache is None:
+            return []
+        seen = {doc.url for doc in self.documents}
+        joined = [doc for doc in cache.documents() if doc.url not in seen]
+        self.crawler.stats.set_value("light/cache/joined", len(joined))
+        return joined
+
     def _spider_closed(self, spider: Spider, reason: str) -> None:
         plan: Any = getattr(spider, "plan", None)
         spider.documents = list(self.documents)
         if plan is None:
             return
+        cached = self.cached_documents()
+        spider.cached_documents = cached
         snippet_chars = self.crawler.settings.getint("LIGHT_SNIPPET_CHARS")
-        spider.ranking = rank_documents(self.documents, plan.queries, snippet_chars=snippet_chars)
+        spider.ranking = rank_documents(self.documents + cached, plan.queries, snippet_chars=snippet_chars)

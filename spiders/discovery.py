@@ -25,7 +25,10 @@ from scrapy.utils.sitemap import Sitemap
 from w3lib.url import canonicalize_url
 
 from lightsearch.budget import record_stop
+from lightsearch.cache import load_cache
+from lightsearch.cache.freshness import freshness
 from lightsearch.catalog import Source, origin_of
+from lightsearch.documents.directives import page_directives
 from lightsearch.feeds import FeedError, parse_feed
 from lightsearch.links import best_query, looks_like_page, score_text
 from lightsearch.middlewares.budget import BudgetExceeded
@@ -49,6 +52,15 @@ _QUESTION_WORDS = frozenset(
 )
 _MAX_FEED_ENTRIES = 200
 _MAX_SITEMAP_URLS = 50_000
+
+
+def _is_tls_failure(exc: BaseException) -> bool:
+    """Certificate and handshake failures, however Twisted wraps them."""
+    from OpenSSL.SSL import Error as OpenSSLError
+
+    reasons = getattr(exc, "reasons", None) or []
+    inner = [getattr(r, "value", r) for r in reasons]
+    return any(isinstance(e, OpenSSLError) for e in [exc, *inner]) or "certificate verify failed" in str(exc)
 
 
 def now_iso() -> str:
@@ -106,6 +118,11 @@ class DiscoverySpider(Spider):
         spider.max_sitemaps = crawler.settings.getint("LIGHT_DISCOVERY_MAX_SITEMAPS")
         spider.max_response = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
         spider.explore = crawler.settings.getbool("LIGHT_DISCOVERY_EXPLORE")
+        spider.page_max_age = crawler.settings.getfloat("LIGHT_PAGE_MAX_AGE_SECS")
+        spider.records = load_cache(crawler.settings, "LIGHT_RECORD_CACHE")
+        spider.agents = frozenset(
+            a.lower() for a in (crawler.settings.get("ROBOTSTXT_USER_AGENT"), crawler.settings.get("BOT_NAME")) if a
+        )
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
         return spider
 
@@ -151,6 +168,10 @@ class DiscoverySpider(Spider):
                 return None
             self.sitemaps_read += 1
         self.requested.add(key)
+        if stage in ("page", "lookup") and self.records is not None and self.records.get_document(url) is not None:
+            # A fresh completed record joins the ranking when the crawl ends; no hop needed.
+            self.crawler.stats.inc_value("light/cache/hits")
+            return None
         callback = {
             "feed": self.parse_feed,
             "sitemap": self.parse_sitemap,
@@ -259,9 +280,16 @@ class DiscoverySpider(Spider):
             self._error(source, response.url, stage, "unsupported_content_type", ctype[:80])
             return
         self.consulted.add(source.id)
-        if stage == "seed":
+        directives = page_directives(response, self.agents)
+        stats = self.crawler.stats
+        if directives.noindex:
+            stats.inc_value("light/directives/noindex")
+        if directives.nofollow:
+            stats.inc_value("light/directives/nofollow")
+        if stage == "seed" and not directives.nofollow:
             yield from self._autodiscovered_feeds(response, source)
-        if stage not in ("seed", "explore"):
+        if stage not in ("seed", "explore") and not directives.noindex:
+            fresh = freshness(response.headers, self.page_max_age)
             yield {
                 "url": response.url,
                 "original_url": (response.meta.get("redirect_urls") or [None])[0],
@@ -272,12 +300,16 @@ class DiscoverySpider(Spider):
                 "retrieved_at": now_iso(),
                 "partial": "download_stopped" in response.flags,
                 "hint": self.hints.get(canonicalize_url(response.url)),
+                # Origin directives decide whether and how long the record may be reused.
+                "expires_at": fresh.expires_at if fresh.storable else None,
+                "cache_reason": fresh.reason,
             }
-        if depth >= self.max_depth:
+        if depth >= self.max_depth or directives.nofollow:
             return
         for link in response.css("a[href]"):
             rel = (link.attrib.get("rel") or "").lower()
             if "nofollow" in rel.split():
+                stats.inc_value("light/directives/nofollow_links")
                 continue
             href = link.attrib.get("href", "").strip()
             if not href or href.startswith(("#", "javascript:", "mailto:", "tel:")):
@@ -350,7 +382,10 @@ class DiscoverySpider(Spider):
             self._error(source, request.url, stage, "http_status", f"HTTP {status}", status=status)
         elif isinstance(exc, IgnoreRequest):
             text = str(exc)
-            if "robots" in text.lower():
+            code = getattr(exc, "code", None)
+            if isinstance(code, str):
+                self._error(source, request.url, stage, code, text[:200])
+            elif "robots" in text.lower():
                 code = "robots_disallowed"
             elif "DOWNLOAD_MAXSIZE" in text:
                 code = "too_large"
@@ -361,5 +396,7 @@ class DiscoverySpider(Spider):
             self._error(source, request.url, stage, "too_large", str(exc)[:200])
         elif isinstance(exc, (TimeoutError, DownloadTimeoutError)):
             self._error(source, request.url, stage, "timeout", str(exc)[:200])
+        elif _is_tls_failure(exc):
+            self._error(source, request.url, stage, "tls_error", f"{type(exc).__name__}: {exc}"[:200])
         else:
             self._error(source, request.url, stage, "network_error", f"{type(exc).__name__}: {exc}"[:200])

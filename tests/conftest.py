@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from scrapy.utils.defer import deferred_from_coro
 
+from lightsearch.cache import clear_process_caches
 from offline_origins.server import OfflineOrigins
 
 SHARED_DATA = Path(os.environ.get("LIGHTSEARCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -25,6 +26,15 @@ def coroutine_test(fn: Callable[..., Any]) -> Callable[..., Any]:
         return deferred_from_coro(fn(*args, **kwargs))
 
     return wrapper
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_caches():
+    """Robots and record caches are process-wide; each test starts from empty ones, since
+    worlds reuse host names with different content."""
+    clear_process_caches()
+    yield
+    clear_process_caches()
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,8 @@ class Document:
     status: int = 200
     partial: bool = False
     discovered_via: str = "page"
+    # Wall-clock time the record stops being fresh; None: the origin forbade storing it.
+    expires_at: float | None = None
     tokens: list[str] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:

@@ -35,6 +35,8 @@ class _DecodedBase:
 
 class DecompressionReserveMiddleware(_DecodedBase):
     def process_response(self, request: Request, response: Response) -> Response:
+        if "cached" in response.flags:
+            return response
         if response.headers.getlist("Content-Encoding") and request.method != "HEAD":
             allowance = min(request.meta.get("download_maxsize", self.response_max), self.response_max)
             request.meta[_RESERVED] = allowance
@@ -44,6 +46,8 @@ class DecompressionReserveMiddleware(_DecodedBase):
 
 class DecodedBytesMiddleware(_DecodedBase):
     def process_response(self, request: Request, response: Response) -> Response:
+        if "cached" in response.flags:
+            return response  # served from memory: nothing was decoded for this search
         stats = self.crawler.stats
         reserved = request.meta.pop(_RESERVED, 0)
         stats.inc_value(DECODED, len(response.body) - reserved)

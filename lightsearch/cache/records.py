@@ -1,0 +1,92 @@
+"""The completed-record cache: extracted documents and discovery responses (feeds,
+sitemaps), shared by every search in the process.
+
+Seed 000: "Completed-document cache: 500 documents, 16 MiB of serialized content";
+"separate calls share only completed records". A record goes in only when it is
+complete (never a partial download, never a ``noindex`` page) and storable by its
+origin's directives; it keeps its original retrieval time. Discovery responses share
+the same bounds, so the whole cache never holds more than the table allows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from w3lib.url import canonicalize_url
+
+from lightsearch.cache import SharedInstances
+from lightsearch.cache.lru import BoundedLRU
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+    from lightsearch.documents import Document
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    """A discovery response as received (decoded), enough to rebuild a Scrapy response."""
+
+    url: str
+    status: int
+    headers: dict[str, list[str]]
+    body: bytes
+    retrieved_at: str
+    expires_at: float
+
+
+def document_size(doc: Document) -> int:
+    return len(json.dumps(doc.to_dict(), ensure_ascii=False).encode("utf-8"))
+
+
+class MemoryRecordCache(SharedInstances):
+    """In-process store; ``LIGHT_RECORD_CACHE`` selects it (empty disables caching)."""
+
+    def __init__(self, max_records: int, max_bytes: int) -> None:
+        self.lru: BoundedLRU[Any] = BoundedLRU(max_records, max_bytes)
+        self._aliases: dict[str, str] = {}
+
+    @classmethod
+    def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
+        return (settings.getint("LIGHT_RECORD_CACHE_MAX_RECORDS"), settings.getint("LIGHT_RECORD_CACHE_MAX_BYTES"))
+
+    # ------------------------------------------------------------------ documents
+    def put_document(self, doc: Document, expires_at: float) -> bool:
+        key = canonicalize_url(doc.url)
+        stored = self.lru.put("doc:" + key, doc, document_size(doc), expires_at)
+        if stored and doc.original_url:
+            self._aliases[canonicalize_url(doc.original_url)] = key
+        return stored
+
+    def get_document(self, url: str) -> Document | None:
+        key = canonicalize_url(url)
+        doc = self.lru.get("doc:" + key)
+        if doc is None and key in self._aliases:
+            doc = self.lru.get("doc:" + self._aliases[key])
+        return doc
+
+    def documents(self) -> list[Document]:
+        """Every fresh document (expired ones are dropped on the way)."""
+        return [v for v in self.lru.values() if not isinstance(v, StoredResponse)]
+
+    # ------------------------------------------------------------------ discovery responses
+    def put_response(self, record: StoredResponse) -> bool:
+        size = len(record.body) + sum(len(k) + sum(map(len, v)) for k, v in record.headers.items())
+        return self.lru.put("raw:" + canonicalize_url(record.url), record, size, record.expires_at)
+
+    def get_response(self, url: str) -> StoredResponse | None:
+        return self.lru.get("raw:" + canonicalize_url(url))
+
+    # ------------------------------------------------------------------ housekeeping
+    def __len__(self) -> int:
+        return len(self.lru)
+
+    @property
+    def bytes(self) -> int:
+        return self.lru.bytes
+
+    def clear(self) -> None:
+        self.lru.clear()
+        self._aliases.clear()

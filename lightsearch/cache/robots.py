@@ -1,0 +1,85 @@
+"""The robots cache: parsed robots.txt verdicts per origin, shared by every search.
+
+Seed 000's bound: at most 24 hours, 64 origins, 4 MiB of serialized rules, least
+recently used out first. Only definite answers are kept (rules from a complete 2xx
+body, or "allow all" for a 4xx); a failed fetch blocks the origin for that search only,
+so the next search asks again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from protego import Protego
+
+from lightsearch.cache import SharedInstances
+from lightsearch.cache.lru import BoundedLRU
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+
+@dataclass
+class RobotsRules:
+    """What an origin's robots.txt says, as used by the robots middleware.
+
+    ``verdict`` is ``rules`` (a parsed file), ``allow`` (unavailable: 4xx, too many
+    redirects) or ``block`` (unreachable or incomplete: 5xx, timeout, cut or oversized).
+    ``rp`` mirrors Scrapy's robot parsers, so ``robots_parsed`` receivers can read
+    ``robotparser.rp.sitemaps``.
+    """
+
+    verdict: str
+    text: str = ""
+    detail: str = ""
+    rp: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.verdict == "rules" and self.rp is None:
+            self.rp = Protego.parse(self.text)
+
+    def allowed(self, url: str, user_agent: str) -> bool:
+        if self.verdict == "block":
+            return False
+        if self.verdict == "allow" or self.rp is None:
+            return True
+        return bool(self.rp.can_fetch(url, user_agent))
+
+    @property
+    def sitemaps(self) -> list[str]:
+        return list(self.rp.sitemaps) if self.rp is not None else []
+
+    @property
+    def size(self) -> int:
+        return len(self.text.encode("utf-8")) + len(self.detail) + 16
+
+
+class MemoryRobotsCache(SharedInstances):
+    """In-process store; ``LIGHT_ROBOTS_CACHE`` selects it (empty disables caching)."""
+
+    def __init__(self, max_origins: int, max_bytes: int, max_age: float) -> None:
+        self.max_age = max_age
+        self.lru: BoundedLRU[RobotsRules] = BoundedLRU(max_origins, max_bytes)
+
+    @classmethod
+    def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
+        return (
+            settings.getint("LIGHT_ROBOTS_CACHE_MAX_ORIGINS"),
+            settings.getint("LIGHT_ROBOTS_CACHE_MAX_BYTES"),
+            settings.getfloat("LIGHT_ROBOTS_CACHE_MAX_AGE_SECS"),
+        )
+
+    def get(self, origin: str) -> RobotsRules | None:
+        return self.lru.get(origin)
+
+    def put(self, origin: str, rules: RobotsRules, expires_at: float) -> bool:
+        if rules.verdict == "block":
+            return False
+        return self.lru.put(origin, rules, rules.size, expires_at)
+
+    def __len__(self) -> int:
+        return len(self.lru)
+
+    def clear(self) -> None:
+        self.lru.clear()
