@@ -1,0 +1,136 @@
+"""Brave's optional source-page fetches: through web_fetch, in parallel, failures kept local."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from lightsearch.providers import load_provider
+from offline_origins.brave_replay import BraveReplay
+from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test, shared_data
+
+HOSTS = ("hello-a.test", "hello-b.test", "hello-c.test")
+
+
+@pytest.fixture(scope="module")
+def replay():
+    server = BraveReplay(shared_data("search-provider-responses", "brave_api")).start()
+    yield server
+    server.stop()
+
+
+def page(title: str) -> dict:
+    return {"body": article_html(title, [
+        f"{title}: the hello world program prints a greeting and nothing else.",
+        "Writing hello world first checks that the compiler, the editor and the console work.",
+        "Brian Kernighan's 1972 tutorial is the earliest known hello world program.",
+    ])}
+
+
+def serve(origins, routes_by_host: dict[str, dict]) -> dict:
+    for host, routes in routes_by_host.items():
+        origins.add_site(host, {"/robots.txt": ROBOTS_ALLOW, **routes})
+    origins.reset_log()
+    return origins.settings()
+
+
+def point_top_hits_at(hosts) -> callable:
+    """Rewrite the recording so its top results are pages of our offline hosts."""
+    def transform(payload):
+        results = payload["web"]["results"]
+        for item, host in zip(results, hosts, strict=False):
+            item["url"] = f"https://{host}/hello"
+            item["meta_url"]["hostname"] = host
+        return payload
+    return transform
+
+
+def provider(replay, origins_settings, key, **settings):
+    return load_provider({**origins_settings, **replay.settings(key), "LOG_LEVEL": "ERROR",
+                          "BRAVE_SOURCE_FETCH": True, **settings}, environ={})
+
+
+@coroutine_test
+async def test_top_pages_are_read_in_parallel(replay, origins):
+    routes = {host: {"/hello": {**page(f"Hello from {host}"), "delay": 0.6}} for host in HOSTS}
+    settings = serve(origins, routes)
+    replay.script("parallel", transform=point_top_hits_at(HOSTS))
+    started = time.monotonic()
+    result = await provider(replay, settings, "parallel", BRAVE_SOURCE_FETCH_PAGES=3).search(
+        "hello world program", max_results=5)
+    elapsed = time.monotonic() - started
+    assert result["provider"] == "brave"
+    assert result["sourceFetchErrors"] == []
+    hits = result["hits"]
+    assert [h["url"] for h in hits[:3]] == [f"https://{h}/hello" for h in HOSTS]
+    assert len(hits) == 5
+    assert elapsed < 3 * 0.6 + 1.0  # not one after another
+    for host in HOSTS:
+        assert [r["path"] for r in origins.requests_for(host)] == ["/robots.txt", "/hello"]
+    assert result["coverage"]["level"] == "strong"
+
+
+@coroutine_test
+async def test_a_page_that_hangs_keeps_its_hit(replay, origins):
+    hang = "hello-hang.test"
+    settings = serve(origins, {
+        HOSTS[0]: {"/hello": page("Hello A")},
+        hang: {"/hello": {**page("Hello hang"), "delay": 5}},
+    })
+    replay.script("hang", transform=point_top_hits_at([HOSTS[0], hang]))
+    started = time.monotonic()
+    result = await provider(replay, settings, "hang", BRAVE_SOURCE_FETCH_PAGES=2,
+                            BRAVE_SOURCE_FETCH_TIMEOUT_SECS=1.0).search("hello world program")
+    assert time.monotonic() - started < 4
+    urls = [h["url"] for h in result["hits"]]
+    assert f"https://{hang}/hello" in urls  # the hit stays
+    (error,) = result["sourceFetchErrors"]
+    assert error["url"] == f"https://{hang}/hello"
+    assert error["code"] == "timeout"
+    assert result["hits"][1]["snippet"]  # the snippet is still there
+
+
+@coroutine_test
+async def test_coverage_reports_the_evidence_actually_retrieved(replay, origins):
+    hang = "hello-only.test"
+    routes = {"/hello": {**page("Hello only"), "delay": 5}}
+    settings = serve(origins, {hang: routes})
+    replay.script("only", transform=point_top_hits_at([hang]))
+    kwargs = {"BRAVE_SOURCE_FETCH_PAGES": 1, "BRAVE_SOURCE_FETCH_TIMEOUT_SECS": 0.8}
+    timed_out = await provider(replay, settings, "only", **kwargs).search("hello world program")
+    routes["/hello"]["delay"] = 0
+    read = await provider(replay, settings, "only", **kwargs).search("hello world program")
+    assert [h["url"] for h in timed_out["hits"]] == [h["url"] for h in read["hits"]]
+    assert timed_out["sourceFetchErrors"][0]["code"] == "timeout"
+    assert read["sourceFetchErrors"] == []
+    assert timed_out["coverage"]["level"] == "weak"  # only snippets came back
+    assert read["coverage"]["level"] in ("partial", "strong")
+    assert read["coverage"]["score"] > timed_out["coverage"]["score"]
+
+
+@coroutine_test
+async def test_failed_pages_are_recorded_with_their_code(replay, origins):
+    settings = serve(origins, {
+        "hello-404.test": {},
+        "hello-robots.test": {"/robots.txt": {"body": "User-agent: *\nDisallow: /\n",
+                                              "type": "text/plain"}},
+    })
+    replay.script("fails", transform=point_top_hits_at(["hello-404.test", "hello-robots.test",
+                                                        "unmapped.example"]))
+    result = await provider(replay, settings, "fails").search("hello world")
+    codes = {e["url"]: e["code"] for e in result["sourceFetchErrors"]}
+    assert codes["https://hello-404.test/hello"] == "http_status"
+    assert codes["https://hello-robots.test/hello"] == "robots_disallowed"
+    assert "https://unmapped.example/hello" in codes
+    assert len(result["hits"]) == 8
+
+
+@coroutine_test
+async def test_source_fetches_can_be_switched_off(replay, origins):
+    settings = serve(origins, {HOSTS[0]: {"/hello": page("Hello A")}})
+    replay.script("off", transform=point_top_hits_at(HOSTS[:1]))
+    result = await provider(replay, settings, "off", BRAVE_SOURCE_FETCH=False).search("hello world")
+    assert origins.requests_for(HOSTS[0]) == []
+    assert result["sourceFetchErrors"] == []
+    assert result["coverage"]["level"] == "weak"
