@@ -272,10 +272,19 @@ def finish_fetch(
 
 # ---------------------------------------------------------------------------- Light
 def light_evidence(
-    ranked: Sequence[RankedDocument], source_names: dict[str, str], terms: Iterable[str], content_chars: int
+    ranked: Sequence[RankedDocument],
+    source_names: dict[str, str],
+    terms: Iterable[str],
+    content_chars: int,
+    cached_urls: Iterable[str] = (),
 ) -> list[Evidence]:
-    """Light's ranked documents as evidence; the excerpt is the page's best passage."""
+    """Light's ranked documents as evidence; the excerpt is the page's best passage.
+
+    ``cached_urls`` are documents that came from the completed-document cache rather
+    than this crawl (their receipts say ``cached``).
+    """
     terms = set(terms)
+    cached = set(cached_urls)
     out = []
     for r in ranked:
         doc = r.document
@@ -293,7 +302,7 @@ def light_evidence(
             score=r.score,
             original_url=doc.original_url,
             language=doc.language,
-            retrieval="cached" if getattr(doc, "from_cache", False) else "fetched",
+            retrieval="cached" if doc.url in cached else "fetched",
             extraction_clipped=doc.partial,
             content_clipped=_words(excerpt.strip("…")) < _words(doc.text),
             matched=r.matched,
@@ -321,12 +330,18 @@ def assemble(
     text_max_bytes: int,
     elapsed_ms: int,
     settings: BaseSettings | None = None,
+    cached_urls: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """Light's envelope: :func:`build_envelope` plus ``meta.lightSearch``."""
+    """Light's envelope: :func:`build_envelope` plus ``meta.lightSearch``.
+
+    ``settings`` supplies the ``RESULT_*`` limits; ``text_max_bytes`` stays Light's own
+    (``LIGHT_TEXT_MAX_BYTES``, validated on the first search).
+    """
     base = ResultLimits.from_settings(settings) if settings is not None else ResultLimits()
     limits = replace(base, text_max_bytes=text_max_bytes)
     terms = set(tokenize(query))
-    evidence = light_evidence(ranked[:max_results], source_names, terms, limits.content_max_chars)
+    evidence = light_evidence(ranked[:max_results], source_names, terms, limits.content_max_chars,
+                              cached_urls)
     light_meta = {
         "catalog": catalog,
         "sources": {"selected": selected, "consulted": consulted},
