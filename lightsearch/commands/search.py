@@ -12,12 +12,14 @@ import json
 import sys
 import textwrap
 import time
+from collections import Counter
 from typing import Any
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
+from lightsearch.receipts import PRESENTATION
 from lightsearch.request import RECENCY_WINDOWS
 
 
@@ -44,8 +46,9 @@ class Command(ScrapyCommand):
                             help="hits to return, 1-20 (default: 8)")
         parser.add_argument("--recency", default=None, metavar="WINDOW",
                             help=f"prefer recent sources: {', '.join(RECENCY_WINDOWS)}")
-        parser.add_argument("-o", "--output", choices=("table", "json"), default="table",
-                            help="output format (default: table)")
+        parser.add_argument("-o", "--output", choices=("table", "json", "text"), default="table",
+                            help="output format: a table for people, the JSON result, or the "
+                                 "bounded text a model reads (default: table)")
         parser.add_argument("--offline", action="store_true",
                             help="serve the catalog from the bundled offline origins on loopback")
 
@@ -61,7 +64,9 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
+        started = time.monotonic()
         result = asyncio.run(self._search(args, opts))
+        wall = time.monotonic() - started
         _release_reactor_threads()
         if "error" in result:
             err = result["error"]
@@ -73,8 +78,10 @@ class Command(ScrapyCommand):
             return
         if opts.output == "json":
             print(json.dumps(result, ensure_ascii=False, indent=2))
+        elif opts.output == "text":
+            print(result["text"])
         else:
-            print(format_table(result))
+            print(format_table(result, wall_secs=wall))
 
     async def _search(self, args: list[str], opts: argparse.Namespace) -> dict[str, Any]:
         from lightsearch.api import LightSearch
@@ -90,11 +97,9 @@ class Command(ScrapyCommand):
             overrides.update(origins.settings())
         try:
             engine = LightSearch.from_settings(overrides)
-            started = time.monotonic()
-            result = await engine.search(queries=args, max_results=opts.max_results,
-                                         recency=opts.recency)
-            result["meta"]["lightSearch"]["wallMs"] = int((time.monotonic() - started) * 1000)
-            return result
+            # The result is returned as assembled: its receipts were sized for it.
+            return await engine.search(queries=args, max_results=opts.max_results,
+                                       recency=opts.recency)
         except LightSearchError as exc:
             return exc.to_dict()
         finally:
@@ -111,8 +116,11 @@ def _release_reactor_threads() -> None:
         pool.stop()
 
 
-def format_table(result: dict[str, Any]) -> str:
-    """A readable table: title, source, date, URL and snippet, then a one-line summary."""
+def format_table(result: dict[str, Any], wall_secs: float | None = None) -> str:
+    """A readable table: title, source, date, URL and snippet, then a one-line summary.
+
+    For people at a terminal; the model reads ``result["text"]`` (``-o text``) instead.
+    """
     out: list[str] = []
     hits = result["hits"]
     if not hits:
@@ -129,11 +137,17 @@ def format_table(result: dict[str, Any]) -> str:
     counts = meta["counts"]
     consulted = meta["sources"]["consulted"]
     selected = meta["sources"]["selected"]
-    wall = meta.get("wallMs", meta.get("elapsedMs", 0)) / 1000
+    wall = meta.get("elapsedMs", 0) / 1000 if wall_secs is None else wall_secs
+    receipts = result["meta"].get("webSources")
+    shown = "-"
+    if receipts:
+        tally = Counter(e["presentation"] for e in receipts["entries"])
+        shown = ", ".join(f"{tally[k]} {k}" for k in PRESENTATION if tally[k]) or "none"
     out.append(
         f"{len(hits)} hits | sources consulted {len(consulted)}/{len(selected)} "
         f"({', '.join(consulted) or 'none'}) | hops {counts['requests']} | "
         f"{counts['encodedBytes'] / 1024:.0f} KiB encoded, {counts['decodedBytes'] / 1024:.0f} KiB decoded | "
-        f"{wall:.2f} s | coverage {result['coverage']['level']} | stop {result['stopReason']}"
+        f"{wall:.2f} s | coverage {result['coverage']['level']} | shown {shown} | "
+        f"stop {result['stopReason']}"
     )
     return "\n".join(out)
