@@ -67,8 +67,12 @@ async def test_hits_map_onto_the_common_contract(replay):
     assert scores == sorted(scores, reverse=True)
     assert result["sourceFetchErrors"] == []
     assert result["coverage"]["level"] == "weak"  # snippets only
-    assert "<<<" in result["text"]
     assert first["url"] in result["text"]
+    receipts = result["meta"]["webSources"]
+    assert receipts["version"] == 1
+    assert {r["retrieval"] for r in receipts["entries"]} == {"search_result"}
+    assert receipts["entries"][0]["presentation"] == "snippet"
+    assert set(result["meta"]) == {"braveSearch", "webSources"}
 
 
 @coroutine_test

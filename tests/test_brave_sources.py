@@ -69,6 +69,13 @@ async def test_top_pages_are_read_in_parallel(replay, origins):
     for host in HOSTS:
         assert [r["path"] for r in origins.requests_for(host)] == ["/robots.txt", "/hello"]
     assert result["coverage"]["level"] == "strong"
+    receipts = result["meta"]["webSources"]["entries"]
+    assert [r["retrieval"] for r in receipts] == ["fetched"] * 3 + ["search_result"] * 2
+    assert [r["presentation"] for r in receipts[:3]] == ["content"] * 3
+    assert all(h["content"] for h in hits[:3])
+    assert "content" not in hits[3]
+    assert result["meta"]["braveSearch"]["sourceFetches"] == {
+        "enabled": True, "attempted": 3, "retrieved": 3, "failed": 0}
 
 
 @coroutine_test
@@ -89,6 +96,14 @@ async def test_a_page_that_hangs_keeps_its_hit(replay, origins):
     assert error["url"] == f"https://{hang}/hello"
     assert error["code"] == "timeout"
     assert result["hits"][1]["snippet"]  # the snippet is still there
+    assert "content" not in result["hits"][1]
+    receipts = {r["url"]: r for r in result["meta"]["webSources"]["entries"]}
+    hung = receipts[f"https://{hang}/hello"]
+    assert hung["retrieval"] == "failed"
+    assert hung["error"] == "timeout"
+    assert hung["presentation"] == "snippet"
+    assert receipts[f"https://{HOSTS[0]}/hello"]["retrieval"] == "fetched"
+    assert f"https://{hang}/hello" in result["text"]
 
 
 @coroutine_test

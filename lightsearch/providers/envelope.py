@@ -1,9 +1,12 @@
-"""Brave hits in the common ``web_search`` envelope, with nothing provider-specific
-outside ``provider`` and the provider's own ``meta`` entry.
+"""Brave hits as provider-neutral evidence, through the one envelope every provider uses.
 
-Coverage reports the evidence actually retrieved: a hit whose page was read counts as
-content, one with only the provider's snippet does not, so a snippet-only search is at
-most ``weak`` (seed 000, "Brave source retrieval").
+Only ``provider``, the top-level ``sourceFetchErrors`` and ``meta.braveSearch`` are
+Brave's own; hits, coverage, the model text and the ``meta.webSources`` receipts come
+from :func:`lightsearch.result.build_envelope` exactly as for Light. A hit whose page
+was read carries it as content (receipt retrieval ``fetched``); a hit whose page fetch
+failed keeps its snippet (retrieval ``failed`` with the error code); a hit never fetched
+is a ``search_result``. Coverage therefore reports the evidence actually retrieved:
+snippets alone are at most ``weak``.
 """
 
 from __future__ import annotations
@@ -11,17 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scrapy.settings import Settings
+from scrapy.settings import BaseSettings
 
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.request import SearchRequest
-from lightsearch.result import TRUST, render_text
-
-WEAK_CEILING = 0.34  # below the weak/partial boundary of lightsearch.result.coverage
+from lightsearch.result import Evidence, ResultLimits, build_envelope
 
 
 def term_match(hit: Any, queries: Sequence[str]) -> float:
-    """Best share of one query's terms found in the hit's title, snippet and content."""
+    """Best share of one query's terms in the hit's title, snippet and page text (as Light's
+    ``matched``: a hit answering one of several queries fully is a full match)."""
     tokens = set(tokenize(f"{hit.title}\n{hit.snippet}\n{hit.content}"))
     best = 0.0
     for query in queries:
@@ -31,37 +33,32 @@ def term_match(hit: Any, queries: Sequence[str]) -> float:
     return best
 
 
-def coverage(hits: Sequence[Any], queries: Sequence[str]) -> dict[str, Any]:
-    """The Light formula (lightsearch.result.coverage) over Brave hits; snippet-only is capped weak."""
-    if not hits:
-        return {"score": 0.0, "level": "none"}
-    top = hits[:3]
-    match = sum(term_match(h, queries) for h in top) / len(top)
-    content = sum(1 for h in hits if h.content)
-    sources = len({h.source for h in hits})
-    score = 0.5 * match + 0.3 * min(1.0, content / 3) + 0.2 * min(1.0, sources / 2)
-    if not content:
-        score = min(score, WEAK_CEILING)
-    score = round(min(1.0, score), 3)
-    level = "weak" if score < 0.35 else "partial" if score < 0.7 else "strong"
-    return {"score": score, "level": level}
-
-
-def hit_dict(hit: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "title": hit.title,
-        "url": hit.url,
-        "snippet": hit.snippet,
-        "source": hit.source,
-        "sourceName": hit.source_name,
-        "retrievedAt": hit.retrieved_at,
-        "score": hit.score,
-    }
-    for key, value in (("publishedAt", hit.published_at), ("modifiedAt", hit.modified_at),
-                       ("originalUrl", hit.original_url), ("language", hit.language)):
-        if value:
-            out[key] = value
-    return out
+def evidence(hit: Any, queries: Sequence[str]) -> Evidence:
+    status = hit.fetch.get("status")
+    if hit.content:
+        retrieval, error = "fetched", None
+    elif status in ("failed", "timeout"):
+        retrieval, error = "failed", hit.fetch.get("error")
+    else:
+        retrieval, error = "search_result", None
+    return Evidence(
+        title=hit.title,
+        url=hit.url,
+        source=hit.source,
+        snippet=hit.snippet,
+        content=hit.content or None,
+        source_name=hit.source_name,
+        published_at=hit.published_at,
+        modified_at=hit.modified_at,
+        retrieved_at=hit.retrieved_at,
+        score=hit.score,
+        original_url=hit.original_url,
+        language=hit.language,
+        retrieval=retrieval,
+        retrieval_error=error,
+        content_clipped=hit.content_truncated,
+        matched=term_match(hit, queries),
+    )
 
 
 def brave_result(
@@ -71,31 +68,29 @@ def brave_result(
     notes: list[str],
     source_fetch_errors: list[dict[str, Any]],
     api_requests: int,
-    settings: Settings,
+    settings: BaseSettings,
     elapsed_ms: int,
 ) -> dict[str, Any]:
-    stop_reason = "completed"
-    result: dict[str, Any] = {
-        "query": request.query,
-        "provider": "brave",
-        "hits": [hit_dict(h) for h in hits],
-        "coverage": coverage(hits, request.queries),
-        "stopReason": stop_reason,
-        "notes": notes,
-        "sourceFetchErrors": source_fetch_errors,
-        **TRUST,
-        "meta": {
-            "brave": {
-                "apiRequests": api_requests,
-                "sourceFetches": {
-                    "attempted": sum(1 for h in hits if h.fetch),
-                    "retrieved": sum(1 for h in hits if h.content),
-                    "failed": len(source_fetch_errors),
-                },
-                "retrievedAt": {h.url: h.retrieved_at for h in hits},
-                "elapsedMs": elapsed_ms,
-            },
+    """The ``web_search`` envelope of one Brave search."""
+    items = [evidence(h, request.queries) for h in hits]
+    brave_meta = {
+        "apiRequests": api_requests,
+        "sourceFetches": {
+            "enabled": settings.getbool("BRAVE_SOURCE_FETCH"),
+            "attempted": sum(1 for h in hits if h.fetch),
+            "retrieved": sum(1 for h in hits if h.content),
+            "failed": len(source_fetch_errors),
         },
+        "retrievedAt": {e.url: e.retrieved_at for e in items},
+        "elapsedMs": elapsed_ms,
     }
-    result["text"] = render_text(result, settings.getint("LIGHT_TEXT_MAX_BYTES"))
-    return result
+    return build_envelope(
+        provider="brave",
+        query=request.query,
+        evidence=items,
+        limits=ResultLimits.from_settings(settings),
+        notes=notes,
+        meta={"braveSearch": brave_meta},
+        extra={"sourceFetchErrors": source_fetch_errors},
+        terms={t for q in request.queries for t in tokenize(q)},
+    )
