@@ -168,6 +168,8 @@ class OfflineOrigins:
         self._servers: list[_Server] = []
         self._threads: list[threading.Thread] = []
         self.ca_file: str | None = None
+        # Hosts whose certificate names another host (a TLS failure the client must refuse).
+        self.wrong_name_hosts: set[str] = set()
         self.http_port = 0
         self.https_port = 0
 
@@ -241,6 +243,8 @@ class OfflineOrigins:
     # ----------------------------------------------------------------- internals
     def _sni(self, sslsock: ssl.SSLObject, server_name: str | None, _ctx: ssl.SSLContext) -> None:
         name = (server_name or "offline-origins.invalid").lower()
+        if name in self.wrong_name_hosts:
+            name = "not-" + name
         with self._lock:
             ctx = self._certs.get(name)
             if ctx is None:

@@ -1,0 +1,136 @@
+"""robots.txt rules, one case per row, against loopback origins (RFC 9309 + seed 000)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lightsearch.api import LightSearch
+from tests.conftest import coroutine_test, shared_data
+from tests.hygiene_world import QUERY, case_routes, counts, errors, hit_urls, paths, slug, world
+
+KIB = 1024
+
+
+def _chain(n: int, final: dict) -> dict:
+    """/robots.txt redirecting ``n`` times (/r1 .. /rn), then ``final``."""
+    routes = {"/robots.txt": {"redirect": "/r1"}}
+    for i in range(1, n):
+        routes[f"/r{i}"] = {"redirect": f"/r{i + 1}"}
+    routes[f"/r{n}"] = final
+    return routes
+
+
+DISALLOW_A = {"body": "User-agent: *\nDisallow: /a\n", "type": "text/plain"}
+
+# name, robots routes, settings, article fetched?, error code, robots fetches on the case host
+CASES = [
+    ("404 allows", {"/robots.txt": {"body": "gone", "status": 404}}, {}, True, None, 1),
+    ("410 allows", {"/robots.txt": {"body": "", "status": 410}}, {}, True, None, 1),
+    ("500 blocks", {"/robots.txt": {"body": "oops", "status": 500}}, {}, False, "robots_unreachable", 1),
+    ("503 blocks", {"/robots.txt": {"body": "", "status": 503}}, {}, False, "robots_unreachable", 1),
+    ("timeout blocks", {"/robots.txt": {"body": "User-agent: *\nAllow: /\n", "delay": 1.5}},
+     {"LIGHT_ROBOTS_TIMEOUT_SECS": 0.4}, False, "robots_unreachable", 1),
+    ("cut mid-body blocks", {"/robots.txt": {"body": "User-agent: *\nAllow: /\n", "truncate": 500}},
+     {}, False, "robots_unreachable", 1),
+    ("oversized blocks", {"/robots.txt": {"body": "User-agent: *\nAllow: /\n" + "# pad\n" * 20000}},
+     {"LIGHT_ROBOTS_MAX_BYTES": 64 * KIB}, False, "robots_unreachable", 1),
+    ("disallow applies", {"/robots.txt": DISALLOW_A}, {}, False, "robots_disallowed", 1),
+    ("five redirects are followed", _chain(5, DISALLOW_A), {}, False, "robots_disallowed", 6),
+    ("six redirects mean unavailable", _chain(6, DISALLOW_A), {}, True, None, 6),
+    ("agent group for lightbot", {"/robots.txt": {
+        "body": "User-agent: *\nAllow: /\n\nUser-agent: lightbot\nDisallow: /a\n", "type": "text/plain"}},
+     {}, False, "robots_disallowed", 1),
+    ("other agent's group does not bind us", {"/robots.txt": {
+        "body": "User-agent: otherbot\nDisallow: /\n", "type": "text/plain"}}, {}, True, None, 1),
+]
+
+
+@pytest.mark.parametrize(("name", "robots", "settings", "fetched", "code", "fetches"), CASES,
+                         ids=[c[0] for c in CASES])
+@coroutine_test
+async def test_robots_rule(origins, tmp_path, name, robots, settings, fetched, code, fetches):
+    host = f"robots-{slug(name)}.test"
+    cfg = world(origins, tmp_path, host, case_routes(**robots), **settings)
+    result = await LightSearch.from_settings(cfg).search(QUERY)
+    c = counts(result)
+    case_paths = paths(origins, host)
+    robots_paths = [p for p in case_paths if p == "/robots.txt" or p.startswith("/r")]
+    assert len(robots_paths) == fetches
+    assert c["robotsFetches"] == fetches + 1  # and the healthy host's robots.txt
+    # Every robots fetch and redirect is a hop.
+    assert c["requests"] == len(case_paths) + len(paths(origins, "healthy.test"))
+    assert (f"https://{host}/a" in hit_urls(result)) is fetched
+    assert ("/a" in case_paths) is fetched
+    codes = {e["code"] for e in errors(result)}
+    if code is None:
+        assert not codes
+    else:
+        assert code in codes
+    if code == "robots_unreachable":
+        assert case_paths == robots_paths  # nothing else on the origin was requested
+        assert c["robotsBlocked"] >= 1
+    if code == "robots_disallowed":
+        assert c["robotsDenied"] == 1
+
+
+@coroutine_test
+async def test_real_oversized_robots_file_blocks_the_origin(origins, tmp_path):
+    big = shared_data("robots-txt", "files", "docs.oracle.com").read_bytes()  # 853 KB
+    host = "oversized-real.test"
+    cfg = world(origins, tmp_path, host, case_routes(**{"/robots.txt": {"body": big, "type": "text/plain"}}))
+    result = await LightSearch.from_settings(cfg).search(QUERY)
+    assert {e["code"] for e in errors(result)} == {"robots_unreachable"}
+    assert paths(origins, host) == ["/robots.txt"]
+    assert hit_urls(result) == ["https://healthy.test/moraine"]
+
+
+@coroutine_test
+async def test_real_wikipedia_rules_and_html_instead_of_robots(origins, tmp_path):
+    wiki = shared_data("robots-txt", "files", "he.wikipedia.org").read_bytes()
+    html = shared_data("robots-txt", "files", "www.gov.il").read_bytes()  # an HTML page, no rules
+    host = "wiki-rules.test"
+    routes = case_routes(**{
+        "/robots.txt": {"body": wiki, "type": "text/plain"},
+        "/": {"body": "<html><body><a href='/wiki/Glacier_moraine'>glacier moraine sediment</a>"
+                      "<a href='/w/index.php?title=Glacier_moraine_sediment'>glacier moraine sediment edit</a>"
+                      "</body></html>"},
+        "/wiki/Glacier_moraine": {"body": "<html><body><article><h1>Glacier moraine</h1><p>"
+                                          + "Glacier moraine sediment is left by ice. " * 5 + "</p></article></body></html>"},
+        "/w/index.php": {"body": "<html><body><p>glacier moraine sediment edit page</p></body></html>"},
+    })
+    cfg = world(origins, tmp_path, host, routes, extra_sites={},
+                healthy=True)
+    origins.add_site("healthy.test", {**origins.sites["healthy.test"].routes,
+                                      "/robots.txt": {"body": html, "type": "text/plain"}})
+    result = await LightSearch.from_settings(cfg).search(QUERY)
+    assert f"https://{host}/wiki/Glacier_moraine" in hit_urls(result)
+    assert "/w/index.php" not in [p.split("?")[0] for p in paths(origins, host)]
+    assert counts(result)["robotsDenied"] == 1
+    assert "https://healthy.test/moraine" in hit_urls(result)  # an HTML "robots.txt" has no rules
+
+
+@coroutine_test
+async def test_robots_verdicts_are_cached_across_searches(origins, tmp_path):
+    host = "robots-cache.test"
+    cfg = world(origins, tmp_path, host, case_routes(**{"/robots.txt": DISALLOW_A}))
+    engine = LightSearch.from_settings(cfg)
+    first = await engine.search(QUERY)
+    assert counts(first)["robotsFetches"] == 2
+    origins.reset_log()
+    second = await engine.search("moraine sediment glacier")
+    assert counts(second)["robotsFetches"] == 0
+    assert counts(second)["robotsCacheHits"] == 2
+    assert "/robots.txt" not in paths(origins, host)
+    assert counts(second)["robotsDenied"] == 1  # the cached rules still apply
+
+
+@coroutine_test
+async def test_failed_robots_is_not_cached(origins, tmp_path):
+    host = "robots-flaky.test"
+    cfg = world(origins, tmp_path, host, case_routes(**{"/robots.txt": {"body": "", "status": 503}}))
+    engine = LightSearch.from_settings(cfg)
+    first = await engine.search(QUERY)
+    assert {e["code"] for e in errors(first)} == {"robots_unreachable"}
+    origins.add_site(host, case_routes())  # the origin recovers
+    second = await engine.search(QUERY)
+    assert f"https://{host}/a" in hit_urls(second)
