@@ -40,6 +40,10 @@ PLUGIN_CONFIG_KEYS = {
 
 KEY_SETTING = "BRAVE_SEARCH_API_KEY"
 
+# Settings a surface (e.g. ``scrapy search``) hands to :func:`load_provider`; the rest of
+# a Scrapy settings object holds Scrapy's own defaults, which must not override ours.
+SETTING_PREFIXES = ("LIGHT_", "BRAVE_", "WEB_SEARCH_", "WEB_FETCH_", "RESULT_")
+
 
 @runtime_checkable
 class SearchProvider(Protocol):

@@ -1,0 +1,89 @@
+"""``scrapy search`` with a Brave key: the provider is chosen at load, the JSON shape is Light's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from offline_origins.brave_replay import BraveReplay
+from tests.conftest import shared_data
+
+
+@pytest.fixture(scope="module")
+def replay():
+    server = BraveReplay(shared_data("search-provider-responses", "brave_api")).start()
+    yield server
+    server.stop()
+
+
+def scrapy(*args: str, cwd, key: str | None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "BRAVE_SEARCH_API_KEY"}
+    if key is not None:
+        env["BRAVE_SEARCH_API_KEY"] = key
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "search", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def brave_args(replay: BraveReplay) -> list[str]:
+    return ["-s", f"BRAVE_API_URL={replay.url}", "-s", f"BRAVE_TLS_CA_FILE={replay.ca_file}",
+            "-s", "BRAVE_SOURCE_FETCH=False"]
+
+
+def test_json_output_has_brave_hits_in_lights_shape(replay, tmp_path):
+    proc = scrapy(*brave_args(replay), "-o", "json", "hello world", cwd=tmp_path, key=" k ")
+    assert proc.returncode == 0, proc.stderr
+    brave = json.loads(proc.stdout)
+    assert brave["provider"] == "brave"
+    assert brave["hits"][0]["url"] == replay.recording()["web"]["results"][0]["url"]
+    assert len(brave["hits"]) == 8
+    (request,) = replay.requests_for("k")  # the key was trimmed
+    assert request["params"]["q"] == "hello world"
+
+    light_proc = scrapy("--offline", "-o", "json", "photosynthesis chlorophyll",
+                        cwd=tmp_path, key="  ")  # a blank key selects Light
+    assert light_proc.returncode == 0, light_proc.stderr
+    light = json.loads(light_proc.stdout)
+    assert light["provider"] == "light"
+    assert set(brave) - set(light) == {"sourceFetchErrors"}  # Brave's one optional addition
+    assert set(light) <= set(brave)
+    light_hit_keys = set.intersection(*(set(h) for h in light["hits"]))
+    for hit in brave["hits"]:
+        assert {"title", "url", "snippet", "source", "retrievedAt", "score"} <= set(hit)
+        assert set(hit) - light_hit_keys <= {"publishedAt", "modifiedAt", "language", "originalUrl"}
+    assert set(brave["meta"]["webSources"]) == set(light["meta"]["webSources"])
+    assert set(brave["coverage"]) == set(light["coverage"])
+
+
+def test_table_and_text_output(replay, tmp_path):
+    table = scrapy(*brave_args(replay), "hello world", cwd=tmp_path, key="k")
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.strip().splitlines()
+    assert lines[0].startswith("1. ")
+    assert "provider brave" in lines[-1]
+    text = scrapy(*brave_args(replay), "-o", "text", "hello world", cwd=tmp_path, key="k")
+    assert text.returncode == 0, text.stderr
+    assert "brave" in text.stdout
+
+
+def test_brave_failure_is_an_error_not_a_light_search(replay, tmp_path):
+    replay.script("cli-bad", status=401, body=b"{}")
+    proc = scrapy(*brave_args(replay), "hello world", cwd=tmp_path, key="cli-bad")
+    assert proc.returncode == 1
+    assert "provider_auth" in proc.stderr
+    assert proc.stdout == ""
+    as_json = scrapy(*brave_args(replay), "-o", "json", "hello world", cwd=tmp_path, key="cli-bad")
+    assert json.loads(as_json.stdout)["error"]["code"] == "provider_auth"
+
+
+def test_explicit_light_provider_ignores_the_key(replay, tmp_path):
+    proc = scrapy(*brave_args(replay), "-s", "WEB_SEARCH_PROVIDER=light", "--offline", "-o", "json",
+                  "photosynthesis chlorophyll", cwd=tmp_path, key="explicit")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["provider"] == "light"
+    assert replay.requests_for("explicit") == []
