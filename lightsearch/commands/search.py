@@ -1,4 +1,4 @@
-"""``scrapy search "query"``: one Light search from the command line.
+"""``scrapy search "query"``: one search from the command line (Light, or Brave with a key).
 
 ``--offline`` starts the offline origins in-process and maps the catalog's hosts to
 them, so a new user sees the whole pipeline work on a machine with no network.
@@ -32,7 +32,7 @@ class Command(ScrapyCommand):
         return "[options] <query> [<query> ...]"
 
     def short_desc(self) -> str:
-        return "Search the web (Light provider, keyless) and print ranked, cited hits"
+        return "Search the web (Light, keyless; Brave with a key) and print ranked, cited hits"
 
     def long_desc(self) -> str:
         return (
@@ -84,10 +84,10 @@ class Command(ScrapyCommand):
             print(format_table(result, wall_secs=wall))
 
     async def _search(self, args: list[str], opts: argparse.Namespace) -> dict[str, Any]:
-        from lightsearch.api import LightSearch
+        from lightsearch.providers import SETTING_PREFIXES, load_provider
 
         overrides: dict[str, Any] = {
-            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith("LIGHT_")
+            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith(SETTING_PREFIXES)
         }
         origins = None
         if opts.offline:
@@ -96,7 +96,8 @@ class Command(ScrapyCommand):
             origins = OfflineOrigins().start()
             overrides.update(origins.settings())
         try:
-            engine = LightSearch.from_settings(overrides)
+            # Light, or Brave when a key is configured: chosen once, here (issue 8).
+            engine = load_provider(overrides)
             # The result is returned as assembled: its receipts were sized for it.
             return await engine.search(queries=args, max_results=opts.max_results,
                                        recency=opts.recency)
@@ -133,16 +134,21 @@ def format_table(result: dict[str, Any], wall_secs: float | None = None) -> str:
             out.extend(textwrap.wrap(h["snippet"], width=96, initial_indent="    ",
                                      subsequent_indent="    "))
         out.append("")
-    meta = result["meta"]["lightSearch"]
-    counts = meta["counts"]
-    consulted = meta["sources"]["consulted"]
-    selected = meta["sources"]["selected"]
+    meta = result["meta"].get("lightSearch") or {}
     wall = meta.get("elapsedMs", 0) / 1000 if wall_secs is None else wall_secs
     receipts = result["meta"].get("webSources")
     shown = "-"
     if receipts:
         tally = Counter(e["presentation"] for e in receipts["entries"])
         shown = ", ".join(f"{tally[k]} {k}" for k in PRESENTATION if tally[k]) or "none"
+    if "lightSearch" not in result["meta"]:  # an API provider: no crawl to summarise
+        out.append(f"{len(hits)} hits | provider {result['provider']} | {wall:.2f} s | "
+                   f"coverage {result['coverage']['level']} | shown {shown} | "
+                   f"stop {result['stopReason']}")
+        return "\n".join(out)
+    counts = meta["counts"]
+    consulted = meta["sources"]["consulted"]
+    selected = meta["sources"]["selected"]
     out.append(
         f"{len(hits)} hits | sources consulted {len(consulted)}/{len(selected)} "
         f"({', '.join(consulted) or 'none'}) | hops {counts['requests']} | "
