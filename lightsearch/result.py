@@ -16,6 +16,7 @@ text and metadata are passive, untrusted evidence. Optional fields (``content``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -24,7 +25,6 @@ from typing import Any
 from scrapy.settings import BaseSettings
 
 from lightsearch.ranking.rank import RankedDocument
-from lightsearch.ranking.snippets import best_passage
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.receipts import SourceRecord, attach_web_sources, receipt_entry, result_bytes
 from lightsearch.render import clip_utf8, render, render_result, utf8_len
@@ -271,6 +271,35 @@ def finish_fetch(
 
 
 # ---------------------------------------------------------------------------- Light
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
+
+
+def excerpt(text: str, terms: Iterable[str], max_chars: int) -> str:
+    """Up to ``max_chars`` of consecutive sentences of ``text``, around its densest match.
+
+    The snippet is the few sentences richest in query terms; the excerpt widens that to
+    the per-source budget: it starts one sentence before the best three-sentence window
+    and reads on, then back, so the model gets the passage in context.
+    """
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    if not sentences:
+        return ""
+    terms = set(terms)
+    found = [set(tokenize(s)) & terms for s in sentences]
+    best = max(range(len(sentences)), key=lambda i: (len(set().union(*found[i : i + 3])), -i))
+    start = end = max(0, best - 1)
+    used = 0
+    while end < len(sentences) and used + len(sentences[end]) + 1 <= max_chars:
+        used += len(sentences[end]) + 1
+        end += 1
+    while start > 0 and used + len(sentences[start - 1]) + 1 <= max_chars:
+        start -= 1
+        used += len(sentences[start]) + 1
+    if end == start:  # one sentence longer than the budget: clip_excerpt cuts it
+        end = start + 1
+    return ("…" if start > 0 else "") + " ".join(sentences[start:end])
+
+
 def light_evidence(
     ranked: Sequence[RankedDocument],
     source_names: dict[str, str],
@@ -288,13 +317,13 @@ def light_evidence(
     out = []
     for r in ranked:
         doc = r.document
-        excerpt = best_passage(doc.text, terms, content_chars) if doc.text else ""
+        passage = excerpt(doc.text, terms, content_chars) if doc.text else ""
         out.append(Evidence(
             title=doc.title,
             url=doc.url,
             source=doc.source_id,
             snippet=r.snippet,
-            content=excerpt or None,
+            content=passage or None,
             source_name=source_names.get(doc.source_id, doc.source_id),
             published_at=doc.published_at,
             modified_at=doc.modified_at,
@@ -304,7 +333,7 @@ def light_evidence(
             language=doc.language,
             retrieval="cached" if doc.url in cached else "fetched",
             extraction_clipped=doc.partial,
-            content_clipped=_words(excerpt.strip("…")) < _words(doc.text),
+            content_clipped=_words(passage.strip("…")) < _words(doc.text),
             matched=r.matched,
         ))
     return out
