@@ -54,6 +54,20 @@ def test_json_output_matches_the_contract(tmp_path):
         for key in ("title", "url", "snippet", "source", "retrievedAt", "score"):
             assert key in hit
         assert meta["retrievedAt"][hit["url"]] == hit["retrievedAt"]
+    receipt = result["meta"]["webSources"]
+    assert receipt["version"] == 1
+    assert [e["url"] for e in receipt["entries"]] == [h["url"] for h in result["hits"]]
+    assert receipt["entries"][0]["presentation"] == "content"
+
+
+def test_text_output_is_the_bounded_model_text(tmp_path):
+    proc = scrapy("--offline", "-o", "text", "-s", "LIGHT_TEXT_MAX_BYTES=1024",
+                  "photosynthesis chlorophyll", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.removesuffix("\n")
+    assert len(text.encode("utf-8")) <= 1024
+    assert text.startswith("Web search results for: photosynthesis chlorophyll")
+    assert "<<<EXTERNAL_DATA " in text
 
 
 def test_table_output_has_hits_and_a_summary(tmp_path):
@@ -63,3 +77,4 @@ def test_table_output_has_hits_and_a_summary(tmp_path):
     assert lines[0].startswith("1. ")
     assert "hops" in lines[-1]
     assert "sources consulted" in lines[-1]
+    assert "shown " in lines[-1]
