@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
 
+from lightsearch.errors import LightSearchError
 from lightsearch.providers import load_provider
 from offline_origins.brave_replay import BraveReplay
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test, shared_data
@@ -149,3 +151,47 @@ async def test_source_fetches_can_be_switched_off(replay, origins):
     assert origins.requests_for(HOSTS[0]) == []
     assert result["sourceFetchErrors"] == []
     assert result["coverage"]["level"] == "weak"
+
+
+@coroutine_test
+async def test_disabled_web_fetch_means_no_source_fetches(replay, origins):
+    settings = serve(origins, {HOSTS[0]: {"/hello": page("Hello A")}})
+    replay.script("nofetch", transform=point_top_hits_at(HOSTS[:1]))
+    result = await provider(replay, settings, "nofetch", WEB_FETCH_ENABLED=False).search("hello world")
+    assert origins.requests_for(HOSTS[0]) == []
+    assert any("web_fetch is disabled" in n for n in result["notes"])
+    assert result["hits"]
+
+
+@coroutine_test
+async def test_cancelling_during_source_fetches(replay, origins):
+    hang = "hello-cancel.test"
+    settings = serve(origins, {hang: {"/hello": {**page("Hello cancel"), "delay": 5}}})
+    replay.script("cancel-fetch", transform=point_top_hits_at([hang]))
+    search = provider(replay, settings, "cancel-fetch", BRAVE_SOURCE_FETCH_PAGES=1,
+                      BRAVE_SOURCE_FETCH_TIMEOUT_SECS=8).search("hello world")
+    task = asyncio.ensure_future(search)
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if any(r["path"] == "/hello" for r in origins.requests_for(hang)):
+            break
+    task.cancel()
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError) as info:
+        await task
+    assert isinstance(info.value, LightSearchError)
+    assert info.value.code == "cancelled"
+    assert time.monotonic() - started < 2
+
+
+@coroutine_test
+async def test_search_deadline_bounds_the_page_timeouts(replay, origins):
+    hang = "hello-deadline.test"
+    settings = serve(origins, {hang: {"/hello": {**page("Hello deadline"), "delay": 8}}})
+    replay.script("deadline-fetch", transform=point_top_hits_at([hang]))
+    started = time.monotonic()
+    result = await provider(replay, settings, "deadline-fetch", BRAVE_SOURCE_FETCH_PAGES=1,
+                            BRAVE_SOURCE_FETCH_TIMEOUT_SECS=30,
+                            BRAVE_DEADLINE_SECS=4.5).search("hello world")
+    assert time.monotonic() - started < 4.5
+    assert result["sourceFetchErrors"][0]["code"] == "timeout"

@@ -312,7 +312,12 @@ class BraveSearch:
         if request.recency == "hour":
             notes.append("Brave filters freshness by day at the finest; recency=hour searched the past day")
         fetch_errors: list[dict[str, Any]] = []
-        if self.settings.getbool("BRAVE_SOURCE_FETCH") and hits:
+        fetch_pages = self.settings.getbool("BRAVE_SOURCE_FETCH")
+        if fetch_pages and not self.settings.getbool("WEB_FETCH_ENABLED"):
+            # web_fetch switched off means no page is read on the agent's behalf.
+            fetch_pages = False
+            notes.append("source pages were not read: web_fetch is disabled (WEB_FETCH_ENABLED)")
+        if fetch_pages and hits:
             from lightsearch.providers.sources import fetch_sources
 
             remaining = self.settings.getfloat("BRAVE_DEADLINE_SECS") - (time.monotonic() - started)

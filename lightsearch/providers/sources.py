@@ -29,7 +29,6 @@ def fetch_settings(settings: Settings, timeout: float) -> Settings:
     """web_fetch settings for one source read: its deadline is the page timeout."""
     s = settings.copy()
     s.set("WEB_FETCH_DEADLINE_SECS", timeout, priority="cmdline")
-    s.set("WEB_FETCH_ENABLED", True, priority="cmdline")
     return s
 
 
