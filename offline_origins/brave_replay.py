@@ -36,6 +36,7 @@ class Script:
     headers: dict[str, str] | None = None
     body: bytes | None = None  # raw body instead of the (transformed) recording
     delay: float = 0.0  # seconds before the response starts
+    chunked: bool = False  # send the body with Transfer-Encoding: chunked
     transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
@@ -73,18 +74,27 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(web, dict) and isinstance(web.get("results"), list):
                 web["results"] = web["results"][:count]
             body = json.dumps(payload).encode()
-        self._send(script.status, body, script.headers or {})
+        self._send(script.status, body, script.headers or {}, chunked=script.chunked)
 
-    def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+    def _send(self, status: int, body: bytes, headers: dict[str, str], *, chunked: bool = False) -> None:
         headers = dict(headers)
         try:
             self.send_response(status)
             self.send_header("Content-Type", headers.pop("Content-Type", "application/json"))
-            self.send_header("Content-Length", str(len(body)))
+            if chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Content-Length", str(len(body)))
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(body)
+            if not chunked:
+                self.wfile.write(body)
+                return
+            for start in range(0, len(body), 4096):
+                piece = body[start : start + 4096]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.write(b"0\r\n\r\n")
         except OSError:  # the client gave up (timeout, cancellation)
             self.close_connection = True
 

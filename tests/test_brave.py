@@ -153,6 +153,15 @@ async def test_gzip_response_is_decoded(replay):
 
 
 @coroutine_test
+async def test_chunked_response_is_read_and_capped(replay):
+    replay.script("chunked", chunked=True, body=json.dumps(replay.recording()).encode())
+    result = await brave(replay, "chunked").search("hello world", max_results=20)
+    assert len(result["hits"]) == 20
+    err = await failure(replay, "chunked", requests=2, BRAVE_RESPONSE_MAX_BYTES=10_000)
+    assert err.details["reason"] == "too_large"
+
+
+@coroutine_test
 async def test_invalid_light_settings_do_not_affect_brave(replay):
     provider = brave(replay, "light-bad", LIGHT_MAX_HOPS="lots", LIGHT_DEADLINE_SECS=-5,
                      LIGHT_CATALOG="/no/such/catalog.json")
@@ -215,6 +224,14 @@ async def test_rate_limited_per_second(replay):
         "X-RateLimit-Remaining": "0, 900", "X-RateLimit-Reset": "1, 400000",
     })
     assert (await failure(replay, "limited-1s")).details["resetSecs"] == 1
+
+
+@coroutine_test
+async def test_rate_limited_with_retry_after_only(replay):
+    replay.script("retry-after", status=429, body=b"", headers={"Retry-After": "30"})
+    err = await failure(replay, "retry-after")
+    assert err.details["resetSecs"] == 30
+    assert err.details["windows"] == []
 
 
 @coroutine_test
