@@ -122,3 +122,20 @@ def test_helpers_agree_with_load_provider():
     assert brave_api_key(s, environ={}) == "k"
     assert provider_name(s, environ={}) == "brave"
     assert provider_name(make_settings(), environ={}) == "light"
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("BRAVE_TIMEOUT_SECS", "soon"), ("BRAVE_DEADLINE_SECS", 0), ("BRAVE_RESPONSE_MAX_BYTES", 1.5),
+    ("BRAVE_SOURCE_FETCH_PAGES", 99), ("BRAVE_SNIPPET_CHARS", True),
+])
+def test_bad_brave_settings_fail_at_load_naming_the_key(key, value):
+    with pytest.raises(LightSearchError) as info:
+        load_provider({"BRAVE_SEARCH_API_KEY": "k", key: value})
+    assert info.value.code == "invalid_settings"
+    assert info.value.details["key"] == key
+
+
+def test_brave_settings_from_the_command_line_are_strings():
+    provider = load_provider({"BRAVE_SEARCH_API_KEY": "k", "BRAVE_TIMEOUT_SECS": "2.5",
+                              "BRAVE_SOURCE_FETCH_PAGES": " 2 "})
+    assert provider.provider == "brave"

@@ -34,6 +34,17 @@ MAX_COUNT = 20  # the API's own ceiling for ``count``
 # Brave's freshness filter has day granularity: "hour" asks for the past day and says so.
 FRESHNESS = {"hour": "pd", "day": "pd", "week": "pw", "month": "pm", "year": "py"}
 _SPACES = re.compile(r"\s+")
+# key: (type, minimum, maximum) - checked when the provider loads, so a bad value is an
+# invalid_settings error naming the key rather than a crash in the middle of a search.
+LIMITS: dict[str, tuple[type, float, float]] = {
+    "BRAVE_TIMEOUT_SECS": (float, 0.1, 120.0),
+    "BRAVE_DEADLINE_SECS": (float, 0.5, 300.0),
+    "BRAVE_RESPONSE_MAX_BYTES": (int, 1024, 64 * 1024 * 1024),
+    "BRAVE_SNIPPET_CHARS": (int, 40, 4000),
+    "BRAVE_SOURCE_FETCH_PAGES": (int, 0, MAX_COUNT),
+    "BRAVE_SOURCE_FETCH_TIMEOUT_SECS": (float, 0.1, 120.0),
+    "BRAVE_SOURCE_FETCH_MAX_CHARS": (int, 100, 100_000),
+}
 
 
 def provider_error(code: str, message: str, **details: Any) -> LightSearchError:
@@ -251,6 +262,23 @@ async def all_or_nothing(coros: Sequence[Any]) -> list[Any]:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def validate_brave_settings(settings: Settings) -> None:
+    """Raise ``invalid_settings`` for a Brave bound that is not a number in its range."""
+    for key, (kind, low, high) in LIMITS.items():
+        raw = settings.get(key)
+        try:
+            if isinstance(raw, bool):
+                raise ValueError(raw)
+            value = kind(float(raw)) if kind is float else int(str(raw).strip())
+        except (TypeError, ValueError):
+            raise LightSearchError("invalid_settings", f"setting {key}: must be a number, got {raw!r}",
+                                   {"key": key, "value": repr(raw)[:80]}) from None
+        if not low <= value <= high:
+            raise LightSearchError("invalid_settings",
+                                   f"setting {key}: {value} is outside {low:g}..{high:g}",
+                                   {"key": key, "value": repr(raw)[:80]})
+
+
 class BraveSearch:
     """web_search through the Brave Search API; chosen by :func:`lightsearch.providers.load_provider`."""
 
@@ -263,6 +291,7 @@ class BraveSearch:
         if not self._key:
             raise LightSearchError("invalid_settings", "the Brave provider needs BRAVE_SEARCH_API_KEY",
                                    {"key": "BRAVE_SEARCH_API_KEY"})
+        validate_brave_settings(settings)
         url = settings.get("BRAVE_API_URL") or ""
         if urlsplit(url).scheme != "https" or not urlsplit(url).hostname:
             raise LightSearchError("invalid_settings", "BRAVE_API_URL must be an https:// URL",
