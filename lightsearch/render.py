@@ -294,8 +294,9 @@ def _fit(pre: str, body: str, post: str, max_bytes: int) -> tuple[str, list[tupl
         head = head[: newline + 1]
     tail_room = room - utf8_len(head)
     tail = clip_utf8_tail(body[len(head):], tail_room)
+    starts_line = len(tail) == len(body) - len(head) or body[len(body) - len(tail) - 1] == "\n"
     newline = tail.find("\n")
-    if 0 <= newline < SNAP_CHARS and newline + 1 < len(tail):
+    if not starts_line and 0 <= newline < SNAP_CHARS and newline + 1 < len(tail):
         tail = tail[newline + 1 :]
     cut = len(body) - len(head) - len(tail)
     head_sep = "" if not head or head.endswith("\n") else "\n"
