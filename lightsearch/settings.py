@@ -156,7 +156,7 @@ BRAVE_SEARCH_LANG = None  # optional Brave "search_lang" parameter, e.g. "en" or
 BRAVE_SOURCE_FETCH = True
 BRAVE_SOURCE_FETCH_PAGES = 3  # the top hits whose pages are read
 BRAVE_SOURCE_FETCH_TIMEOUT_SECS = 8.0  # per page; a page that misses it keeps its hit
-BRAVE_SOURCE_FETCH_MAX_CHARS = 4000  # page text kept per hit
+BRAVE_SOURCE_FETCH_MAX_CHARS = 20000  # page text searched for the excerpt shown per hit
 
 # --- evidence (issue 6) -------------------------------------------------------------------
 # The model text of every result is bounded in UTF-8 bytes (Light keeps its own

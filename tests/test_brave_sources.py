@@ -195,3 +195,21 @@ async def test_search_deadline_bounds_the_page_timeouts(replay, origins):
                             BRAVE_DEADLINE_SECS=4.5).search("hello world")
     assert time.monotonic() - started < 4.5
     assert result["sourceFetchErrors"][0]["code"] == "timeout"
+
+
+@coroutine_test
+async def test_a_read_page_shows_its_best_passage(replay, origins):
+    host = "hello-long.test"
+    filler = [f"Paragraph {i} is about gardening, tomatoes and the weather in spring." for i in range(60)]
+    body = article_html("Long page", [*filler, "The hello world program is the first program a "
+                                      "learner writes, printing a greeting.", *filler])
+    settings = serve(origins, {host: {"/hello": {"body": body}}})
+    replay.script("long", transform=point_top_hits_at([host]))
+    result = await provider(replay, settings, "long", BRAVE_SOURCE_FETCH_PAGES=1,
+                            RESULT_CONTENT_MAX_CHARS=400).search("hello world program")
+    hit = result["hits"][0]
+    assert "hello world program is the first program" in hit["content"]
+    assert len(hit["content"]) <= 400
+    receipt = result["meta"]["webSources"]["entries"][0]
+    assert receipt["retrieval"] == "fetched"
+    assert "perSource" in receipt["contentTruncated"]

@@ -18,7 +18,7 @@ from scrapy.settings import BaseSettings
 
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.request import SearchRequest
-from lightsearch.result import Evidence, ResultLimits, build_envelope
+from lightsearch.result import Evidence, ResultLimits, build_envelope, excerpt
 
 
 def term_match(hit: Any, queries: Sequence[str]) -> float:
@@ -33,7 +33,15 @@ def term_match(hit: Any, queries: Sequence[str]) -> float:
     return best
 
 
-def evidence(hit: Any, queries: Sequence[str]) -> Evidence:
+def _chars(text: str) -> int:
+    return len(" ".join(text.split()))
+
+
+def evidence(hit: Any, queries: Sequence[str], content_chars: int) -> Evidence:
+    """One hit as evidence; a read page contributes the passage around its best match
+    (as Light's pages do), not its first characters, which are often navigation."""
+    terms = {t for q in queries for t in tokenize(q)}
+    passage = excerpt(hit.content, terms, content_chars) if hit.content else ""
     status = hit.fetch.get("status")
     if hit.content:
         retrieval, error = "fetched", None
@@ -46,7 +54,7 @@ def evidence(hit: Any, queries: Sequence[str]) -> Evidence:
         url=hit.url,
         source=hit.source,
         snippet=hit.snippet,
-        content=hit.content or None,
+        content=passage or None,
         source_name=hit.source_name,
         published_at=hit.published_at,
         modified_at=hit.modified_at,
@@ -56,7 +64,7 @@ def evidence(hit: Any, queries: Sequence[str]) -> Evidence:
         language=hit.language,
         retrieval=retrieval,
         retrieval_error=error,
-        content_clipped=hit.content_truncated,
+        content_clipped=hit.content_truncated or _chars(passage.strip("…")) < _chars(hit.content),
         matched=term_match(hit, queries),
     )
 
@@ -72,7 +80,8 @@ def brave_result(
     elapsed_ms: int,
 ) -> dict[str, Any]:
     """The ``web_search`` envelope of one Brave search."""
-    items = [evidence(h, request.queries) for h in hits]
+    limits = ResultLimits.from_settings(settings)
+    items = [evidence(h, request.queries, limits.content_max_chars) for h in hits]
     brave_meta = {
         "apiRequests": api_requests,
         "sourceFetches": {
@@ -88,7 +97,7 @@ def brave_result(
         provider="brave",
         query=request.query,
         evidence=items,
-        limits=ResultLimits.from_settings(settings),
+        limits=limits,
         notes=notes,
         meta={"braveSearch": brave_meta},
         extra={"sourceFetchErrors": source_fetch_errors},
