@@ -29,6 +29,7 @@ from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.catalog import Source, origin_of
 from lightsearch.documents.directives import page_directives
+from lightsearch.failures import is_tls_failure
 from lightsearch.feeds import FeedError, parse_feed
 from lightsearch.links import best_query, looks_like_page, score_text
 from lightsearch.middlewares.budget import BudgetExceeded
@@ -52,15 +53,6 @@ _QUESTION_WORDS = frozenset(
 )
 _MAX_FEED_ENTRIES = 200
 _MAX_SITEMAP_URLS = 50_000
-
-
-def _is_tls_failure(exc: BaseException) -> bool:
-    """Certificate and handshake failures, however Twisted wraps them."""
-    from OpenSSL.SSL import Error as OpenSSLError
-
-    reasons = getattr(exc, "reasons", None) or []
-    inner = [getattr(r, "value", r) for r in reasons]
-    return any(isinstance(e, OpenSSLError) for e in [exc, *inner]) or "certificate verify failed" in str(exc)
 
 
 def now_iso() -> str:
@@ -384,7 +376,7 @@ class DiscoverySpider(Spider):
             text = str(exc)
             code = getattr(exc, "code", None)
             if isinstance(code, str):
-                self._error(source, request.url, stage, code, text[:200])
+                pass  # robots, encoding, confinement and guard refusals name their code
             elif "robots" in text.lower():
                 code = "robots_disallowed"
             elif "DOWNLOAD_MAXSIZE" in text:
@@ -396,7 +388,7 @@ class DiscoverySpider(Spider):
             self._error(source, request.url, stage, "too_large", str(exc)[:200])
         elif isinstance(exc, (TimeoutError, DownloadTimeoutError)):
             self._error(source, request.url, stage, "timeout", str(exc)[:200])
-        elif _is_tls_failure(exc):
+        elif is_tls_failure(exc):
             self._error(source, request.url, stage, "tls_error", f"{type(exc).__name__}: {exc}"[:200])
         else:
             self._error(source, request.url, stage, "network_error", f"{type(exc).__name__}: {exc}"[:200])

@@ -33,6 +33,7 @@ class RobotsRules:
     verdict: str
     text: str = ""
     detail: str = ""
+    cause: str = "robots_unreachable"  # the code a block is reported with (tls_error, ...)
     rp: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:

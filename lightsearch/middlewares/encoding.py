@@ -11,13 +11,13 @@ source's error, before text or links are extracted.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
 from w3lib.encoding import (
     html_body_declared_encoding,
-    http_content_type_encoding,
     read_bom,
     resolve_encoding,
 )
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 REFUSED = "light/encoding/refused"
+_CHARSET = re.compile(r"charset\s*=\s*[\"']?([^\s;\"']+)", re.I)
 # More replacement characters than this share means the declaration is wrong.
 _MAX_BAD_SHARE = 0.002
 
@@ -46,8 +47,9 @@ def declared_encoding(response: Response) -> tuple[str | None, str | None]:
     if bom:
         return resolve_encoding(bom), bom
     ctype = response.headers.get(b"Content-Type", b"").decode("latin-1")
-    label = http_content_type_encoding(ctype)
-    if label:
+    match = _CHARSET.search(ctype)
+    if match:
+        label = match.group(1).strip().lower()
         return resolve_encoding(label), label
     label = html_body_declared_encoding(response.body)
     if label:

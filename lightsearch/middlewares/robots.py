@@ -29,6 +29,7 @@ from lightsearch.budget import BudgetExceeded
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.robots import RobotsRules
+from lightsearch.failures import failure_code
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -48,7 +49,7 @@ class RobotsDenied(IgnoreRequest):
 
     def __init__(self, message: str, *, code: str, origin: str, detail: str = "") -> None:
         super().__init__(message)
-        self.code = code  # robots_disallowed | robots_unreachable
+        self.code = code  # robots_disallowed | robots_unreachable | a transport code
         self.origin = origin
         self.detail = detail
 
@@ -90,7 +91,7 @@ class RobotsMiddleware:
             stats.inc_value(BLOCKED)
             raise RobotsDenied(
                 f"robots.txt of {origin} could not be read completely ({rules.detail}); the origin is blocked",
-                code="robots_unreachable", origin=origin, detail=rules.detail,
+                code=rules.cause, origin=origin, detail=rules.detail,
             )
         stats.inc_value(DENIED)
         raise RobotsDenied(f"Forbidden by robots.txt of {origin}", code="robots_disallowed", origin=origin)
@@ -142,7 +143,9 @@ class RobotsMiddleware:
             except BudgetExceeded:
                 raise  # the search's budget, not the origin's fault: nothing is learned
             except Exception as exc:  # timeouts, cuts, oversize, refusals: incomplete
-                return RobotsRules("block", detail=f"{type(exc).__name__}: {exc}"[:200])
+                # A transport fault (TLS, the guard) is the origin's real error: name it.
+                cause = failure_code(exc) or "robots_unreachable"
+                return RobotsRules("block", detail=f"{type(exc).__name__}: {exc}"[:200], cause=cause)
             status = response.status
             if 300 <= status < 400 and response.headers.get(b"Location"):
                 url = response.urljoin(response.headers[b"Location"].decode("latin-1"))

@@ -1,0 +1,229 @@
+"""HTTP freshness (RFC 9111 as seed 000 narrows it) and the process-wide caches."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from email.utils import formatdate
+
+import pytest
+
+from lightsearch.api import LightSearch, make_settings
+from lightsearch.cache import load_cache
+from lightsearch.cache.freshness import freshness
+from lightsearch.cache.lru import BoundedLRU
+from lightsearch.cache.records import MemoryRecordCache, document_size
+from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
+from lightsearch.documents import Document
+from tests.conftest import article_html, coroutine_test, home_html, make_world
+from tests.hygiene_world import QUERY, case_routes, counts, hit_urls, paths, slug, world
+
+NOW = 1_800_000_000.0
+KIB, MIB = 1024, 1024 * 1024
+
+
+def _date(offset: float = 0.0) -> str:
+    return formatdate(NOW + offset, usegmt=True)
+
+
+# ---------------------------------------------------------------- freshness, unit table
+FRESHNESS = [
+    # name, headers, cap, storable, remaining lifetime
+    ("max-age", {"Cache-Control": "max-age=600"}, 1800, True, 600),
+    ("max-age beats Expires", {"Cache-Control": "max-age=60", "Date": _date(), "Expires": _date(900)}, 1800, True, 60),
+    ("Expires without max-age", {"Date": _date(), "Expires": _date(900)}, 1800, True, 900),
+    ("Expires in the past", {"Date": _date(), "Expires": _date(-10)}, 1800, False, 0),
+    ("invalid Expires is expired", {"Expires": "0"}, 1800, False, 0),
+    ("s-maxage beats max-age (shared cache)", {"Cache-Control": "max-age=60, s-maxage=120"}, 1800, True, 120),
+    ("Age spends lifetime", {"Cache-Control": "max-age=600", "Age": "200"}, 1800, True, 400),
+    ("Age pushes it stale", {"Cache-Control": "max-age=600", "Age": "700"}, 1800, False, 0),
+    ("Date in the past spends lifetime", {"Cache-Control": "max-age=600", "Date": _date(-500)}, 1800, True, 100),
+    ("larger of Age and apparent age", {"Cache-Control": "max-age=600", "Date": _date(-100), "Age": "300"},
+     1800, True, 300),
+    ("cap for pages", {"Cache-Control": "max-age=86400"}, 1800, True, 1800),
+    ("cap for feeds", {"Cache-Control": "max-age=86400"}, 300, True, 300),
+    ("no directives: the cap", {}, 1800, True, 1800),
+    ("heuristic from Last-Modified", {"Date": _date(), "Last-Modified": _date(-3000)}, 1800, True, 300),
+    ("no-store", {"Cache-Control": "no-store, max-age=600"}, 1800, False, 0),
+    ("private (shared cache)", {"Cache-Control": "private, max-age=600"}, 1800, False, 0),
+    ("no-cache (never revalidated)", {"Cache-Control": "no-cache"}, 1800, False, 0),
+    ("Pragma no-cache", {"Pragma": "no-cache"}, 1800, False, 0),
+    ("max-age=0", {"Cache-Control": "max-age=0"}, 1800, False, 0),
+]
+
+
+@pytest.mark.parametrize(("name", "headers", "cap", "storable", "remaining"), FRESHNESS, ids=[f[0] for f in FRESHNESS])
+def test_freshness(name, headers, cap, storable, remaining):
+    fresh = freshness(headers, cap, now=NOW)
+    assert fresh.storable is storable
+    assert fresh.expires_at == pytest.approx(NOW + remaining, abs=1)
+
+
+# ---------------------------------------------------------------- bounds, unit
+def _doc(i: int, size: int = 200) -> Document:
+    return Document(url=f"https://x.test/{i}", source_id="s", title=f"t{i}", text="x" * size,
+                    retrieved_at="2026-12-04T00:00:00Z")
+
+
+def test_record_cache_evicts_least_recently_used_at_500_documents():
+    cache = MemoryRecordCache(*MemoryRecordCache.bounds(make_settings()))
+    for i in range(500):
+        assert cache.put_document(_doc(i), 4e9)
+    assert cache.get_document("https://x.test/0") is not None  # touched: now most recent
+    assert cache.put_document(_doc(500), 4e9)
+    assert len(cache) == 500
+    assert cache.get_document("https://x.test/1") is None  # the least recently used went
+    assert cache.get_document("https://x.test/0") is not None
+    assert cache.get_document("https://x.test/500") is not None
+
+
+def test_record_cache_evicts_at_16_mib_of_serialized_content():
+    cache = MemoryRecordCache(*MemoryRecordCache.bounds(make_settings()))
+    big = [_doc(i, size=700 * KIB) for i in range(30)]
+    for doc in big:
+        cache.put_document(doc, 4e9)
+    assert cache.bytes <= 16 * MIB
+    kept = len(cache)
+    assert kept == (16 * MIB) // document_size(big[0])
+    assert cache.get_document(big[-1].url) is not None
+    assert cache.get_document(big[0].url) is None
+    assert not cache.put_document(_doc(99, size=17 * MIB), 4e9)  # can never fit
+
+
+def test_expired_records_are_never_returned():
+    clock = [NOW]
+    lru: BoundedLRU[str] = BoundedLRU(10, 1000, clock=lambda: clock[0])
+    lru.put("a", "A", 1, NOW + 5)
+    assert lru.get("a") == "A"
+    clock[0] += 6
+    assert lru.get("a") is None
+    assert lru.values() == []
+    assert not lru.put("b", "B", 1, NOW)  # stale on arrival
+
+
+def test_robots_cache_bounds_64_origins_4_mib_24_hours():
+    settings = make_settings()
+    cache = MemoryRobotsCache(*MemoryRobotsCache.bounds(settings))
+    assert cache.max_age == 24 * 3600
+    for i in range(65):
+        cache.put(f"https://o{i}.test", RobotsRules("rules", text="User-agent: *\nDisallow: /x\n"), 4e9)
+    assert len(cache) == 64
+    assert cache.get("https://o0.test") is None
+    huge = RobotsRules("rules", text="# " + "x" * (4 * MIB))
+    assert not cache.put("https://huge.test", huge, 4e9)
+    assert not cache.put("https://down.test", RobotsRules("block", detail="HTTP 500"), 4e9)
+    mid = RobotsRules("rules", text="# " + "x" * (3 * MIB))
+    assert cache.put("https://mid.test", mid, 4e9)
+    assert cache.lru.bytes <= 4 * MIB
+
+
+# ---------------------------------------------------------------- end to end
+def _twice_world(origins, tmp_path, name: str, headers: dict, **settings):
+    host = f"fresh-{slug(name)}.test"
+    routes = case_routes(**{"/a": {"body": article_html("Glacier moraine sediment survey"), "headers": headers}})
+    return host, world(origins, tmp_path, host, routes, healthy=False, **settings)
+
+
+@coroutine_test
+async def test_fresh_page_is_served_from_cache_with_its_retrieval_time(origins, tmp_path):
+    host, cfg = _twice_world(origins, tmp_path, "max-age", {"Cache-Control": "max-age=600"})
+    engine = LightSearch.from_settings(cfg)
+    first = await engine.search(QUERY)
+    assert counts(first)["cacheStored"] == 1
+    hit1 = next(h for h in first["hits"] if h["url"] == f"https://{host}/a")
+    await asyncio.sleep(1.1)  # retrieval times are to the second
+    origins.reset_log()
+    second = await engine.search(QUERY)
+    assert "/a" not in paths(origins, host)
+    c = counts(second)
+    assert c["cacheHits"] == 1
+    assert c["cacheJoined"] == 1
+    hit2 = next(h for h in second["hits"] if h["url"] == f"https://{host}/a")
+    assert hit2["retrievedAt"] == hit1["retrievedAt"]
+
+
+@pytest.mark.parametrize(("name", "headers"), [
+    ("no-store", {"Cache-Control": "no-store"}),
+    ("Age pushes it stale", {"Cache-Control": "max-age=60", "Age": "120"}),
+    ("Expires in the past", {"Expires": "Thu, 01 Jan 1970 00:00:00 GMT"}),
+])
+@coroutine_test
+async def test_unstorable_page_is_usable_now_and_fetched_again_later(origins, tmp_path, name, headers):
+    host, cfg = _twice_world(origins, tmp_path, name, headers)
+    engine = LightSearch.from_settings(cfg)
+    first = await engine.search(QUERY)
+    assert f"https://{host}/a" in hit_urls(first)  # usable within the invocation that fetched it
+    assert counts(first)["cacheStored"] == 0
+    assert counts(first)["cacheNotStored"] == 1
+    origins.reset_log()
+    second = await engine.search(QUERY)
+    assert "/a" in paths(origins, host)  # across invocations: fetched again
+    assert counts(second)["cacheHits"] == 0
+    assert f"https://{host}/a" in hit_urls(second)
+
+
+@coroutine_test
+async def test_expired_record_is_excluded_at_assembly(origins, tmp_path):
+    host, cfg = _twice_world(origins, tmp_path, "short", {"Cache-Control": "max-age=1"})
+    engine = LightSearch.from_settings(cfg)
+    await engine.search(QUERY)
+    await asyncio.sleep(1.2)
+    origins.add_site(host, case_routes(**{"/": {"body": home_html([])}}))  # /a is no longer linked
+    second = await engine.search(QUERY)
+    assert counts(second)["cacheJoined"] == 0
+    assert hit_urls(second) == []
+
+
+@coroutine_test
+async def test_cached_record_joins_a_search_that_did_not_reach_it(origins, tmp_path):
+    host, cfg = _twice_world(origins, tmp_path, "join", {"Cache-Control": "max-age=600"})
+    engine = LightSearch.from_settings(cfg)
+    await engine.search(QUERY)
+    origins.add_site(host, case_routes(**{"/": {"body": home_html([])}}))
+    second = await engine.search(QUERY)
+    assert hit_urls(second) == [f"https://{host}/a"]
+    assert counts(second)["cacheJoined"] == 1
+
+
+@coroutine_test
+async def test_partial_document_is_evidence_but_never_cached(origins, tmp_path):
+    text = ["Glacier moraine sediment layers and till. " * 40] * 60  # ~100 KiB
+    host = "fresh-partial.test"
+    routes = case_routes(**{"/a": {"body": article_html("Glacier moraine sediment survey", text),
+                                   "drip": {"chunk": 16 * KIB, "interval": 0.05}}})
+    cfg = world(origins, tmp_path, host, routes, healthy=False, LIGHT_MAX_ENCODED_BYTES=48 * KIB)
+    result = await LightSearch.from_settings(cfg).search(QUERY)
+    assert result["stopReason"] == "encoded_bytes"
+    assert f"https://{host}/a" in hit_urls(result)
+    assert counts(result)["cacheStored"] == 0
+    assert counts(result)["cacheNotStored"] == 1
+    assert load_cache(make_settings(), "LIGHT_RECORD_CACHE").documents() == []
+
+
+@coroutine_test
+async def test_feeds_are_reused_for_five_minutes_at_most(origins, tmp_path):
+    host = "fresh-feed.test"
+    feed = ('<?xml version="1.0"?><rss version="2.0"><channel><title>f</title>'
+            f'<item><title>Glacier moraine sediment survey</title><link>https://{host}/a</link></item>'
+            "</channel></rss>")
+    routes = case_routes(**{"/": {"body": home_html([])}, "/feed.xml": {"body": feed, "type": "application/rss+xml",
+                                          "headers": {"Cache-Control": "max-age=86400"}},
+                            "/a": {"body": article_html("Glacier moraine sediment survey"),
+                                   "headers": {"Cache-Control": "no-store"}}})
+    cfg = make_world_with_feed(origins, tmp_path, host, routes)
+    engine = LightSearch.from_settings(cfg)
+    first = await engine.search(QUERY)
+    assert f"https://{host}/a" in hit_urls(first)
+    record = load_cache(make_settings(cfg), "LIGHT_RECORD_CACHE").get_response(f"https://{host}/feed.xml")
+    assert record is not None
+    assert record.expires_at - time.time() <= 300  # capped at five minutes
+    origins.reset_log()
+    second = await engine.search(QUERY)
+    assert "/feed.xml" not in paths(origins, host)
+    assert counts(second)["cacheDiscoveryHits"] == 1
+    assert f"https://{host}/a" in hit_urls(second)
+
+
+def make_world_with_feed(origins, tmp_path, host, routes):
+    return make_world(origins, tmp_path, {host: routes},
+                      [{"id": "feedcase", "host": host, "feeds": [f"https://{host}/feed.xml"]}])
