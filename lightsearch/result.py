@@ -371,9 +371,12 @@ def assemble(
     terms = set(tokenize(query))
     evidence = light_evidence(ranked[:max_results], source_names, terms, limits.content_max_chars,
                               cached_urls)
+    cached = set(cached_urls)
+    # Seed 000: source IDs may include fresh cached evidence besides the selected sources.
+    cached_sources = sorted({e.source for e in evidence if e.url in cached} - set(selected))
     light_meta = {
         "catalog": catalog,
-        "sources": {"selected": selected, "consulted": consulted},
+        "sources": {"selected": selected, "consulted": consulted, "cached": cached_sources},
         "stopReason": stop_reason,
         "counts": counts,
         "sourceErrors": source_errors[:MAX_SOURCE_ERRORS],

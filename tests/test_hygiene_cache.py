@@ -227,3 +227,19 @@ async def test_feeds_are_reused_for_five_minutes_at_most(origins, tmp_path):
 def make_world_with_feed(origins, tmp_path, host, routes):
     return make_world(origins, tmp_path, {host: routes},
                       [{"id": "feedcase", "host": host, "feeds": [f"https://{host}/feed.xml"]}])
+
+
+@coroutine_test
+async def test_cached_evidence_adds_its_source_id(origins, tmp_path):
+    host, cfg = _twice_world(origins, tmp_path, "source-id", {"Cache-Control": "max-age=600"})
+    await LightSearch.from_settings(cfg).search(QUERY)
+    # Another deployment of the catalog, without that source, in the same process.
+    other = make_world(origins, tmp_path, {"fresh-other.test": {"/": {"body": home_html([])}}},
+                       [{"id": "other", "host": "fresh-other.test"}])
+    result = await LightSearch.from_settings(other).search(QUERY)
+    sources = result["meta"]["lightSearch"]["sources"]
+    assert sources["selected"] == ["other"]
+    assert hit_urls(result) == [f"https://{host}/a"]
+    assert sources["cached"] == ["case"]
+    receipt = next(e for e in result["meta"]["webSources"]["entries"] if e["url"] == f"https://{host}/a")
+    assert receipt["retrieval"] == "cached"
