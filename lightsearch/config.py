@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from scrapy.settings import BaseSettings
+from w3lib.encoding import resolve_encoding
 
 from lightsearch.errors import LightSearchError
 
@@ -31,6 +32,17 @@ LIMITS: dict[str, tuple[type, float, float]] = {
     "LIGHT_DISCOVERY_MAX_SITEMAPS": (int, 0, 64),
     "LIGHT_SNIPPET_CHARS": (int, 40, 4000),
     "LIGHT_TEXT_MAX_BYTES": (int, 512, 1024 * 1024),
+    # Web hygiene: lifetimes and cache sizes may be shortened, never beyond seed 000's table.
+    "LIGHT_DISCOVERY_MAX_AGE_SECS": (float, 0.0, 300.0),
+    "LIGHT_PAGE_MAX_AGE_SECS": (float, 0.0, 1800.0),
+    "LIGHT_RECORD_CACHE_MAX_RECORDS": (int, 0, 500),
+    "LIGHT_RECORD_CACHE_MAX_BYTES": (int, 0, 16 * 1024 * 1024),
+    "LIGHT_ROBOTS_CACHE_MAX_AGE_SECS": (float, 0.0, 24 * 3600.0),
+    "LIGHT_ROBOTS_CACHE_MAX_ORIGINS": (int, 0, 64),
+    "LIGHT_ROBOTS_CACHE_MAX_BYTES": (int, 0, 4 * 1024 * 1024),
+    "LIGHT_ROBOTS_MAX_BYTES": (int, 1024, 512 * 1024),
+    "LIGHT_ROBOTS_MAX_REDIRECTS": (int, 0, 10),
+    "LIGHT_ROBOTS_TIMEOUT_SECS": (float, 0.1, 60.0),
 }
 
 
@@ -54,6 +66,9 @@ def validate_light_settings(settings: BaseSettings) -> None:
     if settings.getfloat("LIGHT_SOFT_DEADLINE_SECS") > settings.getfloat("LIGHT_DEADLINE_SECS"):
         raise invalid("LIGHT_SOFT_DEADLINE_SECS", "must not exceed LIGHT_DEADLINE_SECS",
                       settings.get("LIGHT_SOFT_DEADLINE_SECS"))
+    for label in settings.getlist("LIGHT_ALLOWED_ENCODINGS"):
+        if not resolve_encoding(label):
+            raise invalid("LIGHT_ALLOWED_ENCODINGS", f"unknown encoding {label!r}", label)
     host_map = settings.get("LIGHT_HOST_MAP")
     if host_map is not None and not isinstance(host_map, (dict, BaseSettings, str)):
         raise invalid("LIGHT_HOST_MAP", "must be a mapping of host to scheme targets", host_map)

@@ -243,3 +243,18 @@ async def test_cached_evidence_adds_its_source_id(origins, tmp_path):
     assert sources["cached"] == ["case"]
     receipt = next(e for e in result["meta"]["webSources"]["entries"] if e["url"] == f"https://{host}/a")
     assert receipt["retrieval"] == "cached"
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("LIGHT_PAGE_MAX_AGE_SECS", 3600), ("LIGHT_DISCOVERY_MAX_AGE_SECS", 301),
+    ("LIGHT_RECORD_CACHE_MAX_RECORDS", 501), ("LIGHT_ROBOTS_CACHE_MAX_AGE_SECS", 90000),
+    ("LIGHT_ALLOWED_ENCODINGS", ["utf-8", "x-martian"]),
+])
+@coroutine_test
+async def test_cache_bounds_cannot_exceed_the_seed_table(key, value):
+    from lightsearch.errors import LightSearchError
+
+    with pytest.raises(LightSearchError) as info:
+        await LightSearch.from_settings({key: value}).search("anything")
+    assert info.value.code == "invalid_settings"
+    assert info.value.details["key"] == key
