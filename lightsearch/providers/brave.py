@@ -92,7 +92,8 @@ class BraveHit:
     language: str | None = None
     original_url: str | None = None
     content: str = ""  # page text read by a source fetch, empty when only the snippet came back
-    content_truncated: bool = False
+    content_truncated: bool = False  # web_fetch returned only a window of the page text
+    content_partial: bool = False  # the page body itself was cut short (web_fetch "partial")
     fetch: dict[str, Any] = field(default_factory=dict)  # how the source fetch went, if tried
 
 

@@ -64,6 +64,7 @@ def evidence(hit: Any, queries: Sequence[str], content_chars: int) -> Evidence:
         language=hit.language,
         retrieval=retrieval,
         retrieval_error=error,
+        extraction_clipped=hit.content_partial,
         content_clipped=hit.content_truncated or _chars(passage.strip("…")) < _chars(hit.content),
         matched=term_match(hit, queries),
     )

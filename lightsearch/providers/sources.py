@@ -64,6 +64,7 @@ async def fetch_sources(hits: Sequence[Any], settings: Settings, *,
             continue
         hit.content = outcome.get("text") or ""
         hit.content_truncated = bool(outcome.get("truncated"))
+        hit.content_partial = bool(outcome.get("partial"))
         hit.published_at = hit.published_at or outcome.get("publishedAt")
         hit.modified_at = outcome.get("modifiedAt")
         hit.retrieved_at = outcome.get("retrievedAt") or hit.retrieved_at
