@@ -1,0 +1,110 @@
+"""``scrapy read URL``: one web_fetch from the command line.
+
+The page goes through the same path as the agent tool (transport guard, robots.txt,
+size and time limits, extraction, wall detection). ``-o text`` (the default) prints the
+bounded, fenced text a model would read, and an error as one line starting with
+``ERROR:``; ``-o json`` prints the result dict, or ``{"error": {"code", "message",
+"details"}}``. Either way a failure exits with status 1. ``--offline`` serves the
+bundled offline origins on loopback, so ``scrapy read --offline
+https://walls.example/article`` works with no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from typing import Any
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from lightsearch.errors import LightSearchError
+
+# Settings a command line (-s KEY=VALUE) may pass on to web_fetch.
+SETTING_PREFIXES = ("LIGHT_", "WEB_FETCH_", "RESULT_")
+
+
+class Command(ScrapyCommand):
+    requires_project = False
+    requires_crawler_process = False
+    default_settings = {"LOG_LEVEL": "ERROR"}
+
+    def syntax(self) -> str:
+        return "[options] <url>"
+
+    def short_desc(self) -> str:
+        return "Fetch one public web page and print its clean, bounded text (web_fetch)"
+
+    def long_desc(self) -> str:
+        return (
+            "Read one http(s) page the way the web_fetch tool does: private and internal "
+            "addresses are refused, robots.txt is honoured, time and size are bounded, and "
+            "the main text is extracted. Long pages are read on with --start-index."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument("-o", "--output", choices=("text", "json"), default="text",
+                            help="output format (default: text)")
+        parser.add_argument("--max-chars", type=int, default=None, metavar="N",
+                            help="characters of page text to return (default: WEB_FETCH_MAX_CHARS)")
+        parser.add_argument("--start-index", type=int, default=0, metavar="K",
+                            help="character offset to read on from (default: 0)")
+        parser.add_argument("--head-tail", action="store_true",
+                            help="for a long page, return its start and its end in one read")
+        parser.add_argument("--markdown", action="store_true",
+                            help="return the main text as Markdown")
+        parser.add_argument("--offline", action="store_true",
+                            help="serve the bundled offline origins on loopback")
+
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        if len(args) != 1:
+            raise UsageError("exactly one URL is required", print_help=False)
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        assert self.settings is not None
+        result = asyncio.run(self._read(args[0], opts))
+        _release_reactor_threads()
+        if opts.output == "json":
+            print(json.dumps(result, ensure_ascii=False, indent=2))
+        else:
+            from lightsearch.fetch import format_fetch_text
+
+            print(format_fetch_text(result, self.settings.getint("RESULT_TEXT_MAX_BYTES", 16 * 1024)))
+        if "error" in result:
+            self.exitcode = 1
+
+    async def _read(self, url: str, opts: argparse.Namespace) -> dict[str, Any]:
+        from lightsearch.fetch import WebFetch
+
+        assert self.settings is not None
+        overrides: dict[str, Any] = {
+            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith(SETTING_PREFIXES)
+        }
+        overrides["LOG_LEVEL"] = self.settings.get("LOG_LEVEL")
+        origins = None
+        if opts.offline:
+            from offline_origins.server import OfflineOrigins
+
+            origins = OfflineOrigins().start()
+            overrides.update(origins.settings())
+        try:
+            fetcher = WebFetch.from_settings(overrides)
+            return await fetcher.fetch(url, max_chars=opts.max_chars, start_index=opts.start_index,
+                                       markdown=opts.markdown, head_tail=opts.head_tail)
+        except LightSearchError as exc:
+            return exc.to_dict()
+        finally:
+            if origins is not None:
+                origins.stop()
+
+
+def _release_reactor_threads() -> None:
+    """Stop the reactor's thread pool, which would keep the process alive."""
+    from twisted.internet import reactor
+
+    pool = getattr(reactor, "threadpool", None)
+    if pool is not None:
+        pool.stop()
