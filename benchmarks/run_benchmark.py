@@ -6,6 +6,7 @@ default budgets, and prints one table. Reports land in benchmarks/out/<world>/.
 
     python benchmarks/run_benchmark.py                 # both worlds
     python benchmarks/run_benchmark.py --world cranfield --max-queries 50
+    python benchmarks/run_benchmark.py --cache cold    # no reuse between queries
 """
 
 from __future__ import annotations
@@ -26,13 +27,18 @@ def main() -> int:
     parser.add_argument("--max-queries", type=int, default=None)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--cache", choices=("warm", "cold"), default="warm",
+                        help="warm: the process-wide robots and record caches persist across "
+                             "queries, as in a long-running server; cold: every query starts empty")
     args = parser.parse_args()
     worlds = ["cranfield", "heq"] if args.world == "both" else [args.world]
     rows = []
     for world in worlds:
-        out = HERE / "out" / world
+        out = HERE / "out" / f"{world}-{args.cache}"
         cmd = [sys.executable, "-m", "scrapy", "evaluate", "--world", world, "--out", str(out),
                "--concurrency", str(args.concurrency), "--latency", str(args.latency)]
+        if args.cache == "cold":
+            cmd += ["-s", "LIGHT_RECORD_CACHE=", "-s", "LIGHT_ROBOTS_CACHE="]
         limit = args.max_queries or DEFAULT_QUERIES[world]
         if limit:
             cmd += ["--max-queries", str(limit)]

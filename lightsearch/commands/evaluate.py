@@ -71,6 +71,7 @@ class Command(ScrapyCommand):
 
     async def _evaluate(self, opts: argparse.Namespace) -> dict[str, Any]:
         from lightsearch.api import LightSearch
+        from lightsearch.cache import clear_process_caches
         from lightsearch.evaluation.harness import Progress, run_queries, summarize
         from lightsearch.evaluation.oracle import OracleProvider
         from lightsearch.evaluation.qrels import read_qrels, read_queries
@@ -110,6 +111,8 @@ class Command(ScrapyCommand):
                     provider: Any = OracleProvider(world.documents)
                 else:
                     provider = LightSearch.from_settings({**overrides, **(BASELINE if name == "baseline" else {})})
+                # Each run starts with empty process caches: no run reuses another's records.
+                clear_process_caches()
                 bar = Progress(len(queries), name)
                 runs, cpu = await run_queries(provider, queries, qrels, concurrency=opts.concurrency,
                                               max_results=opts.max_results, progress=bar.step)
