@@ -25,7 +25,6 @@ from scrapy.exceptions import (
     CannotResolveHostError,
     DownloadCancelledError,
     DownloadTimeoutError,
-    IgnoreRequest,
     NotSupported,
     UnsupportedURLSchemeError,
 )
@@ -38,9 +37,11 @@ from lightsearch import signals as light_signals
 from lightsearch.api import make_settings
 from lightsearch.budget import BudgetExceeded
 from lightsearch.errors import LightSearchError, invalid_input
+from lightsearch.failures import is_tls_failure
 from lightsearch.guard import GuardRefusal
 from lightsearch.guard.resolver import ResolveTimeout
 from lightsearch.guard.urls import check_url
+from lightsearch.middlewares.robots import RobotsDenied
 from lightsearch.render import render_result
 from lightsearch.result import ResultLimits, finish_fetch
 from lightsearch.runtime import ensure_reactor, preload_components
@@ -328,23 +329,40 @@ def error_for_exception(exc: BaseException, url: str) -> LightSearchError:
     lowered = message.lower()
     if "max size" in lowered or "maxsize" in lowered or "too large" in lowered:
         return fetch_error("too_large", message, url=url)
-    if isinstance(exc, IgnoreRequest) and ("robots" in lowered or "robots" in type(exc).__name__.lower()):
-        # robots.txt said no, or could not be read completely (5xx, timeout, cut body),
-        # which blocks the origin (seed 000): either way the page is not fetched.
-        cause = getattr(exc, "code", None) or "robots_disallowed"
-        if cause == "robots_disallowed":
-            return fetch_error("robots_disallowed", "robots.txt of the site disallows this URL", url=url)
-        return fetch_error("robots_disallowed", "robots.txt of the site could not be read completely, "
-                           "so the site is not fetched", reason=cause, url=url)
+    if isinstance(exc, RobotsDenied):
+        return _robots_error(exc, url)
     if isinstance(exc, (CannotResolveHostError, DNSLookupError)):
         return fetch_error("network_error", message, reason="dns", url=url)
     if isinstance(exc, (NotSupported, UnsupportedURLSchemeError)):
         return fetch_error("invalid_url", message, url=url)
-    if "ssl" in lowered or "certificate" in lowered or "tls" in type(exc).__name__.lower():
+    if is_tls_failure(exc):
         return fetch_error("network_error", message, reason="tls", url=url)
     if isinstance(exc, DownloadCancelledError):
         return fetch_error("network_error", message, reason="cancelled", url=url)
     return fetch_error("network_error", message, reason=type(exc).__name__, url=url)
+
+
+def _robots_error(exc: RobotsDenied, url: str) -> LightSearchError:
+    """robots.txt said no, or could not be read, which blocks the origin (seed 000).
+
+    When the robots.txt fetch itself failed at the transport (refused by the guard, TLS,
+    DNS, a timeout), that failure is the site's real problem and is reported as such.
+    """
+    cause, detail = exc.code, exc.detail
+    if cause == "robots_disallowed":
+        return fetch_error("robots_disallowed", "robots.txt of the site disallows this URL", url=url)
+    if cause in ("blocked_address", "invalid_url"):
+        return fetch_error(cause, f"robots.txt refused by the transport guard: {detail}", url=url)
+    if cause == "tls_error":
+        return fetch_error("network_error", f"robots.txt: {detail}", reason="tls", url=url)
+    lowered = detail.lower()
+    if "timeout" in lowered or "timed out" in lowered:
+        return fetch_error("timeout", f"robots.txt did not arrive: {detail}", url=url)
+    if "dns" in lowered or "connect" in lowered or "refused" in lowered:
+        return fetch_error("network_error", f"robots.txt could not be fetched: {detail}",
+                           reason="robots_unreachable", url=url)
+    return fetch_error("robots_disallowed", "robots.txt of the site could not be read completely "
+                       f"({detail}), so the site is not fetched", reason=cause, url=url)
 
 
 def format_fetch_text(result: dict[str, Any], max_bytes: int = 16 * 1024) -> str:

@@ -129,6 +129,9 @@ LIGHT_ROBOTS_TIMEOUT_SECS = 5.0  # a robots.txt that times out blocks the origin
 LIGHT_ALLOWED_PORTS = [80, 443, 8080, 8443]  # explicit URL ports the guard lets through
 LIGHT_RESOLVER = "lightsearch.guard.resolver.SystemResolver"  # every A/AAAA answer, vetted
 LIGHT_RESOLVER_OVERRIDES = {}  # {"host": ["addr", ...]}: configured answers, still vetted
+# Scrapy merges DOWNLOAD_HANDLERS over this base: empty, so a deployment that replaces
+# DOWNLOAD_HANDLERS cannot bring the file, data, ftp or s3 handlers back by accident.
+DOWNLOAD_HANDLERS_BASE = {}
 WEB_FETCH_ENABLED = True
 WEB_FETCH_DEADLINE_SECS = 30.0  # the Light hard deadline: a timeout is an error
 WEB_FETCH_MAX_BYTES = 512 * 1024  # per response, encoded and decoded (the Light bound)

@@ -121,13 +121,10 @@ def _classify_v6(addr: IPv6Address) -> str | None:
     if inner is not None:
         form, v4 = inner
         verdict = _classify_v4(v4)
-        # A mapped address is the IPv4 address itself on a dual-stack socket, and a
-        # NAT64 well-known-prefix address is how DNS64 networks reach public IPv4 hosts:
-        # both are judged by the address they reach. The other forms are deprecated or
-        # tunnel through relays and local translators we cannot see: always refused,
-        # naming what they carry.
-        if form in ("ipv4-mapped", "nat64"):
-            return f"{form}:{verdict}" if verdict else None
+        # Every form is refused, naming what it carries (reliability.md §1.2 denies all
+        # of these prefixes). A public site has an A record; getaddrinfo is not asked
+        # for mapped answers; and NAT64, 6to4 and Teredo reach IPv4 through translators
+        # and relays the guard cannot see, so even a public inner address is not vetted.
         return f"{form}:{verdict or 'public'}"
     for net, reason in _V6_BLOCKS:
         if addr in net:
