@@ -31,7 +31,7 @@ from scrapy.core.downloader.handlers.http11 import (
     _BindAddressAgent,
     _ScrapyAgent,
 )
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import DownloadTimeoutError, IgnoreRequest
 from scrapy.utils._download_handlers import wrap_twisted_exceptions
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
@@ -48,6 +48,7 @@ from lightsearch.budget import HopGate
 from lightsearch.catalog import origin_of
 from lightsearch.guard import BlockedAddress, GuardRefusal
 from lightsearch.guard.addresses import classify
+from lightsearch.guard.resolver import ResolveTimeout
 from lightsearch.guard.urls import Target, check_url
 from lightsearch.tls import VerifyingPolicy
 
@@ -143,7 +144,10 @@ class LightDownloadHandler(HTTP11DownloadHandler):
     async def download_request(self, request: Request) -> Response:
         try:
             with wrap_twisted_exceptions():  # DNS failures surface as Scrapy's own errors
-                address, mapped = await self._vet(request)
+                try:
+                    address, mapped = await self._vet(request)
+                except ResolveTimeout as exc:  # a timeout, not an unknown name
+                    raise DownloadTimeoutError(str(exc)) from exc
         except GuardRefusal as exc:
             self._crawler.stats.inc_value(f"light/guard/refused/{exc.code}")
             raise
