@@ -1,0 +1,298 @@
+"""web_fetch on loopback origins: every structured error code, and what a success carries.
+
+Pages come from the ``walls.example`` fixture site (reached through ``LIGHT_HOST_MAP``:
+the public-address path of the offline origins) and from per-test sites scripted with
+faults. A refused or disabled fetch is asserted at the server: no request arrived.
+"""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from lightsearch.errors import LightSearchError
+from lightsearch.fetch import WebFetch, format_fetch_text, window_text
+from tests.conftest import ROBOTS_ALLOW, coroutine_test
+
+WALLS = "https://walls.example"
+FAULTS = "faults.fetch.test"
+BIG = "<!doctype html><html><body><article>" + "<p>tide gauge reading</p>" * 6000 + "</article></body></html>"
+LONG = "<!doctype html><html lang='en'><head><title>Long read</title></head><body><article>" + "".join(
+    f"<p>Paragraph {i} explains one more step of the harbour survey in plain words.</p>"
+    for i in range(120)) + "</article></body></html>"
+
+
+@pytest.fixture
+def settings(origins):
+    origins.add_site(FAULTS, {
+        "/robots.txt": ROBOTS_ALLOW,
+        "/big": {"body": BIG},
+        "/bomb": {"body": "0" * (2 * 1024 * 1024), "gzip": True},
+        "/slow": {"body": "<p>late</p>", "delay": 2.0},
+        "/teapot": {"status": 418, "body": "<p>short and stout</p>"},
+        "/cut": {"body": "<article><p>" + "sea level " * 400 + "</p></article>", "truncate": 4000},
+        "/long": {"body": LONG},
+        "/hidden": {"body": "<!doctype html><html><head><title>Hidden</title></head><body><article><p>"
+                            + "Visible\u200b text\u202e with hidden controls, repeated for length. " * 20
+                            + "</p></article></body></html>"},
+        "/xhtml": {"body": LONG, "type": "application/xhtml+xml"},
+        "/binary": {"body": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "type": "image/png"},
+    })
+    origins.reset_log()
+    return {**origins.settings(), "LOG_LEVEL": "ERROR", "WEB_FETCH_MAX_BYTES": 64 * 1024}
+
+
+def requested(origins, host):
+    return [e["path"] for e in origins.requests_for(host)]
+
+
+async def fetch_error(settings, url, **kwargs) -> LightSearchError:
+    with pytest.raises(LightSearchError) as info:
+        await WebFetch.from_settings(settings).fetch(url, **kwargs)
+    return info.value
+
+
+# ------------------------------------------------------------------------ successes
+@coroutine_test
+async def test_article_reads_with_metadata_receipt_and_trust(settings, origins):
+    """The public-address fixture: a mapped host behaves as a public site end to end."""
+    result = await WebFetch.from_settings(settings).fetch(f"{WALLS}/article")
+    assert result["status"] == 200
+    assert result["url"] == result["originalUrl"] == f"{WALLS}/article"
+    assert result["title"] == "How tide tables are computed"
+    assert result["byline"] == "Mira Okafor"
+    assert result["language"] == "en"
+    assert result["publishedAt"] == "2026-03-14T09:30:00Z"
+    assert result["modifiedAt"] == "2026-03-15T11:00:00Z"
+    assert result["contentType"] == "text/html"
+    assert "harmonic analysis" in result["text"]
+    assert "Walls Example, a fixture site" not in result["text"]  # boilerplate is not content
+    assert result["truncated"] is False
+    assert result["nextStartIndex"] is None
+    assert result["trust"] == "volatile_external"
+    assert result["carryPolicy"] == "never"
+    receipt = result["meta"]["webSources"]
+    assert receipt["version"] == 1
+    assert receipt["entries"][0]["url"] == f"{WALLS}/article"
+    assert receipt["entries"][0]["retrieval"] == "fetched"
+    assert receipt["entries"][0]["presentation"] == "content"
+    assert result["retrievedAt"].endswith("Z")
+
+
+@coroutine_test
+async def test_reading_on_with_start_index_covers_the_whole_text(settings):
+    fetcher = WebFetch.from_settings(settings)
+    parts, start = [], 0
+    while start is not None:
+        page = await fetcher.fetch(f"https://{FAULTS}/long", max_chars=1500, start_index=start)
+        assert len(page["text"]) <= 1500
+        parts.append(page["text"])
+        start = page["nextStartIndex"]
+    whole = await fetcher.fetch(f"https://{FAULTS}/long", max_chars=100_000)
+    assert "".join(parts) == whole["text"]
+    assert len(parts) == -(-whole["totalChars"] // 1500)
+    first = await fetcher.fetch(f"https://{FAULTS}/long", max_chars=1500)
+    assert first["truncated"] is True
+    assert first["meta"]["webSources"]["entries"][0]["contentTruncated"] == ["perSource"]
+    text = format_fetch_text(first)
+    assert "startIndex=1500" in text
+
+
+@coroutine_test
+async def test_head_tail_returns_both_ends_in_one_read(settings):
+    page = await WebFetch.from_settings(settings).fetch(f"https://{FAULTS}/long", max_chars=2000,
+                                                        head_tail=True)
+    assert page["headTail"] is True
+    assert "Paragraph 0 " in page["text"]
+    assert "Paragraph 119 " in page["text"]
+    assert "characters omitted" in page["text"]
+
+
+def test_window_bounds():
+    assert window_text("abcdef", 4, 0)["text"] == "abcd"
+    assert window_text("abcdef", 4, 4) == {"text": "ef", "totalChars": 6, "startIndex": 4,
+                                           "truncated": False, "nextStartIndex": None}
+    with pytest.raises(LightSearchError) as info:
+        window_text("abc", 4, 10)
+    assert info.value.code == "invalid_input"
+
+
+@coroutine_test
+async def test_markdown_keeps_structure(settings):
+    page = await WebFetch.from_settings(settings).fetch(f"{WALLS}/article", markdown=True)
+    assert page["format"] == "markdown"
+    assert "harmonic analysis" in page["text"]
+
+
+@pytest.mark.parametrize(("path", "kind", "needle"), [
+    ("/notes.txt", "text", "Second line of the notes."),
+    ("/data.json", "json", '"tide tables"'),  # JSON passed through
+    ("/feed.xml", "text", "How tide tables are computed"),  # RSS summarised
+])
+@coroutine_test
+async def test_other_allowed_content_types(settings, path, kind, needle):
+    page = await WebFetch.from_settings(settings).fetch(f"{WALLS}{path}")
+    assert page["format"] == kind
+    assert needle in page["text"]
+
+
+@coroutine_test
+async def test_xhtml_is_html(settings):
+    page = await WebFetch.from_settings(settings).fetch(f"https://{FAULTS}/xhtml")
+    assert page["title"] == "Long read"
+
+
+@coroutine_test
+async def test_cookie_banner_on_a_real_article_is_not_a_wall(settings):
+    page = await WebFetch.from_settings(settings).fetch(f"{WALLS}/banner-article")
+    assert "double high water" in page["text"]
+
+
+@coroutine_test
+async def test_redirect_and_meta_refresh_report_both_urls(settings):
+    for path in ("/moved", "/refresh"):
+        page = await WebFetch.from_settings(settings).fetch(f"{WALLS}{path}")
+        assert page["url"] == f"{WALLS}/article"
+        assert page["originalUrl"] == f"{WALLS}{path}"
+        assert page["redirects"] == [f"{WALLS}/article"]
+
+
+@coroutine_test
+async def test_body_cut_short_is_returned_marked_partial(settings):
+    page = await WebFetch.from_settings(settings).fetch(f"https://{FAULTS}/cut")
+    assert page["partial"] is True
+    assert "sea level" in page["text"]
+    assert "extraction" in page["meta"]["webSources"]["entries"][0]["contentTruncated"]
+
+
+@coroutine_test
+async def test_invisible_and_bidi_controls_are_removed(settings):
+    page = await WebFetch.from_settings(settings).fetch(f"https://{FAULTS}/hidden")
+    assert "\u200b" not in page["text"]
+    assert "\u202e" not in page["text"]
+    assert "Visible text with hidden controls" in page["text"]
+
+
+@coroutine_test
+async def test_robots_can_be_switched_off_per_fetch(settings):
+    page = await WebFetch.from_settings(settings).fetch(f"{WALLS}/private/page", robots=False)
+    assert page["title"] == "How tide tables are computed"
+
+
+# ------------------------------------------------------------------------ every error code
+@pytest.mark.parametrize("url", ["", "   ", "not a url", "ftp://walls.example/", "//walls.example/",
+                                 "https://" + "a" * 2100 + ".example/", 42])
+@coroutine_test
+async def test_invalid_url(settings, origins, url):
+    error = await fetch_error(settings, url)
+    assert error.code == "invalid_url"
+    assert origins.log == []
+
+
+@coroutine_test
+async def test_blocked_address(settings, origins):
+    error = await fetch_error(settings, "http://[::ffff:127.0.0.1]:8080/")
+    assert error.code == "blocked_address"
+    assert error.details["reason"] == "ipv4-mapped:loopback"
+    assert origins.log == []
+
+
+@coroutine_test
+async def test_robots_disallowed(settings, origins):
+    error = await fetch_error(settings, f"{WALLS}/private/page")
+    assert error.code == "robots_disallowed"
+    assert "/private/page" not in requested(origins, "walls.example")
+
+
+@pytest.mark.parametrize(("path", "status"), [("/missing", 404), ("/error", 503)])
+@coroutine_test
+async def test_http_status(settings, path, status):
+    error = await fetch_error(settings, f"{WALLS}{path}")
+    assert error.code == "http_status"
+    assert error.details["status"] == status
+    assert format_fetch_text(error.to_dict()).startswith(f"ERROR: http_status: the server answered HTTP {status}")
+
+
+@coroutine_test
+async def test_http_status_for_unusual_codes(settings):
+    error = await fetch_error(settings, f"https://{FAULTS}/teapot")
+    assert error.details["status"] == 418
+
+
+@coroutine_test
+async def test_timeout(settings):
+    error = await fetch_error({**settings, "WEB_FETCH_DEADLINE_SECS": 0.8}, f"https://{FAULTS}/slow")
+    assert error.code == "timeout"
+
+
+@pytest.mark.parametrize("path", ["/big", "/bomb"])
+@coroutine_test
+async def test_too_large(settings, path):
+    error = await fetch_error(settings, f"https://{FAULTS}{path}")  # 64 KiB limit in this test
+    assert error.code == "too_large"
+
+
+@pytest.mark.parametrize(("url", "ctype"), [(f"{WALLS}/report.pdf", "application/pdf"),
+                                            (f"https://{FAULTS}/binary", "image/png")])
+@coroutine_test
+async def test_unsupported_content_type(settings, url, ctype):
+    error = await fetch_error(settings, url)
+    assert error.code == "unsupported_content_type"
+    assert error.details["contentType"] == ctype
+
+
+@pytest.mark.parametrize("path", ["/cookie-wall", "/paywall"])
+@coroutine_test
+async def test_paywall_or_cookie_wall(settings, path):
+    error = await fetch_error(settings, f"{WALLS}{path}")
+    assert error.code == "paywall_or_cookie_wall"
+
+
+@coroutine_test
+async def test_javascript_required(settings):
+    error = await fetch_error(settings, f"{WALLS}/js-shell")
+    assert error.code == "javascript_required"
+
+
+@coroutine_test
+async def test_extraction_failed(settings):
+    error = await fetch_error(settings, f"{WALLS}/empty")
+    assert error.code == "extraction_failed"
+
+
+@coroutine_test
+async def test_network_error_connection_refused(settings, origins):
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens here now
+    dead = {"down.fetch.test": {"http": f"127.0.0.1:{port}", "https": f"127.0.0.1:{port}"}}
+    cfg = {**settings, "LIGHT_HOST_MAP": {**settings["LIGHT_HOST_MAP"], **dead}}
+    error = await fetch_error(cfg, "https://down.fetch.test/page", robots=False)
+    assert error.code == "network_error"
+
+
+@coroutine_test
+async def test_disabled(settings, origins):
+    error = await fetch_error({**settings, "WEB_FETCH_ENABLED": False}, f"{WALLS}/article")
+    assert error.code == "disabled"
+    assert origins.log == []
+
+
+@pytest.mark.parametrize(("kwargs", "key"), [({"max_chars": 0}, "maxChars"),
+                                             ({"max_chars": True}, "maxChars"),
+                                             ({"start_index": -1}, "startIndex")])
+@coroutine_test
+async def test_bad_window_arguments(settings, origins, kwargs, key):
+    error = await fetch_error(settings, f"{WALLS}/article", **kwargs)
+    assert error.code == "invalid_input"
+    assert key in error.details
+    assert origins.log == []
+
+
+def test_error_text_and_json_forms():
+    error = LightSearchError("timeout", "the page did not arrive within 30 s", {"deadlineSecs": 30})
+    assert error.to_dict() == {"error": {"code": "timeout", "message": "the page did not arrive within 30 s",
+                                         "details": {"deadlineSecs": 30}}}
+    assert format_fetch_text(error.to_dict()).splitlines()[0].startswith("ERROR: timeout:")
