@@ -1,0 +1,86 @@
+"""``scrapy read`` as a user runs it: a separate process, from outside the project.
+
+The pages are served on loopback by the session's offline origins: a real recorded
+article read from the shared data at run time (never copied into the project), and the
+``walls.example`` fixtures. The process reaches them only through ``-s LIGHT_HOST_MAP``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROBOTS_ALLOW, shared_data
+
+ARTICLE_ID = "c7e39ac49fa1235f5d50f83bf2444248bd3aa4e6df044377916c812dd109ba23"  # BBC, Assange
+HOST = "news.recorded.test"
+PATH = "/news/world-europe-50473792"
+
+
+def scrapy_read(origins, *args: str, cwd) -> subprocess.CompletedProcess:
+    settings = ["-s", f"LIGHT_HOST_MAP={json.dumps(origins.host_map())}", "-s", "LIGHT_HOST_MAP_ONLY=True",
+                "-s", f"LIGHT_TLS_CA_FILE={origins.ca_file}"]
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "read", *settings, *args],
+        cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+@pytest.fixture
+def recorded(origins):
+    bench = shared_data("article-extraction-benchmark")
+    html = gzip.decompress((bench / "html" / f"{ARTICLE_ID}.html.gz").read_bytes())
+    truth = json.loads((bench / "ground-truth.json").read_text(encoding="utf-8"))[ARTICLE_ID]
+    origins.add_site(HOST, {"/robots.txt": ROBOTS_ALLOW, PATH: {"body": html}})
+    return truth["articleBody"]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def test_json_on_a_recorded_article_has_title_and_body(origins, recorded, tmp_path):
+    proc = scrapy_read(origins, "-o", "json", "--max-chars", "100000", f"https://{HOST}{PATH}",
+                       cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["title"] == "Sweden drops Assange rape investigation"  # the page's og:title
+    truth, got = _words(recorded), _words(result["text"])
+    assert sum(w in set(got) for w in truth) / len(truth) > 0.95  # the article body...
+    assert len(got) < 1.3 * len(truth)  # ...and not the page chrome around it
+    assert " ".join(truth[:12]) in " ".join(got)
+    assert result["url"] == f"https://{HOST}{PATH}"
+    assert result["meta"]["webSources"]["entries"][0]["presentation"] == "content"
+    assert result["trust"] == "volatile_external"
+
+
+def test_text_on_a_recorded_article_is_fenced_and_bounded(origins, recorded, tmp_path):
+    proc = scrapy_read(origins, "--max-chars", "500", f"https://{HOST}{PATH}", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("Fetched web page | status 200")
+    assert "title: Sweden drops Assange rape investigation" in lines
+    assert "call web_fetch again with startIndex=500" in proc.stdout
+
+
+def test_cookie_wall_is_an_error_in_both_forms(origins, tmp_path):
+    proc = scrapy_read(origins, "-o", "json", "https://walls.example/cookie-wall", cwd=tmp_path)
+    assert proc.returncode == 1
+    error = json.loads(proc.stdout)["error"]
+    assert error["code"] == "paywall_or_cookie_wall"
+    assert set(error) == {"code", "message", "details"}
+    proc = scrapy_read(origins, "http://169.254.169.254/latest/meta-data/", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0].startswith("ERROR: blocked_address:")
+
+
+def test_usage_needs_exactly_one_url(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "scrapy", "read"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 2
+    assert "exactly one URL" in proc.stderr
