@@ -213,3 +213,17 @@ async def test_a_read_page_shows_its_best_passage(replay, origins):
     receipt = result["meta"]["webSources"]["entries"][0]
     assert receipt["retrieval"] == "fetched"
     assert "perSource" in receipt["contentTruncated"]
+
+
+@coroutine_test
+async def test_a_page_cut_short_is_evidence_marked_in_its_receipt(replay, origins):
+    host = "hello-cut.test"
+    body = article_html("Hello cut", ["The hello world program prints a greeting. " * 40])
+    settings = serve(origins, {host: {"/hello": {"body": body, "truncate": 4000}}})
+    replay.script("cut", transform=point_top_hits_at([host]))
+    result = await provider(replay, settings, "cut", BRAVE_SOURCE_FETCH_PAGES=1).search("hello world")
+    assert result["sourceFetchErrors"] == []
+    assert "hello world program" in result["hits"][0]["content"]
+    receipt = result["meta"]["webSources"]["entries"][0]
+    assert receipt["retrieval"] == "fetched"
+    assert "extraction" in receipt["contentTruncated"]
