@@ -170,3 +170,19 @@ async def test_slow_hops_hit_the_deadline(settings, origins):
             f"https://{HOST}/slow1")
     assert info.value.code == "timeout"
     assert "/slow5" not in paths(origins)
+
+
+@coroutine_test
+async def test_robots_txt_redirect_to_loopback_is_refused_and_blocks_the_fetch(settings, origins,
+                                                                                counting):
+    """reliability.md §9.4: robots.txt hops are guarded like any other (the MCP fetch
+    server fetched them unguarded); an origin whose robots.txt cannot be read is not read."""
+    host = "robots-hop.fetch.test"
+    origins.add_site(host, {"/robots.txt": {"redirect": "http://127.0.0.1/robots.txt", "status": 301},
+                            "/page": {"body": article_html("Never fetched")}})
+    cfg = {**settings, **origins.settings(), "LIGHT_HOST_MAP_ONLY": False}
+    with pytest.raises(LightSearchError) as info:
+        await WebFetch.from_settings(cfg).fetch(f"https://{host}/page")
+    assert info.value.code == "blocked_address"
+    assert counting.connections == 0
+    assert [e["path"] for e in origins.requests_for(host)] == ["/robots.txt"]

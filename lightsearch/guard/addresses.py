@@ -5,8 +5,9 @@ IPv4-compatible/translated, NAT64 and 6to4 forms, fec0::/10 all pass it on Pytho
 so an address is public only when it is globally routable unicast by *every* test here:
 the explicit special-purpose blocks below, the standard library's classes, and, for IPv6,
 membership of global unicast 2000::/3. IPv6 forms that carry an IPv4 address (mapped,
-compatible, translated, NAT64, 6to4, Teredo) are unwrapped and the inner address is
-classified too, so an input nobody listed is still judged by what it reaches.
+compatible, translated, NAT64, 6to4, Teredo) are refused as whole prefixes, as the deny
+list of reliability.md §1.2 has it; the inner address is decoded so the refusal names
+what the address would have reached.
 """
 
 from __future__ import annotations
