@@ -48,7 +48,7 @@ class Command(ScrapyCommand):
         parser.add_argument("-o", "--output", choices=("text", "json"), default="text",
                             help="output format (default: text)")
         parser.add_argument("--max-chars", type=int, default=None, metavar="N",
-                            help="characters of page text to return (default: WEB_FETCH_MAX_CHARS)")
+                            help="characters of page text to return, WEB_FETCH_MAX_CHARS by default")
         parser.add_argument("--start-index", type=int, default=0, metavar="K",
                             help="character offset to read on from (default: 0)")
         parser.add_argument("--head-tail", action="store_true",
