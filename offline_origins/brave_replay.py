@@ -12,19 +12,20 @@ search response, cut to the request's ``count`` as the real API does.
 from __future__ import annotations
 
 import json
-import socket
 import ssl
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import trustme
+
+from offline_origins.server import LoopbackServer
 
 WEB_SEARCH_FILE = "brave_web_search_hello_world.json"
 API_PATH = "/res/v1/web/search"
@@ -99,25 +100,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
+class _Server(LoopbackServer):
     def __init__(self, replay: BraveReplay, tls: ssl.SSLContext) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(_Handler, tls)
         self.replay = replay
-        self.tls = tls
-
-    def finish_request(self, request: socket.socket, client_address: Any) -> None:
-        try:
-            wrapped = self.tls.wrap_socket(request, server_side=True)
-        except (ssl.SSLError, OSError):
-            request.close()
-            return
-        try:
-            super().finish_request(wrapped, client_address)
-        finally:
-            wrapped.close()
 
 
 class BraveReplay:

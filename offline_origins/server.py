@@ -116,14 +116,14 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
 
-class _Server(ThreadingHTTPServer):
+class LoopbackServer(ThreadingHTTPServer):
+    """A threaded HTTP(S) server on 127.0.0.1 with a free port; TLS when given a context."""
+
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, origins: OfflineOrigins, scheme: str, tls: ssl.SSLContext | None) -> None:
-        super().__init__(("127.0.0.1", 0), _RequestHandler)
-        self.origins = origins
-        self.scheme = scheme
+    def __init__(self, handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
         self.tls = tls
 
     def finish_request(self, request: socket.socket, client_address: Any) -> None:
@@ -140,6 +140,13 @@ class _Server(ThreadingHTTPServer):
             super().finish_request(wrapped, client_address)
         finally:
             wrapped.close()
+
+
+class _Server(LoopbackServer):
+    def __init__(self, origins: OfflineOrigins, scheme: str, tls: ssl.SSLContext | None) -> None:
+        super().__init__(_RequestHandler, tls)
+        self.origins = origins
+        self.scheme = scheme
 
 
 class OfflineOrigins:

@@ -84,7 +84,7 @@ def freshness(headers: Any, cap: float, *, now: float | None = None) -> Freshnes
     for directive in NO_STORE_DIRECTIVES:
         if directive in cc:
             return Freshness(False, 0.0, 0.0, now, directive)
-    if _header(headers, "Pragma") and "no-cache" in (_header(headers, "Pragma") or "").lower():
+    if "no-cache" in (_header(headers, "Pragma") or "").lower():
         return Freshness(False, 0.0, 0.0, now, "no-cache")
     date = _http_date(_header(headers, "Date"))
     # RFC 9111 §4.2.3: the age is the larger of the Age header and the apparent age.

@@ -1,0 +1,44 @@
+"""Scrapy commands: ``scrapy search``, ``scrapy read``, ``scrapy evaluate``.
+
+The plumbing they share lives here: which ``-s KEY=VALUE`` settings reach the engine,
+the ``--offline`` world, and releasing the reactor's threads so the process can exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from scrapy.settings import BaseSettings
+
+
+def engine_overrides(settings: BaseSettings, prefixes: tuple[str, ...]) -> dict[str, Any]:
+    """The command-line settings an engine takes: those whose names start with ``prefixes``."""
+    return {k: v for k, v in settings.copy_to_dict().items() if k.startswith(prefixes)}
+
+
+@contextlib.contextmanager
+def offline_world(enabled: bool, overrides: dict[str, Any]) -> Iterator[None]:
+    """With ``--offline``, serve the bundled offline origins on loopback for the duration
+    and point ``overrides`` at them."""
+    if not enabled:
+        yield
+        return
+    from offline_origins.server import OfflineOrigins
+
+    origins = OfflineOrigins().start()
+    overrides.update(origins.settings())
+    try:
+        yield
+    finally:
+        origins.stop()
+
+
+def release_reactor_threads() -> None:
+    """Stop the reactor's thread pool (DNS lookups), which would keep the process alive."""
+    from twisted.internet import reactor
+
+    pool = getattr(reactor, "threadpool", None)
+    if pool is not None:
+        pool.stop()

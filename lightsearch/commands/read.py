@@ -19,6 +19,7 @@ from typing import Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from lightsearch.commands import engine_overrides, offline_world, release_reactor_threads
 from lightsearch.errors import LightSearchError
 
 # Settings a command line (-s KEY=VALUE) may pass on to web_fetch.
@@ -66,7 +67,7 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
         result = asyncio.run(self._read(args[0], opts))
-        _release_reactor_threads()
+        release_reactor_threads()
         if opts.output == "json":
             print(json.dumps(result, ensure_ascii=False, indent=2))
         else:
@@ -80,31 +81,13 @@ class Command(ScrapyCommand):
         from lightsearch.fetch import WebFetch
 
         assert self.settings is not None
-        overrides: dict[str, Any] = {
-            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith(SETTING_PREFIXES)
-        }
+        overrides = engine_overrides(self.settings, SETTING_PREFIXES)
         overrides["LOG_LEVEL"] = self.settings.get("LOG_LEVEL")
-        origins = None
-        if opts.offline:
-            from offline_origins.server import OfflineOrigins
+        with offline_world(opts.offline, overrides):
+            try:
+                fetcher = WebFetch.from_settings(overrides)
+                return await fetcher.fetch(url, max_chars=opts.max_chars, start_index=opts.start_index,
+                                           markdown=opts.markdown, head_tail=opts.head_tail)
+            except LightSearchError as exc:
+                return exc.to_dict()
 
-            origins = OfflineOrigins().start()
-            overrides.update(origins.settings())
-        try:
-            fetcher = WebFetch.from_settings(overrides)
-            return await fetcher.fetch(url, max_chars=opts.max_chars, start_index=opts.start_index,
-                                       markdown=opts.markdown, head_tail=opts.head_tail)
-        except LightSearchError as exc:
-            return exc.to_dict()
-        finally:
-            if origins is not None:
-                origins.stop()
-
-
-def _release_reactor_threads() -> None:
-    """Stop the reactor's thread pool, which would keep the process alive."""
-    from twisted.internet import reactor
-
-    pool = getattr(reactor, "threadpool", None)
-    if pool is not None:
-        pool.stop()

@@ -18,6 +18,7 @@ from typing import Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from lightsearch.commands import engine_overrides, offline_world, release_reactor_threads
 from lightsearch.errors import LightSearchError
 from lightsearch.receipts import PRESENTATION
 from lightsearch.request import RECENCY_WINDOWS
@@ -67,7 +68,7 @@ class Command(ScrapyCommand):
         started = time.monotonic()
         result = asyncio.run(self._search(args, opts))
         wall = time.monotonic() - started
-        _release_reactor_threads()
+        release_reactor_threads()
         if "error" in result:
             err = result["error"]
             if opts.output == "json":
@@ -86,35 +87,16 @@ class Command(ScrapyCommand):
     async def _search(self, args: list[str], opts: argparse.Namespace) -> dict[str, Any]:
         from lightsearch.providers import SETTING_PREFIXES, load_provider
 
-        overrides: dict[str, Any] = {
-            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith(SETTING_PREFIXES)
-        }
-        origins = None
-        if opts.offline:
-            from offline_origins.server import OfflineOrigins
-
-            origins = OfflineOrigins().start()
-            overrides.update(origins.settings())
-        try:
-            # Light, or Brave when a key is configured: chosen once, here (issue 8).
-            engine = load_provider(overrides)
-            # The result is returned as assembled: its receipts were sized for it.
-            return await engine.search(queries=args, max_results=opts.max_results,
-                                       recency=opts.recency)
-        except LightSearchError as exc:
-            return exc.to_dict()
-        finally:
-            if origins is not None:
-                origins.stop()
-
-
-def _release_reactor_threads() -> None:
-    """Stop the reactor's thread pool (DNS lookups), which would keep the process alive."""
-    from twisted.internet import reactor
-
-    pool = getattr(reactor, "threadpool", None)
-    if pool is not None:
-        pool.stop()
+        overrides = engine_overrides(self.settings, SETTING_PREFIXES)
+        with offline_world(opts.offline, overrides):
+            try:
+                # Light, or Brave when a key is configured: chosen once, here (issue 8).
+                engine = load_provider(overrides)
+                # The result is returned as assembled: its receipts were sized for it.
+                return await engine.search(queries=args, max_results=opts.max_results,
+                                           recency=opts.recency)
+            except LightSearchError as exc:
+                return exc.to_dict()
 
 
 def format_table(result: dict[str, Any], wall_secs: float | None = None) -> str:

@@ -57,11 +57,16 @@ def declared_encoding(response: Response) -> tuple[str | None, str | None]:
     return None, None
 
 
-def decode_checked(body: bytes, codec: str) -> str | None:
-    """The body decoded, or None when too many bytes are invalid in ``codec``."""
-    text = body.decode(codec, "replace")
-    bad = text.count("\ufffd") - body.decode(codec, "ignore").count("\ufffd")
-    return None if bad > max(2, len(text) * _MAX_BAD_SHARE) else text
+def decode_checked(body: bytes, codec: str) -> bool:
+    """True unless too many bytes of ``body`` are invalid in ``codec``."""
+    try:
+        body.decode(codec)
+        return True
+    except UnicodeDecodeError:
+        pass
+    # Replacement characters the body did not already contain are invalid bytes.
+    bad = body.decode(codec, "replace").count("\ufffd") - body.decode(codec, "ignore").count("\ufffd")
+    return bad <= max(2, len(body) * _MAX_BAD_SHARE)
 
 
 class EncodingMiddleware:
@@ -91,7 +96,7 @@ class EncodingMiddleware:
             return response.replace(encoding="utf-8")
         if codec not in self.allowed:
             return self._refuse(request, "unsupported_encoding", label)
-        if decode_checked(body, codec) is None:
+        if not decode_checked(body, codec):
             return self._refuse(request, "encoding_mismatch", label)
         return response.replace(encoding=codec)
 
