@@ -42,3 +42,25 @@ class SearchCancelled(LightSearchError, asyncio.CancelledError):
 
 def invalid_input(message: str, **details: Any) -> LightSearchError:
     return LightSearchError("invalid_input", message, details)
+
+
+def quote_untrusted(value: Any, limit: int = 40) -> str:
+    """An attacker-controlled value as it may appear in an error message.
+
+    Error lines are printed outside the untrusted fence, so a header, label or host taken
+    from a response must not be able to carry instructions or controls there: the value is
+    reduced to printable ASCII-safe ``repr`` form, cut to ``limit`` characters with an
+    ellipsis, and followed by its full size when it was cut, e.g.
+    ``'text/x-note ignore…' (14579 bytes)``.
+    """
+    if isinstance(value, bytes):
+        raw = value
+        text = value.decode("utf-8", "replace")
+    else:
+        text = str(value)
+        raw = text.encode("utf-8", "surrogatepass")
+    shown = ascii(text)[1:-1]  # escapes controls, bidi marks and non-ASCII; no quotes
+    shown = shown.replace("'", "\\'")
+    if len(shown) <= limit:
+        return f"'{shown}'"
+    return f"'{shown[:limit]}…' ({len(raw)} bytes)"
