@@ -10,14 +10,18 @@ Names resolve only from configured answers; nothing leaves 127.0.0.1.
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from scrapy import Request
 from scrapy.exceptions import NotSupported
 
 from lightsearch.catalog import Source
 from lightsearch.errors import LightSearchError
 from lightsearch.fetch import WebFetch
-from lightsearch.guard import GuardRefusal
-from lightsearch.guard.urls import check_url
+from lightsearch.guard import BlockedAddress, GuardRefusal, InvalidURL
+from lightsearch.guard.addresses import classify
+from lightsearch.guard.urls import Target, check_url
 from tests.conftest import coroutine_test
 from tests.fetch_helpers import CountingServer, StandInHandler, crawl_one, stand_in_settings
 
@@ -213,3 +217,109 @@ async def test_credentials_and_cookies_never_leave(counting):
     assert outcome["response"].status == 200
     sent = {k.lower() for k in counting.requests[0]["headers"]}
     assert not sent & {"authorization", "cookie", "proxy-authorization"}
+
+
+# ------------------------------------------------------------------ hostile input (issue 13)
+# Forms the fuzzing of issue 13 found: a port or IPv4 part in non-ASCII digits
+# (``str.isdigit()`` is true for "①"), a host past Python's 4,300-digit int limit, and
+# percent-escaped hosts, which were refused with the misleading reason "zone-id".
+DIGIT_LIMIT_HOST = "http://" + "1" * 4301 + "/"
+HOSTILE = [
+    ("http://.①:", INVALID, "bad-host"),
+    ("http://a.①/", INVALID, "bad-ipv4"),  # IDNA maps ① to 1: "a.1" ends in a number
+    ("http://٣.example/", ALLOW, None),  # an Arabic-Indic digit is a letter of a name here
+    (DIGIT_LIMIT_HOST, INVALID, "bad-ipv4"),
+    ("http://1.1." + "9" * 5000 + "/", INVALID, "bad-ipv4"),
+    ("http://0x" + "f" * 5000 + "/", INVALID, "bad-ipv4"),
+    ("http://0" + "7" * 5000 + "/", INVALID, "bad-ipv4"),
+    ("http://" + "0" * 5000 + "177.0.0.1/", BLOCKED, "loopback"),  # leading zeros are octal
+    ("http://%31%32%37.0.0.1/", BLOCKED, "loopback"),  # what a WHATWG parser reads
+    ("http://%31%32%37%2e%30%2e%30%2e%31/", BLOCKED, "loopback"),
+    ("http://%3a%3a1/", BLOCKED, "loopback"),
+    ("http://exa%6dple.com/", INVALID, "percent-encoded-host"),
+    ("http://foo.example.com%00.evil/", INVALID, "percent-encoded-host"),
+    ("http://%25%36%31.example/", INVALID, "percent-encoded-host"),  # escaped twice
+    ("http://[fe80::1%25eth0]/", INVALID, "zone-id"),
+]
+
+
+@pytest.mark.parametrize(("url", "verdict", "reason"), HOSTILE, ids=[repr(h[0][:30]) for h in HOSTILE])
+def test_hostile_hosts_have_a_structured_verdict(url, verdict, reason):
+    request_url = Request(url).url
+    if verdict == ALLOW:
+        assert check_url(request_url).host
+        return
+    with pytest.raises(GuardRefusal) as info:
+        check_url(request_url)
+    assert (info.value.code, info.value.reason) == (verdict, reason)
+    assert len(str(info.value)) < 200  # the attacker's host is quoted and capped
+    assert str(info.value).isprintable()
+
+
+@pytest.mark.parametrize("url", ["http://.①:", DIGIT_LIMIT_HOST, "http://exa%6dple.com/",
+                                 "http://%31%32%37.0.0.1/"])
+@coroutine_test
+async def test_web_fetch_refuses_hostile_hosts_with_a_code(counting, url):
+    with pytest.raises(LightSearchError) as info:
+        await WebFetch.from_settings(_settings(counting)).fetch(url, robots=False)
+    assert info.value.code in (INVALID, BLOCKED)  # (the long host is over web_fetch's URL length)
+    assert info.value.details.get("reason") not in ("zone-id", "malformed")
+    # The handler's own guard (URLLENGTH_LIMIT off, so the long URL is not dropped first).
+    outcome = await crawl_one(Request(url).url, {**_settings(counting), "URLLENGTH_LIMIT": 0})
+    assert isinstance(outcome.get("error"), GuardRefusal), outcome
+    assert counting.connections == 0
+
+
+# Property: whatever string arrives (tool input, a Location header, a crawled href),
+# check_url answers with a Target or one of the guard's structured refusals.
+SEEDS = [row[1] for row in ROWS] + [h[0] for h in HOSTILE if len(h[0]) < 200]
+_HOST_CHARS = st.sampled_from([*"0123456789abcdefxX.-_:[]%@\\/#?①٣０１２３。\x00\t ", "%25", "%2e", "0x"])
+_hosts = st.lists(_HOST_CHARS, max_size=30).map("".join)
+_ports = st.sampled_from(["", ":", ":80", ":8080", ":①", ":0", ":99999999999", ":-1", ": 80"])
+_built = st.builds(lambda scheme, host, port, path: f"{scheme}{host}{port}{path}",
+                   st.sampled_from(["http://", "https://", "HTTP://", "ftp://", "//", "http:/", ""]),
+                   _hosts, _ports, st.sampled_from(["/", "", "/a?b#c", "\\x"]))
+_mutated = st.builds(lambda seed, at, text: seed[:at] + text + seed[at:],
+                     st.sampled_from(SEEDS), st.integers(0, 60), st.text(max_size=6))
+URLS = st.one_of(st.text(max_size=120), _built, _mutated)
+
+
+def _assert_structured(url: str) -> None:
+    try:
+        target = check_url(url)
+    except (InvalidURL, BlockedAddress) as exc:
+        refusal = exc
+    else:
+        refusal = None
+    if refusal is not None:
+        assert refusal.reason
+        assert refusal.code in (INVALID, BLOCKED)
+        assert len(str(refusal)) < 300
+        assert str(refusal).isprintable()
+        return
+    assert isinstance(target, Target)
+    assert target.scheme in ("http", "https")
+    assert target.host == target.host.lower()
+    assert target.port in (80, 443, 8080, 8443)
+    assert target.address is None or classify(target.address) is None
+
+
+@example(DIGIT_LIMIT_HOST)
+@example("http://.①:")
+@example("http://%31%32%37.0.0.1/")
+@given(URLS)
+@hypothesis_settings(derandomize=True, max_examples=300, deadline=None)
+def test_check_url_property_any_string_gets_a_structured_answer(url):
+    _assert_structured(url)
+
+
+@example(DIGIT_LIMIT_HOST)
+@example("http://.①:")
+@given(URLS)
+@hypothesis_settings(derandomize=True, max_examples=200, deadline=None)
+def test_check_url_property_on_what_scrapy_requests(url):
+    try:
+        request_url = Request(url).url
+    except (ValueError, TypeError):
+        return  # Scrapy refuses to build it; web_fetch reports that as invalid_url
+    _assert_structured(request_url)
