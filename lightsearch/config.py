@@ -43,6 +43,10 @@ LIMITS: dict[str, tuple[type, float, float]] = {
     "LIGHT_ROBOTS_MAX_BYTES": (int, 1024, 512 * 1024),
     "LIGHT_ROBOTS_MAX_REDIRECTS": (int, 0, 10),
     "LIGHT_ROBOTS_TIMEOUT_SECS": (float, 0.1, 60.0),
+    # Response heads (issue 13): room for real sites, never an unbounded header dict.
+    "LIGHT_RESPONSE_MAX_HEADERS": (int, 16, 1000),
+    "LIGHT_RESPONSE_MAX_HEADER_BYTES": (int, 4 * 1024, 1024 * 1024),
+    "LIGHT_RESPONSE_MAX_ENCODINGS": (int, 1, 4),
 }
 
 

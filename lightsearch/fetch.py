@@ -37,10 +37,11 @@ from lightsearch import signals as light_signals
 from lightsearch.api import make_settings
 from lightsearch.budget import BudgetExceeded
 from lightsearch.errors import LightSearchError, invalid_input
-from lightsearch.failures import is_tls_failure
+from lightsearch.failures import BOUND_REASONS, is_tls_failure, response_refusal
 from lightsearch.guard import GuardRefusal
 from lightsearch.guard.resolver import ResolveTimeout
 from lightsearch.guard.urls import check_url
+from lightsearch.middlewares.encoding import EncodingRefused
 from lightsearch.middlewares.robots import RobotsDenied
 from lightsearch.render import render_result
 from lightsearch.result import ResultLimits, finish_fetch
@@ -316,6 +317,11 @@ def error_for_exception(exc: BaseException, url: str) -> LightSearchError:
     message = str(exc) or type(exc).__name__
     if isinstance(exc, GuardRefusal):
         return fetch_error(exc.code, message, **exc.details())
+    refusal = response_refusal(exc)  # a bound of the response head or body (transport)
+    if refusal is not None:
+        return fetch_error(refusal.code, str(refusal), **refusal.details(), url=url)
+    if isinstance(exc, EncodingRefused):  # unsupported_encoding / undeclared_encoding / encoding_mismatch
+        return fetch_error(exc.code, message, url=url)
     if isinstance(exc, HostNotMappedError):
         return fetch_error("network_error", message, reason="not_in_offline_world", url=url)
     if isinstance(exc, BudgetExceeded):
@@ -351,10 +357,15 @@ def _robots_error(exc: RobotsDenied, url: str) -> LightSearchError:
     cause, detail = exc.code, exc.detail
     if cause == "robots_disallowed":
         return fetch_error("robots_disallowed", "robots.txt of the site disallows this URL", url=url)
+    reason = {"reason": exc.reason} if getattr(exc, "reason", "") else {}
     if cause in ("blocked_address", "invalid_url"):
-        return fetch_error(cause, f"robots.txt refused by the transport guard: {detail}", url=url)
+        return fetch_error(cause, f"robots.txt refused by the transport guard: {detail}", **reason, url=url)
     if cause == "tls_error":
         return fetch_error("network_error", f"robots.txt: {detail}", reason="tls", url=url)
+    if exc.reason in BOUND_REASONS:  # over a size or head bound: incomplete, not unreachable
+        return fetch_error("robots_disallowed", "robots.txt of the site could not be read completely "
+                           f"({detail}), so the site is not fetched", reason=cause, bound=exc.reason,
+                           url=url)
     lowered = detail.lower()
     if "timeout" in lowered or "timed out" in lowered:
         return fetch_error("timeout", f"robots.txt did not arrive: {detail}", url=url)

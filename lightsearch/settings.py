@@ -129,6 +129,13 @@ LIGHT_ROBOTS_TIMEOUT_SECS = 5.0  # a robots.txt that times out blocks the origin
 LIGHT_ALLOWED_PORTS = [80, 443, 8080, 8443]  # explicit URL ports the guard lets through
 LIGHT_RESOLVER = "lightsearch.guard.resolver.SystemResolver"  # every A/AAAA answer, vetted
 LIGHT_RESOLVER_OVERRIDES = {}  # {"host": ["addr", ...]}: configured answers, still vetted
+# The response head, bounded while it arrives (issue 13): more header fields or bytes
+# (status line included) than common servers accept is too_large, and more stacked
+# Content-Encoding layers than reliability.md §0.7 allows is unsupported_encoding,
+# checked before any layer is decoded. Brave's API client applies the same bounds.
+LIGHT_RESPONSE_MAX_HEADERS = 100
+LIGHT_RESPONSE_MAX_HEADER_BYTES = 64 * 1024
+LIGHT_RESPONSE_MAX_ENCODINGS = 2
 # Scrapy merges DOWNLOAD_HANDLERS over this base: empty, so a deployment that replaces
 # DOWNLOAD_HANDLERS cannot bring the file, data, ftp or s3 handlers back by accident.
 DOWNLOAD_HANDLERS_BASE = {}

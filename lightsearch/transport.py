@@ -15,23 +15,38 @@ refreshes, robots.txt) right before bytes go out:
   never tool input, and the one exception to the guard. With ``LIGHT_HOST_MAP_ONLY`` any
   other host is refused before a connection is made;
 * credentials never leave: ``Authorization``, ``Proxy-Authorization`` and ``Cookie``
-  headers are dropped from every request, and proxies are refused.
+  headers are dropped from every request, and proxies are refused;
+* the response head is bounded while it arrives: at most ``LIGHT_RESPONSE_MAX_HEADERS``
+  header fields and ``LIGHT_RESPONSE_MAX_HEADER_BYTES`` bytes of status line and fields
+  (like common servers' 100 / 64 KiB), and at most ``LIGHT_RESPONSE_MAX_ENCODINGS``
+  stacked content encodings. Crossing one aborts the connection at once and fails the
+  hop with a :class:`~lightsearch.failures.ResponseRefused` (``too_large`` /
+  ``unsupported_encoding``): 100,000 headers would otherwise be parsed into a dict
+  (165 MiB, and a second of one thread's CPU shared with every other transfer);
+* a body over the per-response size is ``too_large`` too, not a cancelled download.
 
-Scrapy exposes no public hook for the connection endpoint, so this subclasses the
-handler's private ``_ScrapyAgent``; the Scrapy version is pinned in pyproject.toml.
+Scrapy exposes no public hook for the connection endpoint or the response parser, so
+this subclasses the handler's private ``_ScrapyAgent`` and its lenient Twisted client
+protocol; both were checked against Scrapy 2.19 and Twisted 26.10 (pinned in
+pyproject.toml).
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.core.downloader.handlers.http11 import (
     HTTP11DownloadHandler,
     _BindAddressAgent,
+    _LenientHTTP11ClientFactory,
+    _LenientHTTP11ClientProtocol,
+    _LenientHTTPClientParser,
     _ScrapyAgent,
 )
-from scrapy.exceptions import DownloadTimeoutError, IgnoreRequest
+from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
 from scrapy.utils._download_handlers import wrap_twisted_exceptions
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
@@ -46,10 +61,12 @@ from twisted.internet.endpoints import (
 from lightsearch import signals as light_signals
 from lightsearch.budget import HopGate
 from lightsearch.catalog import origin_of
+from lightsearch.failures import ResponseRefused, response_refusal
 from lightsearch.guard import BlockedAddress, GuardRefusal
 from lightsearch.guard.addresses import classify
 from lightsearch.guard.resolver import ResolveTimeout
 from lightsearch.guard.urls import Target, check_url
+from lightsearch.middlewares.decoded import refuse_stacked_encodings
 from lightsearch.tls import VerifyingPolicy
 
 if TYPE_CHECKING:
@@ -58,6 +75,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
 CREDENTIAL_HEADERS = (b"Authorization", b"Proxy-Authorization", b"Cookie")
+REFUSED = "light/transport/refused"
 
 
 class HostNotMappedError(IgnoreRequest):
@@ -76,6 +94,103 @@ def parse_host_map(raw: dict[str, Any]) -> dict[str, dict[str, tuple[str, int]]]
             entry[scheme] = (addr.strip("[]"), int(port))
         parsed[host.lower().rstrip(".")] = entry
     return parsed
+
+
+@dataclass(frozen=True)
+class HeadLimits:
+    """What one response head may hold (``LIGHT_RESPONSE_MAX_*`` settings)."""
+
+    max_headers: int = 100
+    max_header_bytes: int = 64 * 1024
+    max_encodings: int = 2
+
+
+class _BoundedHTTPClientParser(_LenientHTTPClientParser):
+    """Scrapy's lenient response parser, counting the head as it is parsed.
+
+    Twisted's ``HTTPParser`` (``twisted.web._newclient``, private) keeps every header
+    line of a response in memory with no bound but a 16 KiB line length, so the checks
+    sit in its per-line hooks: ``lineReceived`` (status and header lines, bytes),
+    ``headerReceived`` (fields) and ``allHeadersReceived`` (content encodings, before
+    any body byte is read). Counters are not reset by an interim 1xx response, which
+    Twisted answers by starting the head over. A refusal aborts the transport and
+    raises; ``HTTP11ClientProtocol.dataReceived`` turns the exception into the
+    response's ``ResponseFailed``. Checked against Twisted 26.10 and Scrapy 2.19.
+    """
+
+    _light_limits: HeadLimits
+    _light_fields = 0
+    _light_bytes = 0
+
+    def lineReceived(self, line: bytes) -> None:
+        self._light_bytes += len(line) + 1
+        if self._light_bytes > self._light_limits.max_header_bytes:
+            self._refuse_bytes()
+        super().lineReceived(line)
+
+    def lineLengthExceeded(self, line: bytes) -> None:
+        self._refuse_bytes()
+
+    def headerReceived(self, name: bytes, value: bytes) -> None:
+        self._light_fields += 1
+        limit = self._light_limits.max_headers
+        if self._light_fields > limit:
+            self._refuse(ResponseRefused(
+                "too_large", f"the response has more than {limit} header fields",
+                reason="header_count", limit=limit))
+        super().headerReceived(name, value)  # type: ignore[no-untyped-call]
+
+    def allHeadersReceived(self) -> None:
+        if not 100 <= self.response.code < 200:
+            try:
+                refuse_stacked_encodings(self.headers.getRawHeaders(b"content-encoding") or [],
+                                         self._light_limits.max_encodings)
+            except ResponseRefused as exc:
+                self._refuse(exc)
+        super().allHeadersReceived()  # type: ignore[no-untyped-call]
+
+    def _refuse_bytes(self) -> NoReturn:
+        limit = self._light_limits.max_header_bytes
+        self._refuse(ResponseRefused(
+            "too_large", f"the response head is larger than {limit} bytes",
+            reason="header_bytes", limit=limit))
+
+    def _refuse(self, exc: ResponseRefused) -> NoReturn:
+        # The parser's transport is Twisted's TransportProxyProducer; the connection
+        # itself is its ``_producer``. Abort (not a graceful close) so that nothing more
+        # of the response is read or buffered.
+        producer = getattr(self.transport, "_producer", None)
+        abort = getattr(producer, "abortConnection", None)
+        if abort is not None:
+            abort()
+        raise exc
+
+
+class _BoundedHTTP11ClientProtocol(_LenientHTTP11ClientProtocol):
+    def __init__(self, quiescentCallback: Any, limits: HeadLimits) -> None:
+        super().__init__(quiescentCallback)  # type: ignore[no-untyped-call]
+        self._light_limits = limits
+
+    def request(self, request: Any) -> Deferred:
+        d = super().request(request)
+        # Scrapy swaps the parser's class the same way (its parser class is hard-coded
+        # in HTTP11ClientProtocol.request); ours only adds counters, set right here,
+        # before the reactor can deliver a byte of the response.
+        parser = self._parser
+        if parser is not None and type(parser) is _LenientHTTPClientParser:
+            parser.__class__ = _BoundedHTTPClientParser
+            parser._light_limits = self._light_limits
+            parser.MAX_LENGTH = self._light_limits.max_header_bytes
+        return d
+
+
+class _BoundedHTTP11ClientFactory(_LenientHTTP11ClientFactory):
+    def __init__(self, quiescentCallback: Any, metadata: Any, *, limits: HeadLimits) -> None:
+        super().__init__(quiescentCallback, metadata)  # type: ignore[no-untyped-call]
+        self._light_limits = limits
+
+    def buildProtocol(self, addr: Any) -> _BoundedHTTP11ClientProtocol:
+        return _BoundedHTTP11ClientProtocol(self._quiescentCallback, self._light_limits)
 
 
 class _PinnedAgent(_BindAddressAgent):
@@ -131,6 +246,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         super().__init__(crawler)
         self._limiter = load_object(crawler.settings["LIGHT_POLITENESS_LIMITER"]).from_crawler(crawler)
         self._in_flight: set[Deferred] = set()
+        self._aborted: set[Deferred] = set()
         self._gate = HopGate(crawler)
         crawler.signals.connect(self._abort, signal=light_signals.abort_requested)
         settings = crawler.settings
@@ -140,6 +256,14 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         self._map_only = settings.getbool("LIGHT_HOST_MAP_ONLY")
         self._allowed_ports = frozenset(int(p) for p in settings.getlist("LIGHT_ALLOWED_PORTS"))
         self._resolver = build_from_crawler(load_object(settings["LIGHT_RESOLVER"]), crawler)
+        limits = HeadLimits(
+            max_headers=settings.getint("LIGHT_RESPONSE_MAX_HEADERS"),
+            max_header_bytes=settings.getint("LIGHT_RESPONSE_MAX_HEADER_BYTES"),
+            max_encodings=settings.getint("LIGHT_RESPONSE_MAX_ENCODINGS"),
+        )
+        # HTTPConnectionPool calls ``_factory(quiescentCallback, metadata)`` (Twisted 26.10);
+        # Scrapy 2.19 sets it to its lenient factory, which ours extends.
+        self._pool._factory = functools.partial(_BoundedHTTP11ClientFactory, limits=limits)
 
     async def download_request(self, request: Request) -> Response:
         try:
@@ -172,8 +296,24 @@ class LightDownloadHandler(HTTP11DownloadHandler):
             try:
                 with wrap_twisted_exceptions():
                     return await maybe_deferred_to_future(d)
+            except DownloadCancelledError as exc:
+                # Scrapy ends a body over ``download_maxsize`` by cancelling its transfer;
+                # the only other canceller is our own abort, which marks what it cancels.
+                maxsize = request.meta.get("download_maxsize", self._default_maxsize)
+                if d in self._aborted or not maxsize:
+                    raise
+                self._crawler.stats.inc_value(f"{REFUSED}/body_bytes")
+                raise ResponseRefused("too_large", f"the response is larger than {maxsize} bytes",
+                                      reason="body_bytes", limit=maxsize) from exc
+            except Exception as exc:
+                refusal = response_refusal(exc)
+                if refusal is None:
+                    raise
+                self._crawler.stats.inc_value(f"{REFUSED}/{refusal.reason}")
+                raise refusal from None
             finally:
                 self._in_flight.discard(d)
+                self._aborted.discard(d)
 
     async def _vet(self, request: Request) -> tuple[tuple[str, int], bool]:
         """The one address this hop may connect to, and whether it is a mapped one.
@@ -221,4 +361,5 @@ class LightDownloadHandler(HTTP11DownloadHandler):
     def _abort(self) -> None:
         """Cancel every transfer in flight (hard deadline, caller cancellation)."""
         for d in list(self._in_flight):
+            self._aborted.add(d)
             d.cancel()

@@ -311,3 +311,21 @@ async def test_cancelled_call(replay):
     assert info.value.code == "cancelled"
     assert task.cancelled()
     assert time.monotonic() - started < 1
+
+
+@coroutine_test
+async def test_response_head_bounds_apply_to_the_api(replay):
+    """Issue 13: the API client has the crawl's head bounds (header fields, head bytes,
+    stacked content encodings), each refused before the body is read or decoded."""
+    replay.script("many-headers", headers={f"X-{i}": "v" for i in range(150)})
+    err = await failure(replay, "many-headers")
+    assert (err.code, err.details["reason"], err.details["limit"]) == ("provider_bad_response", "too_large", 100)
+    replay.script("big-head", headers={"X-Pad": "a" * (70 * 1024)})
+    err = await failure(replay, "big-head")
+    assert (err.code, err.details["reason"]) == ("provider_bad_response", "too_large")
+    body = gzip.compress(gzip.compress(gzip.compress(json.dumps(replay.recording()).encode())))
+    replay.script("layers", body=body, headers={"Content-Encoding": "gzip, gzip, gzip"})
+    err = await failure(replay, "layers")
+    assert (err.code, err.details["encodingLayers"]) == ("provider_bad_response", 3)
+    replay.script("few-headers", headers={f"X-{i}": "v" for i in range(50)})
+    assert (await brave(replay, "few-headers").search("hello world"))["hits"]

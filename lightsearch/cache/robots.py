@@ -34,6 +34,7 @@ class RobotsRules:
     text: str = ""
     detail: str = ""
     cause: str = "robots_unreachable"  # the code a block is reported with (tls_error, ...)
+    reason: str = ""  # the refusal's details.reason when the guard or a bound refused it
     rp: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:

@@ -5,13 +5,22 @@ a compressed response reserves its whole output allowance, because a decompressi
 that fails or is aborted (a bomb) never reports how much it produced. Inside it (580),
 the body is decoded and the reservation is replaced by the real size. A failed
 decompression therefore keeps its reservation, as seed 000 prescribes.
+
+The outer half also refuses a response that stacks more than ``LIGHT_RESPONSE_MAX_ENCODINGS``
+content encodings (reliability.md §0.7: at most 2), before any layer is decoded: Scrapy
+bounds each layer's output but not their number, and 7,000 stacked gzip layers cost a
+second of CPU each time. The download handler makes the same check as soon as the
+headers arrive, so this one matters only for responses from another handler.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from lightsearch.budget import DECODED, record_stop
+from lightsearch.errors import quote_untrusted
+from lightsearch.failures import ResponseRefused
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -20,6 +29,25 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 _RESERVED = "light_decoded_reserved"
+REFUSED = "light/transport/refused"
+
+
+def encoding_layers(values: Iterable[bytes]) -> list[bytes]:
+    """The content codings of a response, in the order they were applied, from all of
+    its ``Content-Encoding`` lines (RFC 9110 §8.4: a list, possibly over several lines)."""
+    return [token for value in values for token in (t.strip().lower() for t in value.split(b",")) if token]
+
+
+def refuse_stacked_encodings(values: Iterable[bytes], limit: int) -> None:
+    """Raise ``unsupported_encoding`` when a response stacks more than ``limit`` codings."""
+    layers = encoding_layers(values)
+    if len(layers) > limit:
+        shown = quote_untrusted(b", ".join(layers[:4]))
+        raise ResponseRefused(
+            "unsupported_encoding",
+            f"the response stacks {len(layers)} content encodings ({shown}); at most {limit} are decoded",
+            reason="encoding_layers", layers=len(layers), limit=limit,
+        )
 
 
 class _DecodedBase:
@@ -27,6 +55,7 @@ class _DecodedBase:
         self.crawler = crawler
         self.response_max = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
         self.max_decoded = crawler.settings.getint("LIGHT_MAX_DECODED_BYTES")
+        self.max_encodings = crawler.settings.getint("LIGHT_RESPONSE_MAX_ENCODINGS")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -37,7 +66,14 @@ class DecompressionReserveMiddleware(_DecodedBase):
     def process_response(self, request: Request, response: Response) -> Response:
         if "cached" in response.flags:
             return response
-        if response.headers.getlist("Content-Encoding") and request.method != "HEAD":
+        codings = response.headers.getlist("Content-Encoding")
+        if codings:
+            try:
+                refuse_stacked_encodings(codings, self.max_encodings)
+            except ResponseRefused as exc:
+                self.crawler.stats.inc_value(f"{REFUSED}/{exc.reason}")
+                raise
+        if codings and request.method != "HEAD":
             allowance = min(request.meta.get("download_maxsize", self.response_max), self.response_max)
             request.meta[_RESERVED] = allowance
             self.crawler.stats.inc_value(DECODED, allowance)

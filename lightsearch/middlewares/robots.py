@@ -47,11 +47,12 @@ BLOCKED = "light/robots/blocked"
 class RobotsDenied(IgnoreRequest):
     """The origin's robots.txt disallows the URL, or could not be read completely."""
 
-    def __init__(self, message: str, *, code: str, origin: str, detail: str = "") -> None:
+    def __init__(self, message: str, *, code: str, origin: str, detail: str = "", reason: str = "") -> None:
         super().__init__(message)
         self.code = code  # robots_disallowed | robots_unreachable | a transport code
         self.origin = origin
         self.detail = detail
+        self.reason = reason  # the transport refusal's reason (guard, header/size bounds)
 
 
 class RobotsMiddleware:
@@ -91,7 +92,7 @@ class RobotsMiddleware:
             stats.inc_value(BLOCKED)
             raise RobotsDenied(
                 f"robots.txt of {origin} could not be read completely ({rules.detail}); the origin is blocked",
-                code=rules.cause, origin=origin, detail=rules.detail,
+                code=rules.cause, origin=origin, detail=rules.detail, reason=rules.reason,
             )
         stats.inc_value(DENIED)
         raise RobotsDenied(f"Forbidden by robots.txt of {origin}", code="robots_disallowed", origin=origin)
@@ -145,7 +146,9 @@ class RobotsMiddleware:
             except Exception as exc:  # timeouts, cuts, oversize, refusals: incomplete
                 # A transport fault (TLS, the guard) is the origin's real error: name it.
                 cause = failure_code(exc) or "robots_unreachable"
-                return RobotsRules("block", detail=f"{type(exc).__name__}: {exc}"[:200], cause=cause)
+                reason = getattr(exc, "reason", "")
+                return RobotsRules("block", detail=f"{type(exc).__name__}: {exc}"[:200], cause=cause,
+                                   reason=reason if isinstance(reason, str) else "")
             status = response.status
             if 300 <= status < 400 and response.headers.get(b"Location"):
                 url = response.urljoin(response.headers[b"Location"].decode("latin-1"))

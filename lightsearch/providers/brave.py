@@ -25,7 +25,7 @@ from scrapy.settings import Settings
 from w3lib.html import remove_tags
 
 from lightsearch.errors import LightSearchError, SearchCancelled
-from lightsearch.providers.http import HttpError, HttpResponse, https_get
+from lightsearch.providers.http import HeadLimits, HttpError, HttpResponse, https_get
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.request import SearchRequest, build_request
 
@@ -385,7 +385,10 @@ class BraveSearch:
         max_bytes = s.getint("BRAVE_RESPONSE_MAX_BYTES")
         try:
             response = await asyncio.wait_for(
-                https_get(url, headers, max_bytes=max_bytes, ca_file=s.get("BRAVE_TLS_CA_FILE")),
+                https_get(url, headers, max_bytes=max_bytes, ca_file=s.get("BRAVE_TLS_CA_FILE"),
+                          limits=HeadLimits(s.getint("LIGHT_RESPONSE_MAX_HEADERS"),
+                                            s.getint("LIGHT_RESPONSE_MAX_HEADER_BYTES"),
+                                            s.getint("LIGHT_RESPONSE_MAX_ENCODINGS"))),
                 timeout=timeout,
             )
         except asyncio.TimeoutError:

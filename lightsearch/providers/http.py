@@ -5,8 +5,11 @@ would be all overhead, and a third-party client would be a new dependency for on
 Plain asyncio streams give us exactly the properties an API call needs and nothing that
 could leak around them: certificate and host-name verification (an extra CA only when a
 setting names one), no environment proxies, no cookies, a cap on the encoded and the
-decoded body, and no redirect that leaves the API's origin. Timeouts and cancellation
-are the caller's ``asyncio`` ones: cancelling the awaiting task closes the socket.
+decoded body, and no redirect that leaves the API's origin. The response head has the
+crawl's bounds (``LIGHT_RESPONSE_MAX_HEADERS`` / ``_HEADER_BYTES`` / ``_ENCODINGS``):
+more header fields or bytes is ``too_large``, more stacked codings than allowed is
+refused before anything is decoded. Timeouts and cancellation are the caller's
+``asyncio`` ones: cancelling the awaiting task closes the socket.
 """
 
 from __future__ import annotations
@@ -19,7 +22,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
+from lightsearch.errors import quote_untrusted
+
+MAX_HEADERS = 100
 MAX_HEADER_BYTES = 64 * 1024
+MAX_ENCODINGS = 2
+
+
+@dataclass(frozen=True)
+class HeadLimits:
+    max_headers: int = MAX_HEADERS
+    max_header_bytes: int = MAX_HEADER_BYTES
+    max_encodings: int = MAX_ENCODINGS
 
 
 class HttpError(Exception):
@@ -70,16 +84,19 @@ async def https_get(
     max_bytes: int,
     ca_file: str | None = None,
     max_redirects: int = 2,
+    limits: HeadLimits | None = None,
 ) -> HttpResponse:
     """GET ``url`` and return the whole response, its body decoded (gzip) and capped.
 
     Redirects are followed only within the origin of ``url`` (scheme, host and port);
     any other ``Location`` raises ``HttpError("redirect_off_origin")``. Bodies over
-    ``max_bytes``, encoded or decoded, raise ``HttpError("too_large")``.
+    ``max_bytes``, encoded or decoded, and heads over ``limits`` raise
+    ``HttpError("too_large")``.
     """
     origin = _origin(url)
+    limits = limits or HeadLimits()
     for _ in range(max_redirects + 1):
-        response = await _get_once(url, headers, max_bytes=max_bytes, ca_file=ca_file)
+        response = await _get_once(url, headers, max_bytes=max_bytes, ca_file=ca_file, limits=limits)
         location = response.header("location")
         if response.status not in (301, 302, 303, 307, 308) or not location:
             return response
@@ -92,7 +109,7 @@ async def https_get(
 
 
 async def _get_once(url: str, headers: Mapping[str, str], *, max_bytes: int,
-                    ca_file: str | None) -> HttpResponse:
+                    ca_file: str | None, limits: HeadLimits) -> HttpResponse:
     parts = urlsplit(url)
     if parts.scheme != "https" or not parts.hostname:
         raise HttpError("invalid_url", "only https:// URLs with a host are requested", url=url[:300])
@@ -101,7 +118,7 @@ async def _get_once(url: str, headers: Mapping[str, str], *, max_bytes: int,
     try:
         reader, writer = await asyncio.open_connection(
             host, port, ssl=tls_context(ca_file), server_hostname=host,
-            limit=MAX_HEADER_BYTES,
+            limit=limits.max_header_bytes,
         )
     except ssl.SSLError as exc:
         raise HttpError("tls", f"TLS verification failed: {exc}", host=host) from None
@@ -114,7 +131,8 @@ async def _get_once(url: str, headers: Mapping[str, str], *, max_bytes: int,
         lines += [f"{k}: {v}" for k, v in headers.items()]
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
         await writer.drain()
-        status, response_headers = await _read_head(reader)
+        status, response_headers = await _read_head(reader, limits)
+        _check_encodings(response_headers, limits.max_encodings)
         raw = await _read_body(reader, response_headers, max_bytes)
         body = _decode(raw, response_headers, max_bytes)
         return HttpResponse(url=url, status=status, headers=response_headers, body=body)
@@ -126,15 +144,21 @@ async def _get_once(url: str, headers: Mapping[str, str], *, max_bytes: int,
         writer.close()
 
 
-async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict[str, list[str]]]:
+async def _read_head(reader: asyncio.StreamReader,
+                     limits: HeadLimits = HeadLimits()) -> tuple[int, dict[str, list[str]]]:
     try:
         head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.LimitOverrunError:
-        raise HttpError("bad_response", "response headers are too large") from None
+        raise HttpError("too_large", f"the response head is larger than {limits.max_header_bytes} bytes",
+                        limit=limits.max_header_bytes) from None
     lines = head.decode("latin-1").split("\r\n")
     fields = lines[0].split(" ", 2)
-    if len(fields) < 2 or not fields[0].startswith("HTTP/1.") or not fields[1].isdigit():
-        raise HttpError("bad_response", "not an HTTP/1.x response", statusLine=lines[0][:100])
+    if len(fields) < 2 or not fields[0].startswith("HTTP/1.") or not (
+            fields[1].isascii() and fields[1].isdigit()):
+        raise HttpError("bad_response", "not an HTTP/1.x response", statusLine=quote_untrusted(lines[0], 80))
+    if sum(1 for line in lines[1:] if line) > limits.max_headers:
+        raise HttpError("too_large", f"the response has more than {limits.max_headers} header fields",
+                        limit=limits.max_headers)
     headers: dict[str, list[str]] = {}
     for line in lines[1:]:
         if ":" in line:
@@ -177,12 +201,20 @@ async def _read_body(reader: asyncio.StreamReader, headers: dict[str, list[str]]
     return body
 
 
+def _check_encodings(headers: dict[str, list[str]], limit: int) -> None:
+    """Refuse stacked content codings before the body is read (reliability.md §0.7)."""
+    layers = [t for value in headers.get("content-encoding", []) for t in value.split(",") if t.strip()]
+    if len(layers) > limit:
+        raise HttpError("bad_response", f"the response stacks {len(layers)} content encodings; "
+                        f"at most {limit} are decoded", encodingLayers=len(layers), limit=limit)
+
+
 def _decode(raw: bytes, headers: dict[str, list[str]], max_bytes: int) -> bytes:
     encoding = ",".join(headers.get("content-encoding", [])).strip().lower()
     if encoding in ("", "identity"):
         return raw
     if encoding not in ("gzip", "x-gzip", "deflate"):
-        raise HttpError("bad_response", f"unsupported Content-Encoding {encoding!r}")
+        raise HttpError("bad_response", f"unsupported Content-Encoding {quote_untrusted(encoding)}")
     wbits = zlib.MAX_WBITS | 16 if "gzip" in encoding else zlib.MAX_WBITS
     decoder = zlib.decompressobj(wbits)
     try:
