@@ -10,7 +10,7 @@ def __getattr__(name: str):
     # Imported lazily: importing Scrapy's crawler machinery must not happen before a
     # caller had the chance to install the reactor it wants.
     if name == "LightSearch":
-        from lightsearch.api import LightSearch
+        from lightsearch.providers.light import LightSearch
 
         return LightSearch
     raise AttributeError(name)

@@ -7,8 +7,8 @@ setting so tests can shrink it and deployments can tune it within the limits tha
 """
 
 BOT_NAME = "lightsearch"
-SPIDER_MODULES = ["spiders"]
-NEWSPIDER_MODULE = "spiders"
+SPIDER_MODULES = ["lightsearch.spiders"]
+NEWSPIDER_MODULE = "lightsearch.spiders"
 
 USER_AGENT = "lightsearch/0.1 (+https://github.com/lightsearch/lightsearch; lightbot)"
 
@@ -26,8 +26,8 @@ DOWNLOAD_HANDLERS = {
     "file": None,
     "ftp": None,
     "s3": None,
-    "http": "lightsearch.transport.LightDownloadHandler",
-    "https": "lightsearch.transport.LightDownloadHandler",
+    "http": "lightsearch.crawl.transport.LightDownloadHandler",
+    "https": "lightsearch.crawl.transport.LightDownloadHandler",
 }
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 
@@ -41,7 +41,7 @@ DNS_TIMEOUT = 5
 RETRY_ENABLED = False
 REDIRECT_MAX_TIMES = 5
 METAREFRESH_ENABLED = False
-ROBOTSTXT_OBEY = True  # read by lightsearch.middlewares.robots, which replaces Scrapy's
+ROBOTSTXT_OBEY = True  # read by lightsearch.crawl.middlewares.robots, which replaces Scrapy's
 ROBOTSTXT_USER_AGENT = "lightbot"
 HTTPERROR_ALLOW_ALL = False
 LOG_LEVEL = "WARNING"
@@ -51,7 +51,7 @@ WARN_ON_GENERATOR_RETURN_VALUE = False
 STATS_DUMP = False
 LOGSTATS_INTERVAL = 0
 
-SCHEDULER = "lightsearch.scheduler.FrontierScheduler"
+SCHEDULER = "lightsearch.crawl.scheduler.FrontierScheduler"
 
 SPIDER_MIDDLEWARES = {
     # Depth and offsite are decided by the spider's own frontier rules.
@@ -60,21 +60,21 @@ SPIDER_MIDDLEWARES = {
 DOWNLOADER_MIDDLEWARES = {
     # RFC 9309 with seed 000's strictness (an incomplete robots.txt blocks the origin).
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-    "lightsearch.middlewares.confine.RedirectConfinementMiddleware": 50,
-    "lightsearch.middlewares.robots.RobotsMiddleware": 100,
-    "lightsearch.middlewares.records.DiscoveryCacheMiddleware": 570,
-    "lightsearch.middlewares.encoding.EncodingMiddleware": 550,
-    "lightsearch.middlewares.budget.HopBudgetMiddleware": 950,
-    "lightsearch.middlewares.decoded.DecompressionReserveMiddleware": 591,
-    "lightsearch.middlewares.decoded.DecodedBytesMiddleware": 580,
+    "lightsearch.crawl.middlewares.confine.RedirectConfinementMiddleware": 50,
+    "lightsearch.crawl.middlewares.robots.RobotsMiddleware": 100,
+    "lightsearch.crawl.middlewares.records.DiscoveryCacheMiddleware": 570,
+    "lightsearch.crawl.middlewares.encoding.EncodingMiddleware": 550,
+    "lightsearch.crawl.middlewares.budget.HopBudgetMiddleware": 950,
+    "lightsearch.crawl.middlewares.decoded.DecompressionReserveMiddleware": 591,
+    "lightsearch.crawl.middlewares.decoded.DecodedBytesMiddleware": 580,
 }
 EXTENSIONS = {
-    "lightsearch.extensions.bytebudget.EncodedByteBudget": 100,
+    "lightsearch.crawl.extensions.bytebudget.EncodedByteBudget": 100,
 }
 ITEM_PIPELINES = {
-    "pipelines.extract.ExtractionPipeline": 300,
-    "pipelines.cache.RecordCachePipeline": 700,
-    "pipelines.rank.RankingPipeline": 800,
+    "lightsearch.pipelines.extract.ExtractionPipeline": 300,
+    "lightsearch.pipelines.cache.RecordCachePipeline": 700,
+    "lightsearch.pipelines.rank.RankingPipeline": 800,
 }
 
 # --- Light -----------------------------------------------------------------------------
@@ -99,7 +99,7 @@ LIGHT_MAX_QUERY_WORDS = 50
 LIGHT_MAX_RESULTS = 8
 LIGHT_MAX_SOURCES = 6
 LIGHT_MIN_SOURCES = 3  # always crawl at least this many of the best-ranked sources
-LIGHT_POLITENESS_LIMITER = "lightsearch.politeness.InProcessLimiter"
+LIGHT_POLITENESS_LIMITER = "lightsearch.crawl.politeness.InProcessLimiter"
 LIGHT_RESPONSE_MAX_BYTES = 512 * 1024
 LIGHT_SNIPPET_CHARS = 280
 LIGHT_SOURCE_KEEP_RATIO = 0.5  # beyond the minimum, keep sources scoring this share of the best
@@ -127,7 +127,7 @@ LIGHT_ROBOTS_TIMEOUT_SECS = 5.0  # a robots.txt that times out blocks the origin
 
 # --- transport guard and web_fetch (issue 7) ---------------------------------------------
 LIGHT_ALLOWED_PORTS = [80, 443, 8080, 8443]  # explicit URL ports the guard lets through
-LIGHT_RESOLVER = "lightsearch.guard.resolver.SystemResolver"  # every A/AAAA answer, vetted
+LIGHT_RESOLVER = "lightsearch.crawl.guard.resolver.SystemResolver"  # every A/AAAA answer, vetted
 LIGHT_RESOLVER_OVERRIDES = {}  # {"host": ["addr", ...]}: configured answers, still vetted
 # Scrapy merges DOWNLOAD_HANDLERS over this base: empty, so a deployment that replaces
 # DOWNLOAD_HANDLERS cannot bring the file, data, ftp or s3 handlers back by accident.

@@ -24,8 +24,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import trustme
-
-from offline_origins.server import LoopbackServer
+from lightsearch.offline_origins.server import LoopbackServer
 
 WEB_SEARCH_FILE = "brave_web_search_hello_world.json"
 API_PATH = "/res/v1/web/search"
@@ -175,7 +174,7 @@ class BraveReplay:
             self.log.append(entry)
 
 
-def main() -> None:  # pragma: no cover - manual use: python -m offline_origins.brave_replay DIR
+def main() -> None:  # pragma: no cover - manual use: python -m lightsearch.offline_origins.brave_replay DIR
     import sys
 
     replay = BraveReplay(sys.argv[1]).start()

@@ -3,7 +3,7 @@
 It reads what each source publishes about itself (lookup pages, feeds, sitemaps, seed
 pages, and the sitemaps its robots.txt names), turns every link it learns of into a
 candidate scored lexically against the queries, and fetches the best candidates within
-the hop budget. Fetched pages go to the pipelines as items; everything that went wrong
+the hop budget. Fetched pages go to the lightsearch.pipelines as items; everything that went wrong
 is kept per source, because an agent needs to know what was not consulted and why.
 """
 
@@ -24,15 +24,15 @@ from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from w3lib.url import canonicalize_url
 
-from lightsearch.budget import record_stop
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
-from lightsearch.catalog import Source, origin_of
+from lightsearch.crawl.budget import record_stop
+from lightsearch.crawl.failures import is_tls_failure
+from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import page_directives
-from lightsearch.failures import is_tls_failure
-from lightsearch.feeds import FeedError, parse_feed
-from lightsearch.links import best_query, looks_like_page, score_text
-from lightsearch.middlewares.budget import BudgetExceeded
+from lightsearch.documents.feeds import FeedError, parse_feed
+from lightsearch.documents.links import best_query, looks_like_page, score_text
+from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import ENGLISH_STOP, HEBREW_STOP, tokenize
 
 if TYPE_CHECKING:

@@ -1,11 +1,11 @@
 """The single-page spider behind web_fetch: one URL, its redirects, one response.
 
 Redirects and meta refreshes are followed here, not by Scrapy's RedirectMiddleware, so
-that each hop is re-checked by the transport guard (:mod:`lightsearch.guard.urls`) with
+that each hop is re-checked by the transport guard (:mod:`lightsearch.crawl.guard.urls`) with
 a precise error, counted against ``WEB_FETCH_MAX_REDIRECTS``, and recorded. Every hop
 is still a request through the downloader middlewares (robots, budgets) and the guarded
 download handler. The spider stores what happened in ``outcome``; the caller
-(:class:`lightsearch.fetch.WebFetch`) turns it into a result or an error.
+(:class:`lightsearch.providers.fetch.WebFetch`) turns it into a result or an error.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 from w3lib.html import get_meta_refresh
 
-from lightsearch.guard import GuardRefusal
-from lightsearch.guard.urls import check_url
+from lightsearch.crawl.guard import GuardRefusal
+from lightsearch.crawl.guard.urls import check_url
 
 _HOP_META = {"dont_redirect": True, "handle_httpstatus_all": True, "dont_merge_cookies": True}
 

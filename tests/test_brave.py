@@ -8,11 +8,11 @@ import json
 import time
 
 import pytest
+from lightsearch.offline_origins.brave_replay import BraveReplay
 
 from lightsearch.errors import LightSearchError
 from lightsearch.providers import load_provider
 from lightsearch.providers.brave import BraveSearch
-from offline_origins.brave_replay import BraveReplay
 from tests.conftest import coroutine_test, shared_data
 
 CONTRACT_KEYS = {"query", "provider", "hits", "coverage", "stopReason", "notes", "meta", "text",

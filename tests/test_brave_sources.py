@@ -6,10 +6,10 @@ import asyncio
 import time
 
 import pytest
+from lightsearch.offline_origins.brave_replay import BraveReplay
 
 from lightsearch.errors import LightSearchError
 from lightsearch.providers import load_provider
-from offline_origins.brave_replay import BraveReplay
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test, shared_data
 
 HOSTS = ("hello-a.test", "hello-b.test", "hello-c.test")

@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from lightsearch.api import LightSearch
-from lightsearch.catalog import load_catalog
+from lightsearch.crawl.politeness import InProcessLimiter
 from lightsearch.errors import LightSearchError
-from lightsearch.politeness import InProcessLimiter
+from lightsearch.plan.catalog import load_catalog
+from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test, home_html, make_world
 
 KIB = 1024

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from lightsearch.catalog import DEFAULT_CATALOG, CatalogError, load_catalog, parse_catalog
+from lightsearch.plan.catalog import DEFAULT_CATALOG, CatalogError, load_catalog, parse_catalog
 
 GOOD = {
     "id": "t", "version": "1",

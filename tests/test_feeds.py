@@ -1,6 +1,6 @@
 import pytest
 
-from lightsearch.feeds import FeedError, parse_feed
+from lightsearch.documents.feeds import FeedError, parse_feed
 from tests.conftest import shared_data
 
 

@@ -12,7 +12,7 @@ import socket
 import pytest
 
 from lightsearch.errors import LightSearchError
-from lightsearch.fetch import WebFetch, format_fetch_text, window_text
+from lightsearch.providers.fetch import WebFetch, format_fetch_text, window_text
 from tests.conftest import ROBOTS_ALLOW, coroutine_test
 
 WALLS = "https://walls.example"

@@ -13,11 +13,11 @@ import pytest
 from scrapy import Request
 from scrapy.exceptions import NotSupported
 
-from lightsearch.catalog import Source
+from lightsearch.crawl.guard import GuardRefusal
+from lightsearch.crawl.guard.urls import check_url
 from lightsearch.errors import LightSearchError
-from lightsearch.fetch import WebFetch
-from lightsearch.guard import GuardRefusal
-from lightsearch.guard.urls import check_url
+from lightsearch.plan.catalog import Source
+from lightsearch.providers.fetch import WebFetch
 from tests.conftest import coroutine_test
 from tests.fetch_helpers import CountingServer, StandInHandler, crawl_one, stand_in_settings
 

@@ -8,13 +8,13 @@ from email.utils import formatdate
 
 import pytest
 
-from lightsearch.api import LightSearch, make_settings
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.lru import BoundedLRU
 from lightsearch.cache.records import MemoryRecordCache, document_size
 from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
 from lightsearch.documents import Document
+from lightsearch.providers.light import LightSearch, make_settings
 from tests.conftest import article_html, coroutine_test, home_html, make_world
 from tests.hygiene_world import QUERY, case_routes, counts, hit_urls, paths, slug, world
 

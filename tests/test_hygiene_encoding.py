@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from lightsearch.api import LightSearch
+from lightsearch.providers.light import LightSearch
 from tests.conftest import coroutine_test, shared_data
 from tests.hygiene_world import counts, errors, hit_urls, paths, slug, world
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import copy
 
-from lightsearch.api import LightSearch
-from lightsearch.receipts import SourceRecord, attach_web_sources, receipt_entry, result_bytes
-from lightsearch.render import fence_lines
-from lightsearch.result import Evidence, ResultLimits, build_envelope, finish_fetch
+from lightsearch.evidence.receipts import (
+    SourceRecord,
+    attach_web_sources,
+    receipt_entry,
+    result_bytes,
+)
+from lightsearch.evidence.render import fence_lines
+from lightsearch.evidence.result import Evidence, ResultLimits, build_envelope, finish_fetch
+from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test, home_html, make_world
 
 TOKEN = "feedfacecafe"

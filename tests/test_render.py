@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lightsearch.render import (
+from lightsearch.evidence.render import (
     QUOTE,
     clean_untrusted,
     clip_utf8,

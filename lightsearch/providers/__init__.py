@@ -28,7 +28,7 @@ from scrapy.utils.misc import load_object
 from lightsearch.errors import LightSearchError
 
 PROVIDERS = {
-    "light": "lightsearch.api.LightSearch",
+    "light": "lightsearch.providers.light.LightSearch",
     "brave": "lightsearch.providers.brave.BraveSearch",
 }
 
@@ -68,7 +68,7 @@ class SearchProvider(Protocol):
 
 def _settings(overrides: Mapping[str, Any] | Settings | None,
               config: Mapping[str, Any] | None) -> Settings:
-    from lightsearch.api import make_settings
+    from lightsearch.providers.light import make_settings
 
     settings = make_settings(overrides)
     for name, key in PLUGIN_CONFIG_KEYS.items():

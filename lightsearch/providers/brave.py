@@ -25,9 +25,9 @@ from scrapy.settings import Settings
 from w3lib.html import remove_tags
 
 from lightsearch.errors import LightSearchError, SearchCancelled
+from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.http import HttpError, HttpResponse, https_get
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
-from lightsearch.request import SearchRequest, build_request
 
 PROVIDER = "brave"
 MAX_COUNT = 20  # the API's own ceiling for ``count``
@@ -300,7 +300,7 @@ class BraveSearch:
 
     @classmethod
     def from_settings(cls, overrides: Mapping[str, Any] | Settings | None = None) -> BraveSearch:
-        from lightsearch.api import make_settings
+        from lightsearch.providers.light import make_settings
 
         return cls(make_settings(overrides))
 

@@ -1,7 +1,7 @@
 """web_fetch: one public URL to clean, bounded text, behind the transport guard.
 
 ``await WebFetch.from_settings(...).fetch(url, max_chars=8000, start_index=0)`` runs a
-one-page crawl (:class:`spiders.fetch.FetchSpider`) through ``AsyncCrawlerRunner`` in
+one-page crawl (:class:`lightsearch.spiders.fetch.FetchSpider`) through ``AsyncCrawlerRunner`` in
 the caller's asyncio loop, with the same settings module as Light searches, so the
 guarded download handler, robots and budget middlewares apply to every hop. Expected
 failures raise :class:`~lightsearch.errors.LightSearchError` with one of the codes
@@ -33,20 +33,20 @@ from scrapy.settings import Settings
 from twisted.internet.error import DNSLookupError
 from twisted.internet.error import TimeoutError as TxTimeoutError
 
-from lightsearch import signals as light_signals
-from lightsearch.api import make_settings
-from lightsearch.budget import BudgetExceeded
+from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.budget import BudgetExceeded
+from lightsearch.crawl.failures import is_tls_failure
+from lightsearch.crawl.guard import GuardRefusal
+from lightsearch.crawl.guard.resolver import ResolveTimeout
+from lightsearch.crawl.guard.urls import check_url
+from lightsearch.crawl.middlewares.robots import RobotsDenied
+from lightsearch.crawl.runtime import ensure_reactor, preload_components
+from lightsearch.crawl.transport import HostNotMappedError
 from lightsearch.errors import LightSearchError, invalid_input
-from lightsearch.failures import is_tls_failure
-from lightsearch.guard import GuardRefusal
-from lightsearch.guard.resolver import ResolveTimeout
-from lightsearch.guard.urls import check_url
-from lightsearch.middlewares.robots import RobotsDenied
-from lightsearch.render import render_result
-from lightsearch.result import ResultLimits, finish_fetch
-from lightsearch.runtime import ensure_reactor, preload_components
-from lightsearch.transport import HostNotMappedError
-from spiders.fetch import FetchSpider
+from lightsearch.evidence.render import render_result
+from lightsearch.evidence.result import ResultLimits, finish_fetch
+from lightsearch.providers.light import make_settings
+from lightsearch.spiders.fetch import FetchSpider
 
 TRUST = {"trust": "volatile_external", "carryPolicy": "never"}
 MAX_URL_CHARS = 2048
@@ -271,7 +271,7 @@ def summarise_feed(body: bytes) -> dict[str, Any]:
     """An RSS/Atom/JSON feed as a short readable list of its entries."""
     import feedparser
 
-    from lightsearch.feeds import FeedError, parse_feed
+    from lightsearch.documents.feeds import FeedError, parse_feed
 
     try:
         entries = parse_feed(body, limit=FEED_ENTRIES)
@@ -366,7 +366,7 @@ def _robots_error(exc: RobotsDenied, url: str) -> LightSearchError:
 
 
 def format_fetch_text(result: dict[str, Any], max_bytes: int = 16 * 1024) -> str:
-    """The bounded, fenced text a model reads (:mod:`lightsearch.render`); an error's
+    """The bounded, fenced text a model reads (:mod:`lightsearch.evidence.render`); an error's
     first line starts with ``ERROR:``."""
     return render_result(result, max_bytes)
 

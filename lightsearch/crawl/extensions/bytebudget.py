@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from scrapy import signals
 from scrapy.exceptions import StopDownload
 
-from lightsearch.budget import ENCODED, record_stop
+from lightsearch.crawl.budget import ENCODED, record_stop
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

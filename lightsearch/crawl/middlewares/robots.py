@@ -25,11 +25,11 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.httpobj import urlparse_cached
 
-from lightsearch.budget import BudgetExceeded
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.robots import RobotsRules
-from lightsearch.failures import failure_code
+from lightsearch.crawl.budget import BudgetExceeded
+from lightsearch.crawl.failures import failure_code
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -16,8 +16,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from lightsearch.guard import BlockedAddress, InvalidURL
-from lightsearch.guard.addresses import IPAddress, classify
+from lightsearch.crawl.guard import BlockedAddress, InvalidURL
+from lightsearch.crawl.guard.addresses import IPAddress, classify
 
 SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}

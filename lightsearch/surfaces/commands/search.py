@@ -18,10 +18,10 @@ from typing import Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from lightsearch.commands import engine_overrides, offline_world, release_reactor_threads
 from lightsearch.errors import LightSearchError
-from lightsearch.receipts import PRESENTATION
-from lightsearch.request import RECENCY_WINDOWS
+from lightsearch.evidence.receipts import PRESENTATION
+from lightsearch.plan.request import RECENCY_WINDOWS
+from lightsearch.surfaces.commands import engine_overrides, offline_world, release_reactor_threads
 
 
 class Command(ScrapyCommand):

@@ -5,7 +5,7 @@ so two simultaneous searches would each open a connection to the same origin. Th
 limiter sits in the download handler, around the network transfer, and is shared by
 all crawls of one process: at most ``LIGHT_MAX_CONCURRENCY`` transfers at once and one
 per origin. It is chosen by the ``LIGHT_POLITENESS_LIMITER`` setting, so a fleet can swap
-in a shared backend (Redis, say) without touching spiders or middlewares.
+in a shared backend (Redis, say) without touching lightsearch.spiders or middlewares.
 """
 
 from __future__ import annotations

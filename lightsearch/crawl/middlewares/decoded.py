@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lightsearch.budget import DECODED, record_stop
+from lightsearch.crawl.budget import DECODED, record_stop
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -6,8 +6,8 @@ order, so that each step sees the final form of the one before:
 
 1. per-source clipping of page text to an excerpt (:func:`clip_excerpt`),
 2. coverage from the evidence actually retrieved (:func:`coverage`),
-3. the bounded model text (:func:`lightsearch.render.render`),
-4. ``meta.webSources`` receipts from what that text kept (:mod:`lightsearch.receipts`).
+3. the bounded model text (:func:`lightsearch.evidence.render.render`),
+4. ``meta.webSources`` receipts from what that text kept (:mod:`lightsearch.evidence.receipts`).
 
 Every result carries ``trust: "volatile_external"`` and ``carryPolicy: "never"``: all web
 text and metadata are passive, untrusted evidence. Optional fields (``content``,
@@ -24,10 +24,15 @@ from typing import Any
 
 from scrapy.settings import BaseSettings
 
+from lightsearch.evidence.receipts import (
+    SourceRecord,
+    attach_web_sources,
+    receipt_entry,
+    result_bytes,
+)
+from lightsearch.evidence.render import clip_utf8, render, render_result, utf8_len
 from lightsearch.ranking.rank import RankedDocument
 from lightsearch.ranking.tokenize import tokenize
-from lightsearch.receipts import SourceRecord, attach_web_sources, receipt_entry, result_bytes
-from lightsearch.render import clip_utf8, render, render_result, utf8_len
 
 TRUST = {"trust": "volatile_external", "carryPolicy": "never"}
 MAX_SOURCE_ERRORS = 20
@@ -66,7 +71,7 @@ class Evidence:
     ``content`` is fetched page text (whole or an excerpt; the envelope clips it to the
     per-source budget); None means only ``snippet`` (e.g. a search engine's description)
     is available. ``retrieval`` and ``retrieval_error`` follow
-    :class:`lightsearch.receipts.SourceRecord`. ``matched`` is the share of query terms
+    :class:`lightsearch.evidence.receipts.SourceRecord`. ``matched`` is the share of query terms
     found in the source (0..1); None lets coverage compute it from the hit's own text.
     ``extra`` holds optional provider-specific hit fields (camelCase wire names).
     """
@@ -234,7 +239,7 @@ def build_envelope(
 
 
 def render_text(result: dict[str, Any], max_bytes: int) -> str:
-    """Kept for callers written before :mod:`lightsearch.render`; same renderer."""
+    """Kept for callers written before :mod:`lightsearch.evidence.render`; same renderer."""
     return render_result(result, max_bytes)
 
 

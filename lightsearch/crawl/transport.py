@@ -4,12 +4,12 @@ It is Scrapy's HTTP/1.1 handler with the changes that must sit at connection tim
 in a middleware, because only the handler sees every hop (first request, redirects, meta
 refreshes, robots.txt) right before bytes go out:
 
-* the transport guard (:mod:`lightsearch.guard`): the URL as Scrapy will request it is
+* the transport guard (:mod:`lightsearch.crawl.guard`): the URL as Scrapy will request it is
   checked, the host is resolved *here*, every answer is classified, and the connection
   goes to the vetted address itself, so there is no second lookup for DNS rebinding to
   win. A refused hop raises before any connection. The ``Host`` header and TLS server
   name stay those of the real name;
-* certificates are verified (:mod:`lightsearch.tls`);
+* certificates are verified (:mod:`lightsearch.crawl.tls`);
 * a host named in ``LIGHT_HOST_MAP`` is connected to the loopback address the map gives.
   That map is how offline origins stand in for catalog sites; it is configuration only,
   never tool input, and the one exception to the guard. With ``LIGHT_HOST_MAP_ONLY`` any
@@ -43,14 +43,14 @@ from twisted.internet.endpoints import (
     wrapClientTLS,
 )
 
-from lightsearch import signals as light_signals
-from lightsearch.budget import HopGate
-from lightsearch.catalog import origin_of
-from lightsearch.guard import BlockedAddress, GuardRefusal
-from lightsearch.guard.addresses import classify
-from lightsearch.guard.resolver import ResolveTimeout
-from lightsearch.guard.urls import Target, check_url
-from lightsearch.tls import VerifyingPolicy
+from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.budget import HopGate
+from lightsearch.crawl.guard import BlockedAddress, GuardRefusal
+from lightsearch.crawl.guard.addresses import classify
+from lightsearch.crawl.guard.resolver import ResolveTimeout
+from lightsearch.crawl.guard.urls import Target, check_url
+from lightsearch.crawl.tls import VerifyingPolicy
+from lightsearch.plan.catalog import origin_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -178,7 +178,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
     async def _vet(self, request: Request) -> tuple[tuple[str, int], bool]:
         """The one address this hop may connect to, and whether it is a mapped one.
 
-        Raises :class:`~lightsearch.guard.GuardRefusal` (before any connection) for a
+        Raises :class:`~lightsearch.crawl.guard.GuardRefusal` (before any connection) for a
         URL or address the guard refuses, :class:`HostNotMappedError` outside an offline
         world, and DNS errors as Twisted's ``DNSLookupError``.
         """

@@ -2,7 +2,7 @@
 
 A receipt tells a client, per source, what the tool retrieved and how much of it the
 model was actually shown. It is computed *after* the model text is rendered, from what
-the final bounded text kept (:class:`lightsearch.render.Presence`), so a page that was
+the final bounded text kept (:class:`lightsearch.evidence.render.Presence`), so a page that was
 fetched but did not fit is reported as ``reference`` or ``omitted``, never ``content``.
 
 Receipts are optional metadata and the lowest priority of a result: when adding one
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lightsearch.render import Presence, clean_untrusted
+from lightsearch.evidence.render import Presence, clean_untrusted
 
 VERSION = 1
 RETRIEVAL = ("fetched", "cached", "search_result", "failed")

@@ -1,7 +1,7 @@
 """Refuse hops past the invocation's budgets early, and bound each download in time.
 
 The authoritative hop count is claimed in the download handler
-(:class:`lightsearch.budget.HopGate`), right before a request goes on the wire; this
+(:class:`lightsearch.crawl.budget.HopGate`), right before a request goes on the wire; this
 middleware refuses, before they queue, requests that the gate would refuse anyway, and
 gives every hop a download timeout that ends just after the hard deadline (so the query
 controller, not a timeout, decides the search failed) and the per-response size cap.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from lightsearch.budget import BudgetExceeded, HopGate, record_stop
+from lightsearch.crawl.budget import BudgetExceeded, HopGate, record_stop
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lightsearch.catalog import Catalog, Source
+from lightsearch.plan.catalog import Catalog, Source
+from lightsearch.plan.request import SearchRequest
 from lightsearch.ranking.tokenize import is_hebrew, tokenize
-from lightsearch.request import SearchRequest
 
 _KIND_PRIOR = {"reference": 1.0, "news": 0.6, "science": 0.4, "technology": 0.4, "government": 0.3}
 _FRESH_RECENCY = {"hour", "day", "week"}

@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,7 +21,7 @@ from lightsearch.errors import LightSearchError
 KINDS = ("reference", "government", "news", "science", "technology")
 LANGUAGES = ("en", "he")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,40}$")
-DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "catalog" / "sources.json"
+DEFAULT_CATALOG = Path(str(files("lightsearch.catalog") / "sources.json"))
 
 
 class CatalogError(LightSearchError):

@@ -19,8 +19,8 @@ from typing import Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from lightsearch.commands import engine_overrides, offline_world, release_reactor_threads
 from lightsearch.errors import LightSearchError
+from lightsearch.surfaces.commands import engine_overrides, offline_world, release_reactor_threads
 
 # Settings a command line (-s KEY=VALUE) may pass on to web_fetch.
 SETTING_PREFIXES = ("LIGHT_", "WEB_FETCH_", "RESULT_")
@@ -71,14 +71,14 @@ class Command(ScrapyCommand):
         if opts.output == "json":
             print(json.dumps(result, ensure_ascii=False, indent=2))
         else:
-            from lightsearch.fetch import format_fetch_text
+            from lightsearch.providers.fetch import format_fetch_text
 
             print(format_fetch_text(result, self.settings.getint("RESULT_TEXT_MAX_BYTES", 16 * 1024)))
         if "error" in result:
             self.exitcode = 1
 
     async def _read(self, url: str, opts: argparse.Namespace) -> dict[str, Any]:
-        from lightsearch.fetch import WebFetch
+        from lightsearch.providers.fetch import WebFetch
 
         assert self.settings is not None
         overrides = engine_overrides(self.settings, SETTING_PREFIXES)

@@ -21,16 +21,16 @@ from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.settings import Settings
 
 from lightsearch import settings as default_settings
-from lightsearch import signals as light_signals
-from lightsearch.budget import DECODED, ENCODED, HOPS, STOP_REASON
-from lightsearch.catalog import Catalog, load_catalog
 from lightsearch.config import validate_light_settings
+from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, STOP_REASON
+from lightsearch.crawl.runtime import ensure_reactor, preload_components
 from lightsearch.errors import LightSearchError, SearchCancelled
-from lightsearch.request import SearchRequest, build_request
-from lightsearch.result import assemble
-from lightsearch.runtime import ensure_reactor, preload_components
-from lightsearch.selection import select_sources
-from spiders.discovery import CrawlPlan, DiscoverySpider
+from lightsearch.evidence.result import assemble
+from lightsearch.plan.catalog import Catalog, load_catalog
+from lightsearch.plan.request import SearchRequest, build_request
+from lightsearch.plan.selection import select_sources
+from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
 
 logger = logging.getLogger(__name__)
 

@@ -64,18 +64,18 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         summaries = asyncio.run(self._evaluate(opts))
-        from lightsearch.commands import release_reactor_threads
+        from lightsearch.surfaces.commands import release_reactor_threads
 
         release_reactor_threads()
         self.exitcode = 0 if summaries else 1
 
     async def _evaluate(self, opts: argparse.Namespace) -> dict[str, Any]:
-        from lightsearch.api import LightSearch
         from lightsearch.cache import clear_process_caches
         from lightsearch.evaluation.harness import Progress, run_queries, summarize
         from lightsearch.evaluation.oracle import OracleProvider
         from lightsearch.evaluation.qrels import read_qrels, read_queries
         from lightsearch.evaluation.report import format_table, write_reports
+        from lightsearch.providers.light import LightSearch
 
         assert self.settings is not None
         overrides: dict[str, Any] = {
@@ -85,8 +85,8 @@ class Command(ScrapyCommand):
         tmp = tempfile.TemporaryDirectory(prefix="lightsearch-world-")
         try:
             if opts.world:
-                from offline_origins import worlds
-                from offline_origins.server import OfflineOrigins
+                from lightsearch.offline_origins import worlds
+                from lightsearch.offline_origins.server import OfflineOrigins
 
                 data = Path(opts.data) if opts.data else None
                 build = worlds.build_cranfield_world if opts.world == "cranfield" else worlds.build_heq_world

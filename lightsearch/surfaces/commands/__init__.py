@@ -25,7 +25,7 @@ def offline_world(enabled: bool, overrides: dict[str, Any]) -> Iterator[None]:
     if not enabled:
         yield
         return
-    from offline_origins.server import OfflineOrigins
+    from lightsearch.offline_origins.server import OfflineOrigins
 
     origins = OfflineOrigins().start()
     overrides.update(origins.settings())
