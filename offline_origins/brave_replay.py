@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import trustme
+
 from lightsearch.offline_origins.server import LoopbackServer
 
 WEB_SEARCH_FILE = "brave_web_search_hello_world.json"

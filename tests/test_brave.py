@@ -8,9 +8,9 @@ import json
 import time
 
 import pytest
-from lightsearch.offline_origins.brave_replay import BraveReplay
 
 from lightsearch.errors import LightSearchError
+from lightsearch.offline_origins.brave_replay import BraveReplay
 from lightsearch.providers import load_provider
 from lightsearch.providers.brave import BraveSearch
 from tests.conftest import coroutine_test, shared_data

@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from lightsearch.offline_origins.brave_replay import BraveReplay
 
+from lightsearch.offline_origins.brave_replay import BraveReplay
 from tests.conftest import shared_data
 
 

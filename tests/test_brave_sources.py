@@ -6,9 +6,9 @@ import asyncio
 import time
 
 import pytest
-from lightsearch.offline_origins.brave_replay import BraveReplay
 
 from lightsearch.errors import LightSearchError
+from lightsearch.offline_origins.brave_replay import BraveReplay
 from lightsearch.providers import load_provider
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test, shared_data
 

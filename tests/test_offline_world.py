@@ -7,7 +7,6 @@ from collections import Counter
 from urllib.parse import unquote, urlsplit
 
 from lightsearch.offline_origins.server import OfflineOrigins, load_sites
-
 from lightsearch.plan.catalog import load_catalog
 
 
