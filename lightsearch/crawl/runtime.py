@@ -32,7 +32,17 @@ def ensure_reactor() -> None:
     from twisted.internet import reactor
 
     loop = asyncio.get_running_loop()
-    if getattr(reactor, "_asyncioEventloop", loop) is not loop:
+    # _asyncioEventloop: the loop AsyncioSelectorReactor was built on (Twisted 26.10).
+    bound = getattr(reactor, "_asyncioEventloop", loop)
+    if bound is not loop and bound.is_closed():
+        raise LightSearchError(
+            "runtime_closed",
+            "lightsearch's Twisted reactor belongs to an event loop that has closed (an earlier "
+            "asyncio.run() in this process), and Twisted cannot move it to another loop: run "
+            "every search inside one asyncio.run(), or start a new process",
+            {"key": "TWISTED_REACTOR"},
+        )
+    if bound is not loop:
         raise LightSearchError(
             "invalid_settings",
             "the asyncio reactor runs on another event loop than the caller's",
@@ -68,3 +78,35 @@ def preload_components(settings: Settings) -> None:
         _preloaded.add(path)
         with contextlib.suppress(Exception):
             load_object(path)
+
+
+_active_crawls = 0
+
+
+@contextlib.contextmanager
+def crawl_slot() -> Any:
+    """Count a running crawl; when the last one ends, stop the reactor's thread pool.
+
+    Scrapy starts Twisted's thread pool on first use, and its non-daemon threads would keep
+    a script alive after ``asyncio.run()`` returned; the pool is made again on demand.
+    """
+    global _active_crawls
+    _active_crawls += 1
+    try:
+        yield
+    finally:
+        _active_crawls -= 1
+        if _active_crawls == 0:
+            release_threads()
+
+
+def release_threads() -> None:
+    """Stop the reactor's thread pool if no crawl is running (a no-op otherwise)."""
+    if _active_crawls or not is_reactor_installed():
+        return
+    from twisted.internet import reactor
+
+    if getattr(reactor, "threadpool", None) is not None:
+        # ReactorBase._stopThreadPool (Twisted 26.10) also drops the shutdown trigger that
+        # would stop the pool again; getThreadPool() builds a new pool when one is needed.
+        reactor._stopThreadPool()

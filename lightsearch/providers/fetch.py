@@ -19,8 +19,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from scrapy import Request, signals
-from scrapy.crawler import AsyncCrawlerRunner
+from scrapy import Request
 from scrapy.exceptions import (
     CannotResolveHostError,
     DownloadCancelledError,
@@ -33,14 +32,14 @@ from scrapy.settings import Settings
 from twisted.internet.error import DNSLookupError
 from twisted.internet.error import TimeoutError as TxTimeoutError
 
-from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import BudgetExceeded
 from lightsearch.crawl.failures import is_tls_failure
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.resolver import ResolveTimeout
 from lightsearch.crawl.guard.urls import check_url
 from lightsearch.crawl.middlewares.robots import RobotsDenied
-from lightsearch.crawl.runtime import ensure_reactor, preload_components
+from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
+from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.crawl.transport import HostNotMappedError
 from lightsearch.errors import LightSearchError, invalid_input
 from lightsearch.evidence.render import render_result
@@ -72,6 +71,17 @@ class WebFetch:
     @classmethod
     def from_settings(cls, overrides: dict[str, Any] | Settings | None = None) -> WebFetch:
         return cls(make_settings(overrides))
+
+    async def __aenter__(self) -> WebFetch:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Release what the process holds for crawls once none is running (the reactor's
+        threads), so a script that searched can exit; the engine stays usable."""
+        release_threads()
 
     async def fetch(
         self,
@@ -165,30 +175,21 @@ class WebFetch:
         return s
 
     async def _crawl(self, url: str, robots: bool | None) -> dict[str, Any]:
-        ensure_reactor()
         settings = self._crawl_settings(robots)
-        runner = AsyncCrawlerRunner(settings)
-        crawler = runner.create_crawler(FetchSpider)
         outcome: dict[str, Any] = {}
-        closed: dict[str, str] = {}
-        crawler.signals.connect(lambda spider, reason: closed.setdefault("reason", reason),
-                                signal=signals.spider_closed, weak=False)
-        task = runner.crawl(
-            crawler, url=url, outcome=outcome,
-            max_redirects=settings.getint("WEB_FETCH_MAX_REDIRECTS"),
-            allowed_ports=self._allowed_ports(), trusted_hosts=self._mapped(),
-            meta_refresh_max_delay=settings.getfloat("WEB_FETCH_META_REFRESH_MAX_DELAY"),
-        )
         deadline = settings.getfloat("WEB_FETCH_DEADLINE_SECS")
         try:
-            await asyncio.wait_for(asyncio.shield(task), timeout=deadline)
-        except asyncio.TimeoutError:
-            await _abort(crawler, task)
+            await run_crawl(
+                settings, FetchSpider, deadline, url=url, outcome=outcome,
+                max_redirects=settings.getint("WEB_FETCH_MAX_REDIRECTS"),
+                allowed_ports=self._allowed_ports(), trusted_hosts=self._mapped(),
+                meta_refresh_max_delay=settings.getfloat("WEB_FETCH_META_REFRESH_MAX_DELAY"),
+            )
+        except CrawlDeadline:
             raise fetch_error("timeout", f"the page did not arrive within {deadline:g} s",
                               deadlineSecs=deadline) from None
-        except asyncio.CancelledError:
-            await _abort(crawler, task)
-            raise
+        except CrawlCancelled:
+            raise asyncio.CancelledError from None
         return outcome
 
     @staticmethod
@@ -369,13 +370,3 @@ def format_fetch_text(result: dict[str, Any], max_bytes: int = 16 * 1024) -> str
     """The bounded, fenced text a model reads (:mod:`lightsearch.evidence.render`); an error's
     first line starts with ``ERROR:``."""
     return render_result(result, max_bytes)
-
-
-async def _abort(crawler: Any, task: Any) -> None:
-    with contextlib.suppress(Exception):
-        crawler.signals.send_catch_log(signal=light_signals.abort_requested)
-    with contextlib.suppress(Exception):
-        if getattr(crawler, "crawling", False):
-            await crawler.stop_async()
-    with contextlib.suppress(BaseException):
-        await asyncio.wait_for(asyncio.shield(task), timeout=5)

@@ -7,8 +7,6 @@ raise :class:`~lightsearch.errors.LightSearchError` with a code; nothing else es
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Sequence
@@ -16,15 +14,13 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from scrapy import signals
-from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.settings import Settings
 
 from lightsearch import settings as default_settings
 from lightsearch.config import validate_light_settings
-from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, STOP_REASON
-from lightsearch.crawl.runtime import ensure_reactor, preload_components
+from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
+from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.evidence.result import assemble
 from lightsearch.plan.catalog import Catalog, load_catalog
@@ -76,6 +72,17 @@ class LightSearch:
     def from_settings(cls, overrides: dict[str, Any] | Settings | None = None) -> LightSearch:
         return cls(make_settings(overrides))
 
+    async def __aenter__(self) -> LightSearch:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Release what the process holds for crawls once none is running (the reactor's
+        threads), so a script that searched can exit; the engine stays usable."""
+        release_threads()
+
     # ------------------------------------------------------------------ public
     async def search(
         self,
@@ -108,7 +115,6 @@ class LightSearch:
         return self._catalog
 
     async def _run(self, request: SearchRequest, catalog: Catalog) -> dict[str, Any]:
-        ensure_reactor()
         s = self.settings
         started = time.monotonic()
         selected = select_sources(
@@ -123,28 +129,16 @@ class LightSearch:
             max_results=request.max_results,
             started_monotonic=started,
         )
-        runner = AsyncCrawlerRunner(s)
-        crawler = runner.create_crawler(DiscoverySpider)
-        closed: dict[str, str] = {}
-
-        def _on_closed(spider: Any, reason: str) -> None:
-            closed["reason"] = reason
-
-        crawler.signals.connect(_on_closed, signal=signals.spider_closed, weak=False)
-        task = runner.crawl(crawler, plan=plan)
-        deadline = s.getfloat("LIGHT_DEADLINE_SECS")
         try:
-            await asyncio.wait_for(asyncio.shield(task), timeout=deadline)
-        except asyncio.TimeoutError:
-            await self._abort(crawler, task)
+            crawler = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan)
+        except CrawlDeadline as exc:
             raise LightSearchError(
                 "deadline_exceeded",
-                f"the search did not finish within {deadline:g} s",
-                {"deadlineSecs": deadline, **self._partial_counts(crawler)},
+                f"the search did not finish within {exc.deadline:g} s",
+                {"deadlineSecs": exc.deadline, **self._partial_counts(exc.crawler)},
             ) from None
-        except asyncio.CancelledError:
-            await self._abort(crawler, task)
-            raise SearchCancelled(details=self._partial_counts(crawler)) from None
+        except CrawlCancelled as exc:
+            raise SearchCancelled(details=self._partial_counts(exc.crawler)) from None
         spider = crawler.spider
         stats = crawler.stats
         counts = self._partial_counts(crawler)
@@ -202,14 +196,3 @@ class LightSearch:
         }
         counts.update({name: int(stats.get_value(key, 0)) for name, key in HYGIENE_COUNTS.items()})
         return counts
-
-    @staticmethod
-    async def _abort(crawler: Any, task: asyncio.Task[None]) -> None:
-        """Stop the crawl and wait for it, so no connection or timer outlives the search."""
-        with contextlib.suppress(Exception):
-            crawler.signals.send_catch_log(signal=light_signals.abort_requested)
-        with contextlib.suppress(Exception):
-            if getattr(crawler, "crawling", False):
-                await crawler.stop_async()
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(asyncio.shield(task), timeout=5)

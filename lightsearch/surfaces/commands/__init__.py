@@ -1,7 +1,7 @@
 """Scrapy commands: ``scrapy search``, ``scrapy read``, ``scrapy evaluate``.
 
 The plumbing they share lives here: which ``-s KEY=VALUE`` settings reach the engine,
-the ``--offline`` world, and releasing the reactor's threads so the process can exit.
+and the ``--offline`` world.
 """
 
 from __future__ import annotations
@@ -29,16 +29,10 @@ def offline_world(enabled: bool, overrides: dict[str, Any]) -> Iterator[None]:
 
     origins = OfflineOrigins().start()
     overrides.update(origins.settings())
+    # --offline means the offline origins whatever keys the environment holds: an API
+    # provider would leave loopback.
+    overrides["WEB_SEARCH_PROVIDER"] = "light"
     try:
         yield
     finally:
         origins.stop()
-
-
-def release_reactor_threads() -> None:
-    """Stop the reactor's thread pool (DNS lookups), which would keep the process alive."""
-    from twisted.internet import reactor
-
-    pool = getattr(reactor, "threadpool", None)
-    if pool is not None:
-        pool.stop()

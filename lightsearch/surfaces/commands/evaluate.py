@@ -64,9 +64,6 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         summaries = asyncio.run(self._evaluate(opts))
-        from lightsearch.surfaces.commands import release_reactor_threads
-
-        release_reactor_threads()
         self.exitcode = 0 if summaries else 1
 
     async def _evaluate(self, opts: argparse.Namespace) -> dict[str, Any]:

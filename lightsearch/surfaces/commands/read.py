@@ -20,7 +20,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
-from lightsearch.surfaces.commands import engine_overrides, offline_world, release_reactor_threads
+from lightsearch.surfaces.commands import engine_overrides, offline_world
 
 # Settings a command line (-s KEY=VALUE) may pass on to web_fetch.
 SETTING_PREFIXES = ("LIGHT_", "WEB_FETCH_", "RESULT_")
@@ -67,7 +67,6 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
         result = asyncio.run(self._read(args[0], opts))
-        release_reactor_threads()
         if opts.output == "json":
             print(json.dumps(result, ensure_ascii=False, indent=2))
         else:

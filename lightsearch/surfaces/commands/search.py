@@ -21,7 +21,7 @@ from scrapy.exceptions import UsageError
 from lightsearch.errors import LightSearchError
 from lightsearch.evidence.receipts import PRESENTATION
 from lightsearch.plan.request import RECENCY_WINDOWS
-from lightsearch.surfaces.commands import engine_overrides, offline_world, release_reactor_threads
+from lightsearch.surfaces.commands import engine_overrides, offline_world
 
 
 class Command(ScrapyCommand):
@@ -68,7 +68,6 @@ class Command(ScrapyCommand):
         started = time.monotonic()
         result = asyncio.run(self._search(args, opts))
         wall = time.monotonic() - started
-        release_reactor_threads()
         if "error" in result:
             err = result["error"]
             if opts.output == "json":
