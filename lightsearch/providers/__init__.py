@@ -26,6 +26,7 @@ from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
 from lightsearch.errors import LightSearchError
+from lightsearch.schema import validate
 
 PROVIDERS = {
     "light": "lightsearch.providers.light.LightSearch",
@@ -117,6 +118,7 @@ def load_provider(
     not validated here, so bad ones can never keep Brave from loading.
     """
     settings = _settings(overrides, config)
+    validate(settings, ("WEB_SEARCH_",))
     name = provider_name(settings, environ)
     path = PROVIDERS.get(name.lower(), name)
     if "." not in path:

@@ -28,25 +28,13 @@ from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.http import HttpError, HttpResponse, https_get
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
+from lightsearch.schema import validate
 
 PROVIDER = "brave"
 MAX_COUNT = 20  # the API's own ceiling for ``count``
 # Brave's freshness filter has day granularity: "hour" asks for the past day and says so.
 FRESHNESS = {"hour": "pd", "day": "pd", "week": "pw", "month": "pm", "year": "py"}
 _SPACES = re.compile(r"\s+")
-# key: (type, minimum, maximum) - checked when the provider loads, so a bad value is an
-# invalid_settings error naming the key rather than a crash in the middle of a search.
-LIMITS: dict[str, tuple[type, float, float]] = {
-    "BRAVE_TIMEOUT_SECS": (float, 0.1, 120.0),
-    "BRAVE_DEADLINE_SECS": (float, 0.5, 300.0),
-    "BRAVE_RESPONSE_MAX_BYTES": (int, 1024, 64 * 1024 * 1024),
-    "BRAVE_SNIPPET_CHARS": (int, 40, 4000),
-    "BRAVE_SOURCE_FETCH_PAGES": (int, 0, MAX_COUNT),
-    "BRAVE_SOURCE_FETCH_TIMEOUT_SECS": (float, 0.1, 120.0),
-    "BRAVE_SOURCE_FETCH_MAX_CHARS": (int, 100, 100_000),
-}
-
-
 def provider_error(code: str, message: str, **details: Any) -> LightSearchError:
     return LightSearchError(code, message, {"provider": PROVIDER, **details})
 
@@ -264,20 +252,9 @@ async def all_or_nothing(coros: Sequence[Any]) -> list[Any]:
 
 
 def validate_brave_settings(settings: Settings) -> None:
-    """Raise ``invalid_settings`` for a Brave bound that is not a number in its range."""
-    for key, (kind, low, high) in LIMITS.items():
-        raw = settings.get(key)
-        try:
-            if isinstance(raw, bool):
-                raise ValueError(raw)
-            value = kind(float(raw)) if kind is float else int(str(raw).strip())
-        except (TypeError, ValueError):
-            raise LightSearchError("invalid_settings", f"setting {key}: must be a number, got {raw!r}",
-                                   {"key": key, "value": repr(raw)[:80]}) from None
-        if not low <= value <= high:
-            raise LightSearchError("invalid_settings",
-                                   f"setting {key}: {value} is outside {low:g}..{high:g}",
-                                   {"key": key, "value": repr(raw)[:80]})
+    """``BRAVE_*`` against the schema when the provider loads, so a bad value is an
+    invalid_settings error naming the key rather than a crash in the middle of a search."""
+    validate(settings, ("BRAVE_",))
 
 
 class BraveSearch:

@@ -45,6 +45,7 @@ from lightsearch.errors import LightSearchError, invalid_input
 from lightsearch.evidence.render import render_result
 from lightsearch.evidence.result import ResultLimits, finish_fetch
 from lightsearch.providers.light import make_settings
+from lightsearch.schema import validate
 from lightsearch.spiders.fetch import FetchSpider
 
 TRUST = {"trust": "volatile_external", "carryPolicy": "never"}
@@ -66,6 +67,7 @@ class WebFetch:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._validated = False
         preload_components(settings)
 
     @classmethod
@@ -100,6 +102,9 @@ class WebFetch:
         for this fetch. Raises LightSearchError with a code on every expected failure.
         """
         s = self.settings
+        if not self._validated:
+            validate(s, ("WEB_FETCH_", "RESULT_"))
+            self._validated = True
         if not s.getbool("WEB_FETCH_ENABLED"):
             raise fetch_error("disabled", "web_fetch is disabled by configuration (WEB_FETCH_ENABLED)")
         max_chars = s.getint("WEB_FETCH_MAX_CHARS") if max_chars is None else max_chars
