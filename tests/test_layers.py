@@ -90,7 +90,7 @@ def test_no_import_cycle():
 
     def visit(node: str) -> None:
         if node in stack:
-            cycles.append(stack[stack.index(node):] + [node])
+            cycles.append([*stack[stack.index(node):], node])
             return
         if node in seen:
             return
