@@ -303,6 +303,8 @@ async def test_cancelled_call(replay):
         await asyncio.sleep(0.02)
         if replay.requests_for("cancel"):
             break
+    else:
+        pytest.fail("the request never reached the server, so cancelling proves nothing")
     task.cancel()
     started = time.monotonic()
     with pytest.raises(asyncio.CancelledError) as info:

@@ -175,6 +175,8 @@ async def test_cancelling_during_source_fetches(replay, origins):
         await asyncio.sleep(0.02)
         if any(r["path"] == "/hello" for r in origins.requests_for(hang)):
             break
+    else:
+        pytest.fail("the request never reached the server, so cancelling proves nothing")
     task.cancel()
     started = time.monotonic()
     with pytest.raises(asyncio.CancelledError) as info:
