@@ -70,11 +70,14 @@ class Command(ScrapyCommand):
         wall = time.monotonic() - started
         release_reactor_threads()
         if "error" in result:
-            err = result["error"]
             if opts.output == "json":
                 print(json.dumps(result, ensure_ascii=False, indent=2))
             else:
-                print(f"ERROR: {err['code']}: {err['message']}", file=sys.stderr)
+                # The renderer's error line: capped, ASCII-escaped, values quoted.
+                from lightsearch.render import render_result
+
+                limit = self.settings.getint("RESULT_TEXT_MAX_BYTES", 16 * 1024)
+                print(render_result(result, limit), file=sys.stderr)
             self.exitcode = 1
             return
         if opts.output == "json":
