@@ -160,12 +160,16 @@ def clip_utf8_tail(text: str, max_bytes: int) -> str:
     return data[-max_bytes:].decode("utf-8", "ignore")
 
 
+def neutralise_fences(text: str) -> str:
+    """Runs of three or more angle brackets cut to two, the fence word respelt, so no
+    untrusted text can look like a fence line."""
+    return _FENCE_TOKEN.sub("external data", _BRACKET_RUN.sub(lambda m: m.group(0)[:2], text))
+
+
 def clean_untrusted(text: Any, *, single_line: bool = True) -> str:
     """Page-supplied text made safe to place inside the fence (see the module docstring)."""
     text = "" if text is None else str(text)
-    text = text.replace("\r\n", "\n").translate(_VISIBLE)
-    text = _BRACKET_RUN.sub(lambda m: m.group(0)[:2], text)
-    text = _FENCE_TOKEN.sub("external data", text)
+    text = neutralise_fences(text.replace("\r\n", "\n").translate(_VISIBLE))
     if single_line:
         return _WHITESPACE.sub(" ", text).strip()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
@@ -185,10 +189,11 @@ QUERY_MAX_CHARS = 400
 def ascii_safe(text: Any) -> str:
     """One line of printable ASCII: whitespace runs become a space, every other character
     outside ``' '..'~'`` is written as a Python escape (``\\u202e``), so no control, bidi
-    mark or look-alike reaches a line outside the fence."""
+    mark or look-alike reaches a line outside the fence. The ellipsis stays: it is how
+    :func:`~lightsearch.errors.quote_untrusted` marks a value it cut."""
     out = []
     for ch in _WHITESPACE.sub(" ", "" if text is None else str(text)).strip():
-        if " " <= ch <= "~":
+        if " " <= ch <= "~" or ch == "…":
             out.append(ch)
         else:
             out.append(ascii(ch)[1:-1])
@@ -205,7 +210,7 @@ def outside_token(value: Any, pattern: re.Pattern[str] = _TOKEN) -> str:
     """A short enum-like field (provider, stop reason, code) as printed outside the fence:
     itself when it is a plain token, else quoted and capped."""
     text = "" if value is None else str(value)
-    return text if pattern.fullmatch(text) else quote_untrusted(text)
+    return text if pattern.fullmatch(text) else neutralise_fences(quote_untrusted(text))
 
 
 def _number(value: Any) -> int | float | None:
@@ -225,10 +230,8 @@ def error_line(error: Any) -> str:
     """
     err = error if isinstance(error, dict) else {"message": error}
     code = outside_token(err.get("code") or "error", _CODE)
-    message = ascii_safe(err.get("message"))
-    message = _BRACKET_RUN.sub(lambda m: m.group(0)[:2], message)
-    message = _FENCE_TOKEN.sub("external data", message)
-    return f"ERROR: {code}: {_capped(message, ERROR_MESSAGE_MAX_CHARS)}"
+    message = _capped(neutralise_fences(ascii_safe(err.get("message"))), ERROR_MESSAGE_MAX_CHARS)
+    return f"ERROR: {code}: {message}"
 
 
 def fence_lines(token: str) -> tuple[str, str]:
@@ -375,7 +378,7 @@ def _search_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body
         f"stop: {outside_token(result.get('stopReason', 'completed'))}",
     ]
     raw_notes = result.get("notes") if isinstance(result.get("notes"), list) else []
-    notes = [_capped(ascii_safe(n), _NOTE_MAX_CHARS) for n in raw_notes]
+    notes = [_capped(neutralise_fences(ascii_safe(n)), _NOTE_MAX_CHARS) for n in raw_notes]
     if notes:
         head.append("Notes: " + "; ".join(notes))
     head.append(guidance(token, "web page titles, URLs and text"))

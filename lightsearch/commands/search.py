@@ -21,6 +21,7 @@ from scrapy.exceptions import UsageError
 from lightsearch.commands import engine_overrides, offline_world, release_reactor_threads
 from lightsearch.errors import LightSearchError
 from lightsearch.receipts import PRESENTATION
+from lightsearch.render import clean_untrusted
 from lightsearch.request import RECENCY_WINDOWS
 
 
@@ -106,17 +107,20 @@ def format_table(result: dict[str, Any], wall_secs: float | None = None) -> str:
     """A readable table: title, source, date, URL and snippet, then a one-line summary.
 
     For people at a terminal; the model reads ``result["text"]`` (``-o text``) instead.
+    Page-supplied fields are cleaned as for the model, so no control sequence or bidi
+    override from a page reaches the terminal.
     """
     out: list[str] = []
     hits = result["hits"]
     if not hits:
         out.append(f"No results for {result['query']!r}.")
     for i, h in enumerate(hits, 1):
-        date = (h.get("publishedAt") or h.get("modifiedAt") or "")[:10] or "-"
-        out.append(f"{i:>2}. {h['title']}")
-        out.append(f"    {h.get('sourceName', h['source'])} | {date} | {h['url']}")
+        date = clean_untrusted(h.get("publishedAt") or h.get("modifiedAt") or "")[:10] or "-"
+        out.append(f"{i:>2}. {clean_untrusted(h['title'])}")
+        out.append(f"    {clean_untrusted(h.get('sourceName', h['source']))} | {date} | "
+                   f"{clean_untrusted(h['url'])}")
         if h.get("snippet"):
-            out.extend(textwrap.wrap(h["snippet"], width=96, initial_indent="    ",
+            out.extend(textwrap.wrap(clean_untrusted(h["snippet"]), width=96, initial_indent="    ",
                                      subsequent_indent="    "))
         out.append("")
     meta = result["meta"].get("lightSearch") or {}
