@@ -53,7 +53,6 @@ MAX_CHARS_LIMIT = 100_000
 FEED_ENTRIES = 50
 
 
-
 def fetch_error(code: str, message: str, **details: Any) -> LightSearchError:
     return LightSearchError(code, message, details)
 

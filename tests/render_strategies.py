@@ -132,5 +132,20 @@ def error_results(draw: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "details": {}}}
 
 
-results = st.one_of(search_results(), fetch_results(), error_results())
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), short),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(any_text, inner, max_size=3),
+    max_leaves=8,
+)
+FIELDS = ["query", "provider", "hits", "coverage", "stopReason", "notes", "url", "originalUrl", "title",
+          "status", "contentType", "content", "text", "totalChars", "startIndex", "truncated",
+          "nextStartIndex", "byline", "language", "publishedAt", "error", "code", "message", "score",
+          "level", "snippet", "sourceName", "source"]
+#: Wrong types everywhere (a hit that is a number, a score that is a list): never a crash.
+wild = st.recursive(
+    st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=8),
+    lambda inner: st.dictionaries(st.sampled_from(FIELDS), inner | st.lists(inner, max_size=3), max_size=6),
+    max_leaves=6,
+)
+results = st.one_of(search_results(), fetch_results(), error_results(), wild)
 byte_limits = st.one_of(st.integers(0, 600), st.integers(600, 40_000), st.sampled_from([16 * 1024, 7799]))
