@@ -154,7 +154,7 @@ def test_receipt_titles_are_clean_and_bounded_and_original_urls_kept():
 
 def test_fetch_results_get_a_receipt_and_the_same_renderer():
     page = {"url": "https://www.gov.il/he/x", "originalUrl": "https://gov.il/x", "status": 200,
-            "contentType": "text/html", "title": "דרכון", "text": "שלום עולם " * 300, "totalChars": 8000,
+            "contentType": "text/html", "title": "דרכון", "content": "שלום עולם " * 300, "totalChars": 8000,
             "startIndex": 0, "truncated": True, "nextStartIndex": 3000}
     result = copy.deepcopy(page)
     text = finish_fetch(result, ResultLimits(text_max_bytes=2048), token=TOKEN)
@@ -167,7 +167,7 @@ def test_fetch_results_get_a_receipt_and_the_same_renderer():
     assert entry["originalUrl"] == "https://gov.il/x"
     assert entry["contentTruncated"] == ["perSource", "finalOutput"]
     assert result["trust"] == "volatile_external"
-    whole = copy.deepcopy(page) | {"truncated": False, "text": "short"}
+    whole = copy.deepcopy(page) | {"truncated": False, "content": "short"}
     finish_fetch(whole, ResultLimits())
     assert whole["meta"]["webSources"]["entries"][0]["contentTruncated"] == []
     tight = copy.deepcopy(page)

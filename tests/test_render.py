@@ -151,7 +151,7 @@ def test_empty_search_and_error_and_fetch_shapes():
     err = render_result({"error": {"code": "timeout", "message": "too slow\nsecond line"}}, 4096)
     assert err == "ERROR: timeout: too slow second line"
     fetched = {"url": "https://www.gov.il/he/x", "originalUrl": "https://gov.il/x", "status": 200,
-               "contentType": "text/html", "title": "דרכון", "text": HEBREW * 40, "totalChars": 9000,
+               "contentType": "text/html", "title": "דרכון", "content": HEBREW * 40, "totalChars": 9000,
                "startIndex": 0, "truncated": True, "nextStartIndex": len(HEBREW * 40)}
     rendering = render(fetched, 1200, token=TOKEN)
     assert len(rendering.text.encode()) <= 1200

@@ -9,9 +9,13 @@ model this text and nothing else, so three promises live here and only here:
 * **Fenced.** Titles, URLs, snippets and page text are untrusted external data. They sit
   between two fence lines carrying a per-response random token, under a label saying
   they are data, not instructions. Page text cannot forge a fence: runs of three or
-  more angle brackets and the fence word are neutralised, invisible and control
-  characters (zero-width, bidi overrides, the tag block) are removed, and every line of
-  page text is indented and quoted, so nothing untrusted starts a line at column 0.
+  more angle brackets and the fence word are neutralised, only visible characters
+  survive (an allowlist of Unicode categories, :func:`visible_char`), and every line of
+  page text is indented and quoted, so nothing untrusted starts a line at column 0 -
+  not even where the head + tail cut lands inside a long line (the tail is re-quoted).
+  Outside the fence there is only the renderer's own wording, numbers, short tokens and
+  values passed through :func:`lightsearch.errors.quote_untrusted`; an error is one
+  capped, ASCII-escaped line.
 * **Accountable.** :func:`render` also reports, for each source, which of its lines the
   final text kept (:class:`Presence`), so receipts are computed from what the model
   actually received rather than from what was fetched.
@@ -21,23 +25,112 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from lightsearch.errors import quote_untrusted
+
 FENCE_WORD = "EXTERNAL_DATA"
 QUOTE = "    > "
+#: What a tail that starts inside a line begins with: the quote prefix and an ellipsis.
+CONTINUED = QUOTE + "…"
 #: Snapping a cut to a line end is worth losing at most this many characters.
 SNAP_CHARS = 160
 #: Share of the room left for evidence that goes to its head (the best hits).
 HEAD_SHARE = 0.75
 
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_BRACKET_RUN = re.compile(r"<{3,}|>{3,}|[«‹]{3,}|[»›]{3,}")
+#: Default-ignorable code points (Unicode DerivedCoreProperties): they render as nothing,
+#: so they can carry text a person never sees (variation selectors, Hangul fillers, the
+#: combining grapheme joiner, tag characters). Some are letters or marks by category,
+#: which is why the category allowlist alone does not catch them.
+IGNORABLE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+#: Line separators that become a line break where several lines are allowed.
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _ignorable(cp: int) -> bool:
+    return any(low <= cp <= high for low, high in IGNORABLE_RANGES)
+
+
+def visible_char(ch: str) -> str:
+    """What one character of untrusted text becomes: itself, a space, a newline or nothing.
+
+    An allowlist, because a blocklist of invisible characters is never complete:
+    letters (L*), marks (M*: Hebrew niqqud, combining accents), numbers (N*),
+    punctuation (P*) and symbols (S*) stay, unless default-ignorable; space separators
+    (Zs) become a plain space, line separators a newline and other controls a space;
+    format characters (Cf: zero-width, bidi controls, tags), private use (Co),
+    surrogates (Cs) and unassigned code points (Cn) are removed. Fullwidth ASCII forms
+    fold to ASCII so that ``＜＜＜ＥＸＴＥＲＮＡＬ_ＤＡＴＡ`` meets the fence checks below.
+    """
+    cp = ord(ch)
+    if _ignorable(cp):
+        return ""
+    if 0xFF01 <= cp <= 0xFF5E:
+        return chr(cp - 0xFEE0)
+    cat = unicodedata.category(ch)
+    if cat[0] in "LMNPS":
+        return ch
+    if cat == "Zs":
+        return " "
+    if ch in _LINE_BREAKS:
+        return "\n"
+    if cat == "Cc":
+        return " "
+    return ""
+
+
+class _VisibleTable(dict):
+    """A ``str.translate`` table filled on first sight of each code point (bounded)."""
+
+    LIMIT = 1 << 16
+
+    def __missing__(self, cp: int) -> str:
+        out = visible_char(chr(cp))
+        if len(self) < self.LIMIT:
+            self[cp] = out
+        return out
+
+
+_VISIBLE = _VisibleTable()
+
+
+class _InvisibleTable(dict):
+    """Like :data:`_VISIBLE`, but whitespace and controls are left for the caller."""
+
+    LIMIT = 1 << 16
+
+    def __missing__(self, cp: int) -> str:
+        ch = chr(cp)
+        out = visible_char(ch)
+        if out in (" ", "\n") or (0xFF01 <= cp <= 0xFF5E):
+            out = ch
+        if len(self) < self.LIMIT:
+            self[cp] = out
+        return out
+
+
+_STRIP = _InvisibleTable()
+_BRACKET_RUN = re.compile(r"[<‹«﹤]{3,}|[>›»﹥]{3,}")
 _FENCE_TOKEN = re.compile(r"external[\s_\-]*data", re.IGNORECASE)
-_SPACES = re.compile(r"[ \t\f\v]+")
+_SPACES = re.compile(r" +")
 _WHITESPACE = re.compile(r"\s+")
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without the characters :func:`visible_char` removes; layout untouched.
+
+    For page text that is returned as such (web_fetch's ``content`` window): offsets
+    into it stay meaningful because nothing visible, no space and no line break moves.
+    """
+    return text.translate(_STRIP)
 
 
 def cut_marker(n: int) -> str:
@@ -67,19 +160,78 @@ def clip_utf8_tail(text: str, max_bytes: int) -> str:
     return data[-max_bytes:].decode("utf-8", "ignore")
 
 
+def neutralise_fences(text: str) -> str:
+    """Runs of three or more angle brackets cut to two, the fence word respelt, so no
+    untrusted text can look like a fence line."""
+    return _FENCE_TOKEN.sub("external data", _BRACKET_RUN.sub(lambda m: m.group(0)[:2], text))
+
+
 def clean_untrusted(text: Any, *, single_line: bool = True) -> str:
     """Page-supplied text made safe to place inside the fence (see the module docstring)."""
     text = "" if text is None else str(text)
-    text = _SURROGATE.sub("\ufffd", text)
-    text = _INVISIBLE.sub("", text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROL.sub(" ", text.replace("\t", " ")) if not single_line else text
-    text = _BRACKET_RUN.sub(lambda m: m.group(0)[:2], text)
-    text = _FENCE_TOKEN.sub("external data", text)
+    text = neutralise_fences(text.replace("\r\n", "\n").translate(_VISIBLE))
     if single_line:
-        return _WHITESPACE.sub(" ", _CONTROL.sub(" ", text)).strip()
+        return _WHITESPACE.sub(" ", text).strip()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
     return "\n".join(lines).strip("\n")
+
+
+# ---------------------------------------------------------------------------- outside the fence
+#: An error line's message is cut to this many characters (its full size is then given).
+ERROR_MESSAGE_MAX_CHARS = 240
+_CODE = re.compile(r"[a-z][a-z0-9_]{0,47}")
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,47}")
+_MIME = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+\-]{0,63}/[a-z0-9][a-z0-9!#$&^_.+\-]{0,63}")
+_NOTE_MAX_CHARS = 300
+QUERY_MAX_CHARS = 400
+
+
+def ascii_safe(text: Any) -> str:
+    """One line of printable ASCII: whitespace runs become a space, every other character
+    outside ``' '..'~'`` is written as a Python escape (``\\u202e``), so no control, bidi
+    mark or look-alike reaches a line outside the fence. The ellipsis stays: it is how
+    :func:`~lightsearch.errors.quote_untrusted` marks a value it cut."""
+    out = []
+    for ch in _WHITESPACE.sub(" ", "" if text is None else str(text)).strip():
+        if " " <= ch <= "~" or ch == "…":
+            out.append(ch)
+        else:
+            out.append(ascii(ch)[1:-1])
+    return "".join(out)
+
+
+def _capped(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({utf8_len(text)} bytes)"
+
+
+def outside_token(value: Any, pattern: re.Pattern[str] = _TOKEN) -> str:
+    """A short enum-like field (provider, stop reason, code) as printed outside the fence:
+    itself when it is a plain token, else quoted and capped."""
+    text = "" if value is None else str(value)
+    return text if pattern.fullmatch(text) else neutralise_fences(quote_untrusted(text))
+
+
+def _number(value: Any) -> int | float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value if value == value and abs(value) < 1e15 else None  # no NaN, no inf
+
+
+def error_line(error: Any) -> str:
+    """An error as the one line a model reads: ``ERROR: code: message``.
+
+    The message is the project's own sentence; attacker values in it are already
+    quoted and capped where they are put in (:func:`~lightsearch.errors.quote_untrusted`).
+    As a second line of defence the whole message is ASCII-escaped, fence look-alikes
+    neutralised and cut at :data:`ERROR_MESSAGE_MAX_CHARS`, since an error line sits
+    outside the fence.
+    """
+    err = error if isinstance(error, dict) else {"message": error}
+    code = outside_token(err.get("code") or "error", _CODE)
+    message = _capped(neutralise_fences(ascii_safe(err.get("message"))), ERROR_MESSAGE_MAX_CHARS)
+    return f"ERROR: {code}: {message}"
 
 
 def fence_lines(token: str) -> tuple[str, str]:
@@ -204,7 +356,7 @@ def _fetch_block(body: _Body, result: dict[str, Any]) -> _Block:
                        ("language", "language")):
         if result.get(key):
             body.line(f"{label}: {clean_untrusted(result[key])}")
-    text = clean_untrusted(result.get("text"), single_line=False)
+    text = clean_untrusted(result.get("content"), single_line=False)
     text_span, kind = None, None
     if text:
         body.line("content:")
@@ -213,14 +365,20 @@ def _fetch_block(body: _Body, result: dict[str, Any]) -> _Block:
 
 
 def _search_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body, list[_Block], list[str]]:
-    cov = result.get("coverage") or {}
-    hits = result.get("hits") or []
+    cov = result.get("coverage") if isinstance(result.get("coverage"), dict) else {}
+    hits = result.get("hits") if isinstance(result.get("hits"), list) else []
+    hits = [h for h in hits if isinstance(h, dict)]
+    score = _number(cov.get("score"))
+    # The query is the caller's own words, not page text; it is still cleaned and capped.
+    query = _capped(clean_untrusted(result.get("query")), QUERY_MAX_CHARS)
     head = [
-        f"Web search results for: {clean_untrusted(result.get('query'))}",
-        f"Provider: {result.get('provider')} | hits: {len(hits)} | coverage: "
-        f"{cov.get('level', 'none')} ({cov.get('score', 0.0)}) | stop: {result.get('stopReason', 'completed')}",
+        f"Web search results for: {query}",
+        f"Provider: {outside_token(result.get('provider'))} | hits: {len(hits)} | coverage: "
+        f"{outside_token(cov.get('level', 'none'))} ({0.0 if score is None else score}) | "
+        f"stop: {outside_token(result.get('stopReason', 'completed'))}",
     ]
-    notes = [clean_untrusted(n) for n in result.get("notes") or []]
+    raw_notes = result.get("notes") if isinstance(result.get("notes"), list) else []
+    notes = [_capped(neutralise_fences(ascii_safe(n)), _NOTE_MAX_CHARS) for n in raw_notes]
     if notes:
         head.append("Notes: " + "; ".join(notes))
     head.append(guidance(token, "web page titles, URLs and text"))
@@ -232,20 +390,26 @@ def _search_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body
 
 
 def _fetch_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body, list[_Block], list[str]]:
-    facts = [f"status {result.get('status')}"] if result.get("status") is not None else []
+    status = _number(result.get("status"))
+    facts = [f"status {int(status)}"] if status is not None else []
     if result.get("contentType"):
-        facts.append(clean_untrusted(result["contentType"]))
-    if result.get("totalChars") is not None:
-        start = int(result.get("startIndex") or 0)
-        facts.append(f"characters {start}-{start + len(result.get('text') or '')} of {result['totalChars']}")
+        facts.append(outside_token(result["contentType"], _MIME))
+    total = _number(result.get("totalChars"))
+    if total is not None:
+        start = _number(result.get("startIndex")) or 0
+        content = result.get("content")
+        shown = len(content) if isinstance(content, str) else 0
+        facts.append(f"characters {int(start)}-{int(start) + shown} of {int(total)}")
     head = ["Fetched web page" + (" | " + " | ".join(facts) if facts else ""),
             guidance(token, "the page's title, URL and text")]
     body = _Body()
     blocks = [_fetch_block(body, result)]
     tail = []
-    if result.get("truncated") and result.get("nextStartIndex") is not None:
-        tail.append(f"[page continues: {result.get('totalChars')} characters in all; "
-                    f"call web_fetch again with startIndex={result['nextStartIndex']}]")
+    next_start = _number(result.get("nextStartIndex"))
+    if result.get("truncated") and next_start is not None:
+        total_text = int(total) if total is not None else "?"
+        tail.append(f"[page continues: {total_text} characters in all; "
+                    f"call web_fetch again with startIndex={int(next_start)}]")
     return head, body, blocks, tail
 
 
@@ -254,13 +418,13 @@ def render(result: dict[str, Any], max_bytes: int, *, token: str | None = None) 
     """Render ``result`` within ``max_bytes`` UTF-8 bytes and report what each source kept.
 
     ``result`` is a search envelope (has ``hits``), a web_fetch result (has ``url`` and
-    page ``text``) or an error (``{"error": {...}}``).
+    the page window in ``content``) or an error (``{"error": {...}}``).
     """
     max_bytes = max(0, int(max_bytes))
+    if not isinstance(result, dict):
+        result = {"error": {"code": "internal_error", "message": "the result is not an object"}}
     if "error" in result:
-        err = result["error"] or {}
-        line = f"ERROR: {clean_untrusted(err.get('code'))}: {clean_untrusted(err.get('message'))}"
-        return Rendering(clip_utf8(line, max_bytes))
+        return Rendering(clip_utf8(error_line(result["error"]), max_bytes))
     token = token or secrets.token_hex(6)
     layout = _search_layout if "hits" in result else _fetch_layout
     head_lines, body, blocks, tail_lines = layout(result, token)
@@ -278,7 +442,13 @@ def render_result(result: dict[str, Any], max_bytes: int, *, token: str | None =
 
 
 def _fit(pre: str, body: str, post: str, max_bytes: int) -> tuple[str, list[tuple[int, int]], int]:
-    """Head + tail truncation of ``body`` so that the whole text fits ``max_bytes``."""
+    """Head + tail truncation of ``body`` so that the whole text fits ``max_bytes``.
+
+    Both cuts prefer a line end (within :data:`SNAP_CHARS`). A head that ends inside a
+    line is harmless (its line starts with the renderer's prefix); a tail that starts
+    inside a line would put page text at column 0, so it is given the quote prefix and
+    an ellipsis (:data:`CONTINUED`).
+    """
     whole = pre + body + post
     if utf8_len(whole) <= max_bytes:
         return whole, [(0, len(body))], 0
@@ -292,17 +462,27 @@ def _fit(pre: str, body: str, post: str, max_bytes: int) -> tuple[str, list[tupl
     newline = head.rfind("\n")
     if newline >= 0 and len(head) - newline - 1 <= SNAP_CHARS:
         head = head[: newline + 1]
+    rest = body[len(head):]
     tail_room = room - utf8_len(head)
-    tail = clip_utf8_tail(body[len(head):], tail_room)
-    starts_line = len(tail) == len(body) - len(head) or body[len(body) - len(tail) - 1] == "\n"
-    newline = tail.find("\n")
-    if not starts_line and 0 <= newline < SNAP_CHARS and newline + 1 < len(tail):
-        tail = tail[newline + 1 :]
+    tail = clip_utf8_tail(rest, tail_room)
+    prefix = ""
+    if not _starts_line(body, tail):
+        newline = tail.find("\n")
+        if 0 <= newline < SNAP_CHARS and newline + 1 < len(tail):
+            tail = tail[newline + 1 :]
+        else:
+            tail = clip_utf8_tail(rest, tail_room - utf8_len(CONTINUED))
+            prefix = "" if not tail or _starts_line(body, tail) else CONTINUED
     cut = len(body) - len(head) - len(tail)
     head_sep = "" if not head or head.endswith("\n") else "\n"
-    text = f"{pre}{head}{head_sep}{cut_marker(cut)}\n{tail}{post}"
+    text = f"{pre}{head}{head_sep}{cut_marker(cut)}\n{prefix}{tail}{post}"
     keep = [(0, len(head)), (len(body) - len(tail), len(body))]
     return text, keep, cut
+
+
+def _starts_line(body: str, tail: str) -> bool:
+    """Whether the suffix ``tail`` of ``body`` begins at the start of a line."""
+    return len(tail) == len(body) or body[len(body) - len(tail) - 1] == "\n"
 
 
 def _presence(block: _Block, keep: list[tuple[int, int]]) -> Presence:

@@ -252,16 +252,19 @@ def finish_fetch(
     cached: bool = False,
     token: str | None = None,
 ) -> str:
-    """Render a web_fetch success for the model and attach its receipt; return the text.
+    """Render a web_fetch success for the model, store it as ``text``, attach the receipt.
 
-    ``result`` is web_fetch's dict (``url``, ``originalUrl``, ``title``, page ``text``
-    window, ``truncated``, ...). The rendered text is returned, not stored, because the
-    fetch result's ``text`` is the page text; the receipt's byte check counts both.
+    ``result`` is web_fetch's dict (``url``, ``originalUrl``, ``title``, the page window
+    in ``content``, ``truncated``, ...). As in a search envelope, ``text`` is the bounded,
+    fenced text the model reads, so the receipt describes exactly the text returned.
     ``truncated`` (the ``maxChars`` window) is the per-source clipping; final-output
-    clipping is the text byte limit; ``extraction_clipped`` is the page itself.
+    clipping is the text byte limit; ``extraction_clipped`` is the page itself. Returns
+    the text.
     """
     result.update(TRUST)
+    result.pop("text", None)  # a stale rendering must not be rendered or counted
     rendering = render(result, limits.text_max_bytes, token=token)
+    result["text"] = rendering.text
     record = SourceRecord(
         title=result.get("title") or result.get("url", ""),
         url=result.get("url", ""),
@@ -271,7 +274,7 @@ def finish_fetch(
         per_source_clipped=bool(result.get("truncated")),
     )
     entry = receipt_entry(record, rendering.presence[0] if rendering.presence else None)
-    attach_web_sources(result, [entry], limits.result_max_bytes, extra_bytes=utf8_len(rendering.text))
+    attach_web_sources(result, [entry], limits.result_max_bytes)
     return rendering.text
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import time
 from datetime import datetime, timezone
 from typing import Any
@@ -41,8 +40,8 @@ from lightsearch.crawl.middlewares.robots import RobotsDenied
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.crawl.transport import HostNotMappedError
-from lightsearch.errors import LightSearchError, invalid_input
-from lightsearch.evidence.render import render_result
+from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
+from lightsearch.evidence.render import render_result, strip_invisible, utf8_len
 from lightsearch.evidence.result import ResultLimits, finish_fetch
 from lightsearch.providers.light import make_settings
 from lightsearch.schema import validate
@@ -52,10 +51,6 @@ TRUST = {"trust": "volatile_external", "carryPolicy": "never"}
 MAX_URL_CHARS = 2048
 MAX_CHARS_LIMIT = 100_000
 FEED_ENTRIES = 50
-
-# Zero-width, bidi-override and tag characters hide instructions from people while the
-# model still reads them (reliability.md §7).
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
 
 
 def fetch_error(code: str, message: str, **details: Any) -> LightSearchError:
@@ -117,7 +112,7 @@ class WebFetch:
         outcome = await self._crawl(request_url, robots)
         response = self._response_or_raise(outcome, request_url)
         page = await asyncio.to_thread(self._read, response, markdown)
-        text = _INVISIBLE.sub("", page.pop("text"))
+        text = strip_invisible(page.pop("text"))
         window = window_text(text, max_chars, start_index, head_tail=head_tail)
         # A body cut short by the origin (connection closed before Content-Length) is
         # still evidence: it is returned and marked partial, as seed 000 prescribes.
@@ -135,6 +130,7 @@ class WebFetch:
             "elapsedMs": int((time.monotonic() - started) * 1000),
             **TRUST,
         }
+        # Adds ``text``: the bounded, fenced model text, the same field a search returns.
         finish_fetch(result, ResultLimits.from_settings(s), extraction_clipped=partial)
         return result
 
@@ -246,9 +242,11 @@ class WebFetch:
             if not text.strip():
                 raise fetch_error("extraction_failed", "the response body is empty", url=response.url)
             return {**base, "format": kind, "text": text}
-        raise fetch_error("unsupported_content_type",
-                          f"content type {ctype or 'unknown'!r} is not read by web_fetch",
-                          contentType=ctype, url=response.url)
+        # The header is the origin's to write (14,579 bytes of it in issue 13): quoted, capped
+        # at its first word, in the message; its first 200 characters in the details.
+        shown = quote_untrusted(ctype, min(40, len(ctype.split()[0]))) if ctype.strip() else "unknown"
+        raise fetch_error("unsupported_content_type", f"content type {shown} is not read by web_fetch",
+                          contentType=ctype[:200], url=response.url)
 
 
 def content_kind(response: Response) -> tuple[str, str]:
@@ -299,7 +297,11 @@ def summarise_feed(body: bytes) -> dict[str, Any]:
 
 
 def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool = False) -> dict[str, Any]:
-    """The part of ``text`` to return, and where the next read should start."""
+    """The part of ``text`` to return as ``content``, and where the next read should start.
+
+    The window is page text as extracted (``content``, like a search hit's); the model
+    text built from it is the result's ``text``.
+    """
     total = len(text)
     if start_index > total:
         raise invalid_input(f"startIndex {start_index} is past the end of the text ({total} characters)",
@@ -309,11 +311,11 @@ def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool 
         tail = max_chars - head
         omitted = total - head - tail
         body = f"{text[:head]}\n\n[... {omitted} characters omitted ...]\n\n{text[total - tail:]}"
-        return {"text": body, "totalChars": total, "startIndex": 0, "truncated": True,
+        return {"content": body, "totalChars": total, "startIndex": 0, "truncated": True,
                 "nextStartIndex": head, "headTail": True}
     end = min(total, start_index + max_chars)
     truncated = end < total
-    return {"text": text[start_index:end], "totalChars": total, "startIndex": start_index,
+    return {"content": text[start_index:end], "totalChars": total, "startIndex": start_index,
             "truncated": truncated, "nextStartIndex": end if truncated else None}
 
 
@@ -371,7 +373,17 @@ def _robots_error(exc: RobotsDenied, url: str) -> LightSearchError:
                        f"({detail}), so the site is not fetched", reason=cause, url=url)
 
 
-def format_fetch_text(result: dict[str, Any], max_bytes: int = 16 * 1024) -> str:
-    """The bounded, fenced text a model reads (:mod:`lightsearch.evidence.render`); an error's
-    first line starts with ``ERROR:``."""
-    return render_result(result, max_bytes)
+def format_fetch_text(result: dict[str, Any], max_bytes: int | None = None) -> str:
+    """The bounded, fenced text a model reads for a web_fetch result or error.
+
+    A success already carries it as ``text`` (rendered once, by :func:`finish_fetch`,
+    so its receipt describes it); that text is returned as it is unless ``max_bytes``
+    is smaller, in which case the page is rendered again within ``max_bytes``. An error
+    is one line starting with ``ERROR:``.
+    """
+    limit = 16 * 1024 if max_bytes is None else max_bytes
+    text = result.get("text") if "error" not in result else None
+    if isinstance(text, str) and (max_bytes is None or utf8_len(text) <= max_bytes):
+        return text
+    return render_result(result, limit)
+

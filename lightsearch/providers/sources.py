@@ -62,7 +62,7 @@ async def fetch_sources(hits: Sequence[Any], settings: Settings, *,
             code = "timeout" if outcome.code == "timeout" else outcome.code
             errors.append(_failed(hit, code, outcome.message, outcome.details))
             continue
-        hit.content = outcome.get("text") or ""
+        hit.content = outcome.get("content") or ""  # the page window; "text" is model text
         hit.content_truncated = bool(outcome.get("truncated"))
         hit.content_partial = bool(outcome.get("partial"))
         hit.published_at = hit.published_at or outcome.get("publishedAt")

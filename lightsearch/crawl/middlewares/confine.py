@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import IgnoreRequest
 
+from lightsearch.errors import quote_untrusted
+
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
@@ -44,6 +46,6 @@ class RedirectConfinementMiddleware:
             return
         self.crawler.stats.inc_value(REFUSED)
         raise RedirectRefused(
-            f"redirect from {request.meta['redirect_urls'][0]} to {request.url} leaves the "
+            f"redirect from {request.meta['redirect_urls'][0]} to {quote_untrusted(request.url, 80)} leaves the "
             f"origins of source {source.id}"
         )

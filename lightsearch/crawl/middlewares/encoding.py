@@ -22,6 +22,8 @@ from w3lib.encoding import (
     resolve_encoding,
 )
 
+from lightsearch.errors import quote_untrusted
+
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
@@ -103,5 +105,5 @@ class EncodingMiddleware:
     def _refuse(self, request: Request, code: str, label: str | None) -> Response:
         self.crawler.stats.inc_value(REFUSED)
         self.crawler.stats.inc_value(f"{REFUSED}/{code}")
-        what = f"declared encoding {label!r}" if label else "no declared encoding and not UTF-8"
+        what = f"declared encoding {quote_untrusted(label)}" if label else "no declared encoding and not UTF-8"
         raise EncodingRefused(f"{request.url}: {code} ({what})", code=code, declared=label)

@@ -2,8 +2,9 @@
 
 The page goes through the same path as the agent tool (transport guard, robots.txt,
 size and time limits, extraction, wall detection). ``-o text`` (the default) prints the
-bounded, fenced text a model would read, and an error as one line starting with
-``ERROR:``; ``-o json`` prints the result dict, or ``{"error": {"code", "message",
+result's ``text``, the bounded, fenced text a model reads, and an error as one line
+starting with ``ERROR:``; ``-o json`` prints the result dict (``text`` and the raw page
+window ``content``), or ``{"error": {"code", "message",
 "details"}}``. Either way a failure exits with status 1. ``--offline`` serves the
 bundled offline origins on loopback, so ``scrapy read --offline
 https://walls.example/article`` works with no network.
@@ -72,7 +73,9 @@ class Command(ScrapyCommand):
         else:
             from lightsearch.providers.fetch import format_fetch_text
 
-            print(format_fetch_text(result, self.settings.getint("RESULT_TEXT_MAX_BYTES", 16 * 1024)))
+            # A success prints the ``text`` web_fetch rendered (the one its receipt
+            # describes), not a second rendering with a new fence token.
+            print(format_fetch_text(result))
         if "error" in result:
             self.exitcode = 1
 

@@ -20,6 +20,7 @@ from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
 from lightsearch.evidence.receipts import PRESENTATION
+from lightsearch.evidence.render import clean_untrusted
 from lightsearch.plan.request import RECENCY_WINDOWS
 from lightsearch.surfaces.commands import engine_overrides, offline_world
 
@@ -69,11 +70,14 @@ class Command(ScrapyCommand):
         result = asyncio.run(self._search(args, opts))
         wall = time.monotonic() - started
         if "error" in result:
-            err = result["error"]
             if opts.output == "json":
                 print(json.dumps(result, ensure_ascii=False, indent=2))
             else:
-                print(f"ERROR: {err['code']}: {err['message']}", file=sys.stderr)
+                # The renderer's error line: capped, ASCII-escaped, values quoted.
+                from lightsearch.evidence.render import render_result
+
+                limit = self.settings.getint("RESULT_TEXT_MAX_BYTES", 16 * 1024)
+                print(render_result(result, limit), file=sys.stderr)
             self.exitcode = 1
             return
         if opts.output == "json":
@@ -102,17 +106,20 @@ def format_table(result: dict[str, Any], wall_secs: float | None = None) -> str:
     """A readable table: title, source, date, URL and snippet, then a one-line summary.
 
     For people at a terminal; the model reads ``result["text"]`` (``-o text``) instead.
+    Page-supplied fields are cleaned as for the model, so no control sequence or bidi
+    override from a page reaches the terminal.
     """
     out: list[str] = []
     hits = result["hits"]
     if not hits:
         out.append(f"No results for {result['query']!r}.")
     for i, h in enumerate(hits, 1):
-        date = (h.get("publishedAt") or h.get("modifiedAt") or "")[:10] or "-"
-        out.append(f"{i:>2}. {h['title']}")
-        out.append(f"    {h.get('sourceName', h['source'])} | {date} | {h['url']}")
+        date = clean_untrusted(h.get("publishedAt") or h.get("modifiedAt") or "")[:10] or "-"
+        out.append(f"{i:>2}. {clean_untrusted(h['title'])}")
+        out.append(f"    {clean_untrusted(h.get('sourceName', h['source']))} | {date} | "
+                   f"{clean_untrusted(h['url'])}")
         if h.get("snippet"):
-            out.extend(textwrap.wrap(h["snippet"], width=96, initial_indent="    ",
+            out.extend(textwrap.wrap(clean_untrusted(h["snippet"]), width=96, initial_indent="    ",
                                      subsequent_indent="    "))
         out.append("")
     meta = result["meta"].get("lightSearch") or {}
