@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from lightsearch.documents import Document
-from lightsearch.evidence.result import Evidence, coverage, light_evidence
+from lightsearch.evidence.coverage import coverage
+from lightsearch.evidence.model import Evidence
+from lightsearch.providers.light_result import light_evidence
 from lightsearch.ranking.rank import rank_documents
 from lightsearch.ranking.tokenize import tokenize
 

@@ -7,9 +7,10 @@ import copy
 import re
 
 from lightsearch.errors import LightSearchError
+from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.invariants import check_render_invariants
+from lightsearch.evidence.model import ResultLimits
 from lightsearch.evidence.render import CONTINUED, QUOTE, render_result
-from lightsearch.evidence.result import ResultLimits, finish_fetch
 from lightsearch.providers.fetch import WebFetch
 from lightsearch.providers.light import LightSearch
 from tests import render_strategies as rs

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+from lightsearch.evidence.envelope import build_envelope, finish_fetch
+from lightsearch.evidence.model import Evidence, ResultLimits
 from lightsearch.evidence.receipts import (
     SourceRecord,
     attach_web_sources,
@@ -11,7 +13,6 @@ from lightsearch.evidence.receipts import (
     result_bytes,
 )
 from lightsearch.evidence.render import fence_lines
-from lightsearch.evidence.result import Evidence, ResultLimits, build_envelope, finish_fetch
 from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test, home_html, make_world
 

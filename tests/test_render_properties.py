@@ -17,9 +17,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lightsearch.evidence.envelope import build_envelope, finish_fetch
 from lightsearch.evidence.invariants import check_render_invariants, visible
+from lightsearch.evidence.model import Evidence, ResultLimits
 from lightsearch.evidence.render import clean_untrusted, fence_lines, render_result, strip_invisible
-from lightsearch.evidence.result import Evidence, ResultLimits, build_envelope, finish_fetch
 from tests import render_strategies as rs
 
 # Hostile pages are long by design; hypothesis warns when it prints one.

@@ -2,7 +2,7 @@
 
 Only ``provider``, the top-level ``sourceFetchErrors`` and ``meta.braveSearch`` are
 Brave's own; hits, coverage, the model text and the ``meta.webSources`` receipts come
-from :func:`lightsearch.evidence.result.build_envelope` exactly as for Light. A hit whose page
+from :func:`lightsearch.evidence.envelope.build_envelope` exactly as for Light. A hit whose page
 was read carries it as content (receipt retrieval ``fetched``); a hit whose page fetch
 failed keeps its snippet (retrieval ``failed`` with the error code); a hit never fetched
 is a ``search_result``. Coverage therefore reports the evidence actually retrieved:
@@ -16,7 +16,9 @@ from typing import Any
 
 from scrapy.settings import BaseSettings
 
-from lightsearch.evidence.result import Evidence, ResultLimits, build_envelope, excerpt
+from lightsearch.evidence.envelope import build_envelope
+from lightsearch.evidence.excerpts import excerpt
+from lightsearch.evidence.model import Evidence, ResultLimits
 from lightsearch.plan.request import SearchRequest
 from lightsearch.ranking.tokenize import tokenize
 

@@ -41,8 +41,9 @@ from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.crawl.transport import HostNotMappedError
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
+from lightsearch.evidence.envelope import finish_fetch
+from lightsearch.evidence.model import ResultLimits
 from lightsearch.evidence.render import render_result, strip_invisible, utf8_len
-from lightsearch.evidence.result import ResultLimits, finish_fetch
 from lightsearch.providers.light import make_settings
 from lightsearch.schema import validate
 from lightsearch.spiders.fetch import FetchSpider

@@ -22,10 +22,10 @@ from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, STOP_REASON
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.errors import LightSearchError, SearchCancelled
-from lightsearch.evidence.result import assemble
 from lightsearch.plan.catalog import Catalog, load_catalog
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
+from lightsearch.providers.light_result import assemble
 from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
 
 logger = logging.getLogger(__name__)
