@@ -4,6 +4,10 @@ A candidate is judged by everything known about it without a hop: the anchor tex
 feed item's title and summary, a sitemap's news title, and the words in its URL slug.
 The score is the best fraction of one query's terms that this evidence covers, so a
 link that answers any of the invocation's queries well is worth fetching.
+
+Links come from attacker-controlled documents, so they are read here too:
+:func:`absolute_url` vets one (a bad one is None, never an exception) and
+:func:`extract_links` reads a page's links one by one, counting those it drops.
 """
 
 from __future__ import annotations
