@@ -211,6 +211,23 @@ class WebFetch:
 
     @staticmethod
     def _read(response: Response, markdown: bool) -> dict[str, Any]:
+        """The body as text (see :meth:`_read_kind`), or a LightSearchError.
+
+        The parsers behind it turn what they know of hostile input into structured
+        errors; anything else they raise still ends as ``extraction_failed`` here, so
+        no raw exception leaves ``fetch`` for a crafted body.
+        """
+        try:
+            return WebFetch._read_kind(response, markdown)
+        except LightSearchError as exc:
+            exc.details.setdefault("url", response.url)
+            raise
+        except Exception as exc:  # see the docstring
+            raise fetch_error("extraction_failed", f"the response could not be read ({type(exc).__name__})",
+                              url=response.url) from None
+
+    @staticmethod
+    def _read_kind(response: Response, markdown: bool) -> dict[str, Any]:
         kind, ctype = content_kind(response)
         base: dict[str, Any] = {"contentType": ctype, "title": None, "byline": None,
                                 "language": None, "publishedAt": None, "modifiedAt": None}
@@ -238,7 +255,7 @@ class WebFetch:
         if kind in ("json", "text"):
             text = response.text if isinstance(response, TextResponse) else response.body.decode("utf-8", "replace")
             if kind == "json":
-                with contextlib.suppress(ValueError):
+                with contextlib.suppress(ValueError, RecursionError):  # deep nesting raises RecursionError
                     json.loads(text)
             if not text.strip():
                 raise fetch_error("extraction_failed", "the response body is empty", url=response.url)
@@ -273,28 +290,30 @@ def content_kind(response: Response) -> tuple[str, str]:
 
 
 def summarise_feed(body: bytes) -> dict[str, Any]:
-    """An RSS/Atom/JSON feed as a short readable list of its entries."""
-    import feedparser
+    """An RSS/Atom/JSON feed as a short readable list of its entries.
 
-    from lightsearch.documents.feeds import FeedError, parse_feed
+    Raises ``extraction_failed`` when no entry can be read; entries without a usable
+    link are left out and counted in ``feedEntriesDropped``.
+    """
+    from lightsearch.documents.feeds import FeedError, read_feed
 
     try:
-        entries = parse_feed(body, limit=FEED_ENTRIES)
+        feed = read_feed(body, limit=FEED_ENTRIES)
     except FeedError as exc:
-        raise fetch_error("extraction_failed", f"the feed could not be read: {exc}") from None
-    title = None
-    if not body.lstrip().startswith(b"{"):
-        title = (feedparser.parse(body).feed.get("title") or "").strip() or None
+        raise fetch_error("extraction_failed", f"the feed could not be read: {exc.message}") from None
+    title = feed.title
     lines = [f"# {title}", ""] if title else []
-    for entry in entries:
+    for entry in feed.entries:
         date = f" ({entry.date})" if entry.date else ""
         lines.append(f"- {entry.title or entry.link}{date}")
         lines.append(f"  {entry.link}")
         if entry.summary:
             lines.append(f"  {entry.summary}")
-    if not entries:
-        raise fetch_error("extraction_failed", "the feed has no entries")
-    return {"title": title, "text": "\n".join(lines), "feedEntries": len(entries)}
+    if not feed.entries:
+        raise fetch_error("extraction_failed", "the feed has no entries with a usable link"
+                          if feed.dropped else "the feed has no entries", feedEntriesDropped=feed.dropped)
+    return {"title": title, "text": "\n".join(lines), "feedEntries": len(feed.entries),
+            "feedEntriesDropped": feed.dropped}
 
 
 def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool = False) -> dict[str, Any]:

@@ -46,6 +46,12 @@ HYGIENE_COUNTS = {
     "cacheStored": "light/cache/stored",
     "cacheNotStored": "light/cache/not_stored",
     "cacheJoined": "light/cache/joined",
+    # Hostile input: entries and links dropped one by one, documents lost as a whole.
+    "feedEntriesDropped": "light/feeds/entries_dropped",
+    "sitemapEntriesDropped": "light/sitemaps/entries_dropped",
+    "linksDropped": "light/links/dropped",
+    "unreadableDocuments": "light/discovery/unreadable",
+    "extractionFailed": "light/extract/failed",
 }
 
 
