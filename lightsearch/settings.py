@@ -75,7 +75,6 @@ EXTENSIONS = {
 ITEM_PIPELINES = {
     "lightsearch.pipelines.extract.ExtractionPipeline": 300,
     "lightsearch.pipelines.cache.RecordCachePipeline": 700,
-    "lightsearch.pipelines.rank.RankingPipeline": 800,
 }
 
 # Scrapy merges DOWNLOAD_HANDLERS over this base: empty, so a deployment that replaces

@@ -1,1 +1,1 @@
-"""Item pipelines (installed as ``lightsearch.pipelines``): extraction to documents, the record cache, BM25 ranking."""
+"""Item pipelines (installed as ``lightsearch.pipelines``): extraction to documents, the record cache."""

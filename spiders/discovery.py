@@ -30,6 +30,7 @@ from w3lib.url import canonicalize_url
 
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
+from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import record_stop
 from lightsearch.crawl.failures import is_tls_failure
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
@@ -104,16 +105,12 @@ class DiscoverySpider(Spider):
         self.query_terms = [set(tokenize(q)) for q in plan.queries]
         self.sources = {s.id: s for s in plan.sources}
         self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
-        self.source_errors: list[dict[str, Any]] = []
-        self.consulted: set[str] = set()
         self.candidates: dict[str, float] = {}
         self.hints: dict[str, dict[str, Any]] = {}
         self.requested: set[str] = set()
         self.sitemaps_read = 0
         self.candidates_dropped = 0
         self.explored: dict[str, int] = {}
-        self.documents: list[Any] = []
-        self.ranking: list[Any] = []
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DiscoverySpider:
@@ -245,7 +242,7 @@ class DiscoverySpider(Spider):
             self._unreadable(source, response.url, "feed", "parse_error",
                              f"none of the feed's {dropped} entries has a usable link", dropped=dropped)
             return
-        self.consulted.add(source.id)
+        self._consulted(source)
         for url, entry in admitted:
             score = best_query(self.query_terms, [entry.title, entry.summary], url)
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
@@ -272,7 +269,7 @@ class DiscoverySpider(Spider):
                              f"none of the sitemap's {sitemap.dropped} entries has a usable <loc>",
                              dropped=sitemap.dropped)
             return
-        self.consulted.add(source.id)
+        self._consulted(source)
         if sitemap.type == "sitemapindex":
             # Newest child sitemaps first, with a nudge for a slug that matches the query.
             entries = sorted(
@@ -306,7 +303,7 @@ class DiscoverySpider(Spider):
         # Links are read for following, and on a seed for the feeds it declares.
         wanted = follow or (stage == "seed" and not directives.nofollow)
         page_links = extract_links(response.selector, response.url) if wanted else None
-        self.consulted.add(source.id)
+        self._consulted(source)
         stats = self.crawler.stats
         if page_links is not None and page_links.dropped:
             stats.inc_value(LINKS_DROPPED, page_links.dropped)
@@ -385,10 +382,12 @@ class DiscoverySpider(Spider):
                         self.crawler.engine.crawl(req)
 
     # ------------------------------------------------------------------ errors
+    def _consulted(self, source: Source) -> None:
+        self.crawler.signals.send_catch_log(light_signals.source_consulted, source_id=source.id)
+
     def _error(self, source: Source, url: str, stage: str, code: str, message: str = "", **extra: Any) -> None:
-        self.source_errors.append(
-            {"source": source.id, "url": url, "stage": stage, "code": code, "message": message, **extra}
-        )
+        error = {"source": source.id, "url": url, "stage": stage, "code": code, "message": message, **extra}
+        self.crawler.signals.send_catch_log(light_signals.source_failed, error=error)
 
     def _unreadable(self, source: Source, url: str, stage: str, code: str, message: str, **extra: Any) -> None:
         """A fetched document none of which could be read: a source error, never silence."""

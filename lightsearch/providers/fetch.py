@@ -46,7 +46,7 @@ from lightsearch.evidence.model import ResultLimits
 from lightsearch.evidence.render import render_result, strip_invisible, utf8_len
 from lightsearch.providers.light import make_settings
 from lightsearch.schema import validate
-from lightsearch.spiders.fetch import FetchSpider
+from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
 
 TRUST = {"trust": "volatile_external", "carryPolicy": "never"}
 MAX_URL_CHARS = 2048
@@ -110,8 +110,8 @@ class WebFetch:
             raise invalid_input("startIndex must be a non-negative integer", startIndex=start_index)
         request_url = self._checked_url(url)
         started = time.monotonic()
-        outcome = await self._crawl(request_url, robots)
-        response = self._response_or_raise(outcome, request_url)
+        fetched = await self._crawl(request_url, robots)
+        response = self._response_or_raise(fetched, request_url)
         page = await asyncio.to_thread(self._read, response, markdown)
         text = strip_invisible(page.pop("text"))
         window = window_text(text, max_chars, start_index, head_tail=head_tail)
@@ -127,7 +127,7 @@ class WebFetch:
             "retrievedAt": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
             **window,
             "partial": partial,
-            "redirects": outcome.get("hops", [])[1:],
+            "redirects": fetched.hops[1:],
             "elapsedMs": int((time.monotonic() - started) * 1000),
             **TRUST,
         }
@@ -176,13 +176,12 @@ class WebFetch:
         }, priority="cmdline")
         return s
 
-    async def _crawl(self, url: str, robots: bool | None) -> dict[str, Any]:
+    async def _crawl(self, url: str, robots: bool | None) -> FetchedPage | FetchRefused:
         settings = self._crawl_settings(robots)
-        outcome: dict[str, Any] = {}
         deadline = settings.getfloat("WEB_FETCH_DEADLINE_SECS")
         try:
-            await run_crawl(
-                settings, FetchSpider, deadline, url=url, outcome=outcome,
+            outcome = await run_crawl(
+                settings, FetchSpider, deadline, url=url,
                 max_redirects=settings.getint("WEB_FETCH_MAX_REDIRECTS"),
                 allowed_ports=self._allowed_ports(), trusted_hosts=self._mapped(),
                 meta_refresh_max_delay=settings.getfloat("WEB_FETCH_META_REFRESH_MAX_DELAY"),
@@ -192,16 +191,16 @@ class WebFetch:
                               deadlineSecs=deadline) from None
         except CrawlCancelled:
             raise asyncio.CancelledError from None
-        return outcome
+        found = [i for i in outcome.items if isinstance(i, (FetchedPage, FetchRefused))]
+        return found[-1] if found else FetchedPage(hops=[url])
 
     @staticmethod
-    def _response_or_raise(outcome: dict[str, Any], url: str) -> Response:
-        if "error" in outcome:
-            code, message, details = outcome["error"]
-            raise fetch_error(code, message, **details)
-        if "failure" in outcome:
-            raise error_for_exception(outcome["failure"], url)
-        response = outcome.get("response")
+    def _response_or_raise(page: FetchedPage | FetchRefused, url: str) -> Response:
+        if isinstance(page, FetchRefused):
+            raise fetch_error(page.code, page.message, **page.details)
+        if page.failure is not None:
+            raise error_for_exception(page.failure, url)
+        response = page.response
         if response is None:
             raise fetch_error("network_error", "the fetch ended without a response", url=url)
         if response.status >= 300:

@@ -17,15 +17,19 @@ from urllib.parse import urlsplit
 from scrapy.settings import Settings
 
 from lightsearch import settings as default_settings
+from lightsearch.cache import load_cache
 from lightsearch.config import validate_light_settings
-from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, STOP_REASON
+from lightsearch.crawl.budget import DECODED, ENCODED, HOPS
+from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
+from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.plan.catalog import Catalog, load_catalog
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
 from lightsearch.providers.light_result import assemble
+from lightsearch.ranking.rank import rank_documents
 from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
 
 logger = logging.getLogger(__name__)
@@ -136,21 +140,21 @@ class LightSearch:
             started_monotonic=started,
         )
         try:
-            crawler = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan)
+            outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan)
         except CrawlDeadline as exc:
             raise LightSearchError(
                 "deadline_exceeded",
                 f"the search did not finish within {exc.deadline:g} s",
-                {"deadlineSecs": exc.deadline, **self._partial_counts(exc.crawler)},
+                {"deadlineSecs": exc.deadline, **counts_of(exc.outcome)},
             ) from None
         except CrawlCancelled as exc:
-            raise SearchCancelled(details=self._partial_counts(exc.crawler)) from None
-        spider = crawler.spider
-        stats = crawler.stats
-        counts = self._partial_counts(crawler)
-        stop_reason = stats.get_value(STOP_REASON) or "completed"
-        consulted = [src.id for src in plan.sources if src.id in spider.consulted]
-        errors = list(spider.source_errors)
+            raise SearchCancelled(details=counts_of(exc.outcome)) from None
+        fetched = [item for item in outcome.items if isinstance(item, Document)]
+        cached = joined_documents(s, fetched)
+        counts = {**counts_of(outcome), "cacheJoined": len(cached)}
+        stop_reason = outcome.stop_reason
+        consulted = [src.id for src in plan.sources if src.id in outcome.consulted]
+        errors = outcome.source_errors
         attempted = {e["source"] for e in errors} | set(consulted)
         if plan.sources and not consulted and attempted and stop_reason == "completed":
             raise LightSearchError(
@@ -161,9 +165,12 @@ class LightSearch:
         notes = []
         if not plan.sources:
             notes.append("no catalog source matches the query language")
+        # Ranking needs every document (BM25's statistics are over the whole retrieved
+        # corpus), so it runs here, once the crawl has returned.
+        ranked = rank_documents(fetched + cached, plan.queries, snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"))
         return assemble(
             query=request.query,
-            ranked=spider.ranking,
+            ranked=ranked,
             max_results=request.max_results,
             stop_reason=stop_reason,
             notes=notes,
@@ -176,7 +183,7 @@ class LightSearch:
             text_max_bytes=s.getint("LIGHT_TEXT_MAX_BYTES"),
             elapsed_ms=int((time.monotonic() - started) * 1000),
             settings=s,
-            cached_urls=[d.url for d in getattr(spider, "cached_documents", ())],
+            cached_urls=[d.url for d in cached],
         )
 
     def _reachable(self, catalog: Catalog) -> Catalog:
@@ -190,15 +197,21 @@ class LightSearch:
         )
         return replace(catalog, sources=sources)
 
-    @staticmethod
-    def _partial_counts(crawler: Any) -> dict[str, int]:
-        stats = getattr(crawler, "stats", None)
-        if stats is None:
-            return {"requests": 0, "encodedBytes": 0, "decodedBytes": 0}
-        counts = {
-            "requests": int(stats.get_value(HOPS, 0)),
-            "encodedBytes": int(stats.get_value(ENCODED, 0)),
-            "decodedBytes": int(stats.get_value(DECODED, 0)),
-        }
-        counts.update({name: int(stats.get_value(key, 0)) for name, key in HYGIENE_COUNTS.items()})
-        return counts
+
+def joined_documents(settings: Settings, fetched: list[Document]) -> list[Document]:
+    """Fresh completed records of earlier searches join this one's evidence (seed 000:
+    "source IDs may include fresh cached evidence"); the cache drops expired records as it
+    lists them, so an expired record never reaches result assembly."""
+    cache = load_cache(settings, "LIGHT_RECORD_CACHE")
+    if cache is None:
+        return []
+    seen = {doc.url for doc in fetched}
+    return [doc for doc in cache.documents() if doc.url not in seen]
+
+
+def counts_of(outcome: CrawlOutcome) -> dict[str, int]:
+    """``meta.lightSearch.counts``: hops and bytes, then the web hygiene counters."""
+    counts = {"requests": outcome.stat(HOPS), "encodedBytes": outcome.stat(ENCODED),
+              "decodedBytes": outcome.stat(DECODED)}
+    counts.update({name: outcome.stat(key) for name, key in HYGIENE_COUNTS.items()})
+    return counts
