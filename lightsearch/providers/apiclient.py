@@ -279,7 +279,7 @@ class ApiClient:
                                trusted_hosts=self._host_map.keys())
         except GuardRefusal as exc:
             raise self.error("provider_network_error", f"the {self.provider} endpoint is refused: {exc}",
-                             reason=exc.code, **exc.details()) from None
+                             **refusal_details(exc)) from None
         mapping = self._host_map.get(target.host)
         if mapping is not None and scheme not in mapping:
             raise self.error("provider_network_error",
@@ -379,7 +379,7 @@ class ApiClient:
             if isinstance(seen, _Refused):
                 r = seen.refusal
                 return self.error("provider_network_error", f"the {self.provider} endpoint is refused: {r}",
-                                  reason=r.code, **r.details())
+                                  **refusal_details(r))
             if isinstance(seen, _DnsFailure):
                 code = "provider_timeout" if seen.timeout else "provider_network_error"
                 return self.error(code, f"{self.provider}: {seen}", reason="dns")
@@ -400,6 +400,11 @@ class ApiClient:
             return self.error("provider_bad_response", f"{self.provider}: {exc}", reason="bad_response")
         return self.error("provider_network_error", f"the {self.provider} request failed: "
                           f"{type(exc).__name__}", reason="unexpected")
+
+
+def refusal_details(refusal: GuardRefusal) -> dict[str, Any]:
+    """The guard's refusal as error details: ``reason`` is its code, ``guard`` its reason."""
+    return {**refusal.details(), "reason": refusal.code, "guard": refusal.reason}
 
 
 def _origin(url: str) -> tuple[str, str, int]:
