@@ -109,7 +109,8 @@ SCHEMA: tuple[Setting, ...] = (
        0, 60),
     _s("WEB_FETCH_ROBOTSTXT_OBEY", "bool", True, "obey robots.txt (per fetch: robots=False)"),
     # --- providers
-    _s("WEB_SEARCH_PROVIDER", "str", None, "light / brave / a class path; None: Brave with a key, else Light",
+    _s("WEB_SEARCH_PROVIDER", "str", None, "light / brave / auto (fused) / fallback / an engine / a class path; "
+       "None: Brave with a key, else Light",
        nullable=True),
     _s("BRAVE_SEARCH_API_KEY", "str", None, "None: read the BRAVE_SEARCH_API_KEY environment variable",
        nullable=True),
@@ -126,6 +127,57 @@ SCHEMA: tuple[Setting, ...] = (
     _s("BRAVE_SOURCE_FETCH_PAGES", "int", 3, "top hits whose pages are read", 0, 20),
     _s("BRAVE_SOURCE_FETCH_TIMEOUT_SECS", "float", 8.0, "per page; a page that misses it keeps its hit", 0.1, 120),
     _s("BRAVE_SOURCE_FETCH_MAX_CHARS", "int", 20000, "page text searched for the excerpt per hit", 100, 100_000),
+    # --- keyless engines, fallback and fused modes (issue 15)
+    _s("WEB_SEARCH_REGION", "str", None, "region-language, e.g. us-en or il-he: DDG kl, Google News hl/gl/ceid, "
+       "Wikipedia language; None: worldwide, language from the query script", nullable=True),
+    _s("WEB_SEARCH_DEADLINE_SECS", "float", 8.0, "a whole engine search (fallback chain or fused)", 0.5, 120),
+    _s("WEB_SEARCH_ENGINE_TIMEOUT_SECS", "float", 5.0, "one engine request, inside the deadline", 0.1, 60),
+    _s("WEB_SEARCH_RETRY_MAX_SECS", "float", 20.0, "longest Retry-After honoured on 429/503 (inside the deadline)",
+       0, 20),
+    _s("WEB_SEARCH_RESPONSE_MAX_BYTES", "int", 2 * MiB, "engine response body, encoded and decoded", KiB, 32 * MiB),
+    _s("WEB_SEARCH_TLS_CA_FILE", "str", None, "an extra CA to trust for engine endpoints (a replay server's)",
+       nullable=True),
+    _s("WEB_SEARCH_USER_AGENT", "str",
+       "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36",
+       "browser-like User-Agent for DuckDuckGo (fixed per process)"),
+    _s("WEB_SEARCH_FALLBACK_ORDER", "list", ["tavily", "brave", "openrouter", "ddg_html", "ddg_lite"],
+       "fallback mode: engines tried in order, those without a key skipped"),
+    _s("WEB_SEARCH_FUSED_ENGINES", "list", ["duckduckgo", "wikipedia", "hn", "news"],
+       "fused mode members (hn only for technical queries, news only with recency or a newsy query)"),
+    _s("WEB_SEARCH_FUSED_LIGHT", "bool", False, "fused mode: Light is a member too (brings page text)"),
+    _s("WEB_SEARCH_FUSED_WEIGHTS", "dict", {"duckduckgo": 1.0, "wikipedia": 0.8, "hn": 0.7, "news": 0.9,
+                                            "light": 1.0, "reddit": 0.5},
+       "fused mode: reciprocal-rank fusion weight per engine (missing: 1.0)"),
+    _s("WEB_SEARCH_CACHE", "path", "lightsearch.cache.searches.MemorySearchCache",
+       "the search/news answer cache (None: no caching)", nullable=True),
+    _s("WEB_SEARCH_CACHE_TTL_SECS", "float", 300.0, "lifetime of a cached search or news answer", 0, 3600),
+    _s("WEB_SEARCH_CACHE_MAX_ENTRIES", "int", 256, "answers kept in the search cache", 0, 10_000),
+    _s("WEB_SEARCH_SUSPENSION", "path", "lightsearch.cache.suspension.MemorySuspensions",
+       "the per-engine suspension store (None: never suspend)", nullable=True),
+    _s("WEB_SEARCH_DDG_HTML_URL", "str", "https://html.duckduckgo.com/html/", "DuckDuckGo html endpoint (POST)"),
+    _s("WEB_SEARCH_DDG_LITE_URL", "str", "https://lite.duckduckgo.com/lite/", "DuckDuckGo lite endpoint (POST)"),
+    _s("WEB_SEARCH_GOOGLE_NEWS_URL", "str", "https://news.google.com/rss/search", "Google News RSS search"),
+    _s("WEB_SEARCH_WIKIPEDIA_URL", "str", "https://{lang}.wikipedia.org/w/api.php",
+       "Wikipedia action API; {lang} is the language"),
+    _s("WEB_SEARCH_WIKIPEDIA_LANG", "str", None, "Wikipedia language; None: from the region or the query script",
+       nullable=True),
+    _s("WEB_SEARCH_HN_URL", "str", "https://hn.algolia.com/api/v1", "Hacker News Algolia API base"),
+    _s("WEB_SEARCH_REDDIT_URL", "str", "https://www.reddit.com/search.json", "Reddit search (best effort)"),
+    _s("WEB_SEARCH_REDDIT_USER_AGENT", "str", "lightsearch/0.1 (keyless search for agents)",
+       "Reddit asks for an honest User-Agent"),
+    _s("WEB_SEARCH_SEARXNG_URL", "str", None, "a SearXNG instance base URL (json format enabled); None: off",
+       nullable=True),
+    _s("WEB_SEARCH_TAVILY_URL", "str", "https://api.tavily.com/search", "Tavily search endpoint"),
+    _s("WEB_SEARCH_TAVILY_API_KEY", "str", None, "None: the TAVILY_API_KEY environment variable", nullable=True),
+    _s("WEB_SEARCH_OPENROUTER_URL", "str", "https://openrouter.ai/api/v1/chat/completions",
+       "OpenRouter chat completions endpoint"),
+    _s("WEB_SEARCH_OPENROUTER_API_KEY", "str", None, "None: the OPENROUTER_API_KEY environment variable",
+       nullable=True),
+    _s("WEB_SEARCH_OPENROUTER_MODEL", "str", "openai/gpt-4o-mini:online", "a cheap model with web search"),
+    _s("WEB_NEWS_WHEN", "str", "1d", "web_news window when the caller does not say",
+       choices=("1h", "12h", "1d", "7d", "30d", "1y")),
+    _s("WEB_NEWS_LIGHT", "bool", True, "web_news: fuse the catalog's news sources when they answer in time"),
+    _s("WEB_NEWS_DEADLINE_SECS", "float", 8.0, "a whole web_news search", 0.5, 120),
     # --- evidence
     _s("RESULT_TEXT_MAX_BYTES", "int", 16 * KiB, "UTF-8 bytes of model text (Brave, engines, web_fetch)", 512, MiB),
     _s("RESULT_MAX_BYTES", "int", 64 * KiB, "whole result as compact JSON; receipts give way first", 1024, 16 * MiB),
@@ -181,6 +233,9 @@ def check_value(spec: Setting, raw: Any) -> None:
     elif spec.type in ("str", "path"):
         if not isinstance(raw, str):
             raise invalid(spec.key, f"must be a string, got {quote_untrusted(raw)}", raw)
+        if spec.choices and raw not in spec.choices:
+            raise invalid(spec.key, f"must be one of {', '.join(spec.choices)}, got {quote_untrusted(raw)}",
+                          raw, allowed=list(spec.choices))
     elif spec.type == "dict":
         if not isinstance(raw, (Mapping, str)) and not hasattr(raw, "copy_to_dict"):
             raise invalid(spec.key, "must be a mapping", raw)

@@ -11,6 +11,7 @@ import pytest
 
 from lightsearch.errors import LightSearchError
 from lightsearch.offline_origins.brave_replay import BraveReplay
+from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
 from lightsearch.providers.brave import BraveSearch
 from tests.conftest import coroutine_test, shared_data
@@ -282,7 +283,8 @@ async def test_api_timeout_is_a_failure_without_fallback(replay, origins):
     replay.script("slow", delay=3)
     origins.reset_log()
     started = time.monotonic()
-    err = await failure(replay, "slow", BRAVE_TIMEOUT_SECS=0.5, **origins.settings())
+    err = await failure(replay, "slow", BRAVE_TIMEOUT_SECS=0.5,
+                        **merge_settings(origins.settings(), replay.settings("slow")))
     assert err.code == "provider_timeout"
     assert time.monotonic() - started < 2
     assert origins.log == []  # no Light crawl took over

@@ -9,6 +9,7 @@ import pytest
 
 from lightsearch.errors import LightSearchError
 from lightsearch.offline_origins.brave_replay import BraveReplay
+from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test, shared_data
 
@@ -49,8 +50,8 @@ def point_top_hits_at(hosts) -> callable:
 
 
 def provider(replay, origins_settings, key, **settings):
-    return load_provider({**origins_settings, **replay.settings(key), "LOG_LEVEL": "ERROR",
-                          "BRAVE_SOURCE_FETCH": True, **settings}, environ={})
+    return load_provider(merge_settings(origins_settings, replay.settings(key), {
+        "LOG_LEVEL": "ERROR", "BRAVE_SOURCE_FETCH": True, **settings}), environ={})
 
 
 @coroutine_test

@@ -1,6 +1,6 @@
 """The Brave provider: a thin, spider-less client of the Brave Search web API.
 
-One bounded HTTPS request per query (:mod:`lightsearch.providers.http`), mapped onto the
+One bounded HTTPS request per query (:mod:`lightsearch.providers.apiclient`), mapped onto the
 common hit contract; optionally the top pages read through web_fetch
 (:mod:`lightsearch.providers.sources`). Expected failures are structured
 ``LightSearchError``s with ``details.provider == "brave"``; nothing is retried and
@@ -26,7 +26,7 @@ from w3lib.html import remove_tags
 
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.plan.request import SearchRequest, build_request
-from lightsearch.providers.http import HttpError, HttpResponse, https_get
+from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.schema import validate
 
@@ -36,7 +36,7 @@ MAX_COUNT = 20  # the API's own ceiling for ``count``
 FRESHNESS = {"hour": "pd", "day": "pd", "week": "pw", "month": "pm", "year": "py"}
 _SPACES = re.compile(r"\s+")
 def provider_error(code: str, message: str, **details: Any) -> LightSearchError:
-    return LightSearchError(code, message, {"provider": PROVIDER, **details})
+    return ProviderError(code, message, PROVIDER, **details)
 
 
 def utc_now() -> str:
@@ -160,7 +160,7 @@ def fuse(rankings: Sequence[Sequence[BraveHit]], max_results: int) -> list[Brave
     return out
 
 
-def rate_limit(response: HttpResponse) -> dict[str, Any]:
+def rate_limit(response: ApiResponse) -> dict[str, Any]:
     """What the ``X-RateLimit-*`` headers (and ``Retry-After``) say about when to retry.
 
     Brave sends comma-separated values, one per window (per second, per month). The
@@ -196,7 +196,7 @@ def rate_limit(response: HttpResponse) -> dict[str, Any]:
     return info
 
 
-def error_for_response(response: HttpResponse) -> LightSearchError:
+def error_for_response(response: ApiResponse) -> LightSearchError:
     """The structured error for a non-200 API answer."""
     status = response.status
     detail = _error_detail(response.body)
@@ -359,21 +359,15 @@ class BraveSearch:
             "User-Agent": s.get("USER_AGENT") or "lightsearch",
         }
         timeout = s.getfloat("BRAVE_TIMEOUT_SECS")
-        max_bytes = s.getint("BRAVE_RESPONSE_MAX_BYTES")
+        client = ApiClient(s, provider=PROVIDER, max_bytes=s.getint("BRAVE_RESPONSE_MAX_BYTES"),
+                           ca_file=s.get("BRAVE_TLS_CA_FILE"), user_agent=headers["User-Agent"])
         try:
-            response = await asyncio.wait_for(
-                https_get(url, headers, max_bytes=max_bytes, ca_file=s.get("BRAVE_TLS_CA_FILE")),
-                timeout=timeout,
-            )
-        except asyncio.TimeoutError:
-            raise provider_error("provider_timeout", f"Brave did not answer within {timeout:g} s",
-                                 timeoutSecs=timeout) from None
-        except HttpError as exc:
-            code = "provider_bad_response" if exc.reason in (
-                "too_large", "bad_response", "redirect_off_origin", "too_many_redirects",
-            ) else "provider_network_error"
-            raise provider_error(code, f"Brave request failed: {exc}", reason=exc.reason,
-                                 **exc.details) from None
+            response = await client.request("GET", url, headers=headers, timeout=timeout)
+        except ProviderError as exc:
+            if exc.code == "provider_timeout":
+                raise provider_error("provider_timeout", f"Brave did not answer within {timeout:g} s",
+                                     timeoutSecs=timeout) from None
+            raise
         if response.status != 200:
             raise error_for_response(response)
         try:

@@ -1,4 +1,5 @@
-"""``scrapy search "query"``: one search from the command line (Light, or Brave with a key).
+"""``scrapy search "query"``: one search from the command line (Light, Brave with a key, or
+the engines: ``--provider auto|fallback|duckduckgo|...``; the table lists each hit's engines).
 
 ``--offline`` starts the offline origins in-process and maps the catalog's hosts to
 them, so a new user sees the whole pipeline work on a machine with no network.
@@ -23,6 +24,9 @@ from lightsearch.evidence.receipts import PRESENTATION
 from lightsearch.evidence.render import clean_untrusted
 from lightsearch.plan.request import RECENCY_WINDOWS
 from lightsearch.surfaces.commands import engine_overrides, offline_world
+
+WHEN = ("1h", "12h", "1d", "7d", "30d", "1y")
+WHEN_RECENCY = {"1h": "hour", "12h": "day", "1d": "day", "7d": "week", "30d": "month", "1y": "year"}
 
 
 class Command(ScrapyCommand):
@@ -53,11 +57,22 @@ class Command(ScrapyCommand):
                                  "bounded text a model reads (default: table)")
         parser.add_argument("--offline", action="store_true",
                             help="serve the catalog from the bundled offline origins on loopback")
+        parser.add_argument("--provider", default=None, metavar="NAME",
+                            help="auto (fused), fallback, duckduckgo, wikipedia, hn, reddit, news, "
+                                 "searxng, tavily, openrouter, light or brave (default: Brave with "
+                                 "a key, else Light)")
+        parser.add_argument("--region", default=None, metavar="CC-LL",
+                            help="region-language for the engines, e.g. us-en or il-he")
+        parser.add_argument("--when", default=None, metavar="WINDOW",
+                            help="news window for the engines: 1h, 12h, 1d, 7d, 30d, 1y")
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
         if not args:
             raise UsageError("a query is required", print_help=False)
+        if opts.when is not None and opts.when not in WHEN:
+            raise UsageError(f"--when must be one of: {', '.join(WHEN)} (got {opts.when!r})",
+                             print_help=False)
         if opts.recency is not None and opts.recency not in RECENCY_WINDOWS:
             raise UsageError(
                 f"--recency must be one of: {', '.join(RECENCY_WINDOWS)} (got {opts.recency!r})",
@@ -91,13 +106,21 @@ class Command(ScrapyCommand):
         from lightsearch.providers import SETTING_PREFIXES, load_provider
 
         overrides = engine_overrides(self.settings, SETTING_PREFIXES)
+        if opts.provider:
+            overrides["WEB_SEARCH_PROVIDER"] = opts.provider
+        if opts.region:
+            overrides["WEB_SEARCH_REGION"] = opts.region
+        recency = opts.recency or (WHEN_RECENCY[opts.when] if opts.when else None)
         with offline_world(opts.offline, overrides):
             try:
                 # Light, or Brave when a key is configured: chosen once, here (issue 8).
                 engine = load_provider(overrides)
                 # The result is returned as assembled: its receipts were sized for it.
+                if opts.when and hasattr(engine, "mode"):
+                    return await engine.search(queries=args, max_results=opts.max_results,
+                                               recency=recency, when=opts.when)
                 return await engine.search(queries=args, max_results=opts.max_results,
-                                           recency=opts.recency)
+                                           recency=recency)
             except LightSearchError as exc:
                 return exc.to_dict()
 
@@ -116,8 +139,9 @@ def format_table(result: dict[str, Any], wall_secs: float | None = None) -> str:
     for i, h in enumerate(hits, 1):
         date = clean_untrusted(h.get("publishedAt") or h.get("modifiedAt") or "")[:10] or "-"
         out.append(f"{i:>2}. {clean_untrusted(h['title'])}")
+        engines = f" | {'+'.join(map(clean_untrusted, h['engines']))}" if h.get("engines") else ""
         out.append(f"    {clean_untrusted(h.get('sourceName', h['source']))} | {date} | "
-                   f"{clean_untrusted(h['url'])}")
+                   f"{clean_untrusted(h['url'])}{engines}")
         if h.get("snippet"):
             out.extend(textwrap.wrap(clean_untrusted(h["snippet"]), width=96, initial_indent="    ",
                                      subsequent_indent="    "))
@@ -130,7 +154,8 @@ def format_table(result: dict[str, Any], wall_secs: float | None = None) -> str:
         tally = Counter(e["presentation"] for e in receipts["entries"])
         shown = ", ".join(f"{tally[k]} {k}" for k in PRESENTATION if tally[k]) or "none"
     if "lightSearch" not in result["meta"]:  # an API provider: no crawl to summarise
-        out.append(f"{len(hits)} hits | provider {result['provider']} | {wall:.2f} s | "
+        cached = " (cached)" if result.get("cached") else ""
+        out.append(f"{len(hits)} hits | provider {result['provider']}{cached} | {wall:.2f} s | "
                    f"coverage {result['coverage']['level']} | shown {shown} | "
                    f"stop {result['stopReason']}")
         return "\n".join(out)
