@@ -2,7 +2,7 @@
 
 from lightsearch.errors import LightSearchError
 
-__all__ = ["LightSearch", "LightSearchError"]
+__all__ = ["LightSearch", "LightSearchError", "WebFetch"]
 __version__ = "0.1.0"
 
 
@@ -13,4 +13,8 @@ def __getattr__(name: str):
         from lightsearch.providers.light import LightSearch
 
         return LightSearch
+    if name == "WebFetch":
+        from lightsearch.providers.fetch import WebFetch
+
+        return WebFetch
     raise AttributeError(name)
