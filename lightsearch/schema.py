@@ -16,7 +16,8 @@ from typing import Any
 
 from lightsearch.errors import LightSearchError, quote_untrusted
 
-PREFIXES = ("LIGHT_", "WEB_", "RESULT_", "BRAVE_")
+# TAVILY_/OPENROUTER_: the keys of the engines build's API providers (issue 16 reads them).
+PREFIXES = ("LIGHT_", "WEB_", "RESULT_", "BRAVE_", "TAVILY_", "OPENROUTER_")
 KiB, MiB = 1024, 1024 * 1024
 
 
@@ -108,6 +109,23 @@ SCHEMA: tuple[Setting, ...] = (
     _s("WEB_FETCH_META_REFRESH_MAX_DELAY", "float", 10.0, "follow <meta http-equiv=refresh> up to this delay",
        0, 60),
     _s("WEB_FETCH_ROBOTSTXT_OBEY", "bool", True, "obey robots.txt (per fetch: robots=False)"),
+    # --- agent surfaces (lightsearch mcp / serve / tools, lightsearch.surfaces.tools)
+    _s("WEB_RETRIEVAL_ENABLED", "bool", True, "the web tools on every surface; false hides them and the "
+       "invoke endpoint answers `disabled` (environment: LIGHTSEARCH_NO_WEB=1 too)"),
+    _s("WEB_SEARCH_MAX_RESULTS", "int", 8, "web_search/web_news maxResults when a call does not say", 1, 20),
+    _s("WEB_SEARCH_REGION", "str", None, "country-language such as us-en or il-he; sets Brave's country "
+       "and search_lang when those are not set", nullable=True),
+    _s("WEB_SEARCH_PROVIDER_CHOICES", "list", [], "providers a web_search call may name in `provider`; "
+       "empty: the argument is not offered"),
+    _s("WEB_TOOLS_SEARCHES_PER_MINUTE", "int", 30, "web_search + web_news calls per client per minute "
+       "(MCP server, invoke endpoint); 0: no limit", 0, 10_000),
+    _s("WEB_TOOLS_FETCHES_PER_MINUTE", "int", 60, "web_fetch calls per client per minute; 0: no limit",
+       0, 10_000),
+    _s("WEB_INVOKE_MAX_BODY_BYTES", "int", 64 * KiB, "request body of POST /api/skills/invoke and /mcp",
+       KiB, 16 * MiB),
+    _s("TAVILY_API_KEY", "str", None, "the Tavily key (a provider of the engines build)", nullable=True),
+    _s("OPENROUTER_API_KEY", "str", None, "the OpenRouter key (a provider of the engines build)",
+       nullable=True),
     # --- providers
     _s("WEB_SEARCH_PROVIDER", "str", None, "light / brave / a class path; None: Brave with a key, else Light",
        nullable=True),
