@@ -415,7 +415,7 @@ class Toolbox:
         run = getattr(self, f"_{tool.name}")(args)
         if on_progress is None:
             return await run
-        return await _with_progress(run, on_progress, tool.name)
+        return await with_progress(run, on_progress, tool.name)
 
     async def invoke(self, name: str, arguments: Any = None, *, client: str = "local",
                      on_progress: ProgressFn | None = None) -> dict[str, Any]:
@@ -438,13 +438,18 @@ class Toolbox:
         return await self._news.search(args["query"], when=args["when"], max_results=args["maxResults"])
 
     async def _web_fetch(self, args: dict[str, Any]) -> dict[str, Any]:
+        return await self.fetch_page(args["url"], max_chars=args["maxChars"], start_index=args["startIndex"],
+                                     raw=bool(args.get("raw")))
+
+    async def fetch_page(self, url: str, *, max_chars: int | None = None, start_index: int = 0, raw: bool = False,
+                         **options: Any) -> dict[str, Any]:
+        """One web_fetch; ``options`` (``markdown``, ``head_tail``) go to WebFetch as they are."""
         from lightsearch.providers.fetch import format_fetch_text
 
-        raw = bool(args.get("raw"))
         fetcher, native_raw = self._fetcher(raw)
-        kwargs = {"raw": True} if raw and native_raw else {}
-        result = await fetcher.fetch(args["url"], max_chars=args["maxChars"], start_index=args["startIndex"],
-                                     **kwargs)
+        if raw and native_raw:
+            options["raw"] = True
+        result = await fetcher.fetch(url, max_chars=max_chars, start_index=start_index, **options)
         if "content" not in result:
             # This build's web_fetch returns the window as `text`; every surface gives the
             # window as `content` and the fenced model text as `text`.
@@ -452,6 +457,13 @@ class Toolbox:
             result["content"] = result["text"]
             result["text"] = rendered
         return result
+
+    async def search_many(self, queries: list[str], *, max_results: int | None = None,
+                          recency: str | None = None) -> dict[str, Any]:
+        """Several queries searched together and fused (the command line's form)."""
+        self.tool("web_search")  # the kill switch holds here too
+        return await self._provider(None).search(queries=queries, max_results=max_results or self.config.max_results,
+                                                 recency=recency)
 
     # -- providers, loaded once each
     def _provider(self, name: str | None) -> Any:
@@ -539,7 +551,7 @@ def _raw_fetch_class() -> type:
     return RawWebFetch
 
 
-async def _with_progress(run: Awaitable[dict[str, Any]], on_progress: ProgressFn, name: str) -> dict[str, Any]:
+async def with_progress(run: Awaitable[dict[str, Any]], on_progress: ProgressFn, name: str) -> dict[str, Any]:
     """Await ``run``; after the first second, report progress once a second."""
     task = asyncio.ensure_future(run)
     started = time.monotonic()
