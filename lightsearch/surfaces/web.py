@@ -167,6 +167,7 @@ async def serve(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, 
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host.strip("[]"), port))
+    sock.listen(128)  # connections queue from here on, so the announced address is usable at once
     bound = sock.getsockname()[1]
     config = uvicorn.Config(build_app(toolbox, host=host, token=token), log_level="warning", loop="none",
                             lifespan="on", timeout_graceful_shutdown=2)
