@@ -13,4 +13,8 @@ def __getattr__(name: str):
         from lightsearch.providers.light import LightSearch
 
         return LightSearch
+    if name == "tools":  # lightsearch.tools.definitions() / dispatch() / repair()
+        from lightsearch.surfaces import tools
+
+        return tools
     raise AttributeError(name)

@@ -251,3 +251,9 @@ def test_specs_are_not_shared_mutable_state():
     defs[0]["inputSchema"]["properties"].clear()
     assert box.definitions("mcp")[0]["inputSchema"]["properties"]
     assert copy.deepcopy(tool_specs()[0].input_schema) == tool_specs()[0].input_schema
+
+
+def test_package_exposes_tools():
+    import lightsearch
+
+    assert lightsearch.tools.definitions is tools.definitions
