@@ -17,4 +17,8 @@ def __getattr__(name: str):
         from lightsearch.providers.fetch import WebFetch
 
         return WebFetch
+    if name == "tools":  # lightsearch.tools.definitions() / dispatch() / repair()
+        from lightsearch.surfaces import tools
+
+        return tools
     raise AttributeError(name)

@@ -108,6 +108,18 @@ SCHEMA: tuple[Setting, ...] = (
     _s("WEB_FETCH_META_REFRESH_MAX_DELAY", "float", 10.0, "follow <meta http-equiv=refresh> up to this delay",
        0, 60),
     _s("WEB_FETCH_ROBOTSTXT_OBEY", "bool", True, "obey robots.txt (per fetch: robots=False)"),
+    # --- agent surfaces (lightsearch mcp / serve / tools, lightsearch.surfaces.tools)
+    _s("WEB_RETRIEVAL_ENABLED", "bool", True, "the web tools on every surface; false hides them and the "
+       "invoke endpoint answers `disabled` (environment: LIGHTSEARCH_NO_WEB=1 too)"),
+    _s("WEB_SEARCH_MAX_RESULTS", "int", 8, "web_search/web_news maxResults when a call does not say", 1, 20),
+    _s("WEB_SEARCH_PROVIDER_CHOICES", "list", [], "providers a web_search call may name in `provider`; "
+       "empty: the argument is not offered"),
+    _s("WEB_TOOLS_SEARCHES_PER_MINUTE", "int", 30, "web_search + web_news calls per client per minute "
+       "(MCP server, invoke endpoint); 0: no limit", 0, 10_000),
+    _s("WEB_TOOLS_FETCHES_PER_MINUTE", "int", 60, "web_fetch calls per client per minute; 0: no limit",
+       0, 10_000),
+    _s("WEB_INVOKE_MAX_BODY_BYTES", "int", 64 * KiB, "request body of POST /api/skills/invoke and /mcp",
+       KiB, 16 * MiB),
     # --- providers
     _s("WEB_SEARCH_PROVIDER", "str", None, "light / brave / auto (fused) / fallback / an engine / a class path; "
        "None: Brave with a key, else Light",
