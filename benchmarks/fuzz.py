@@ -22,6 +22,7 @@ import signal
 import sys
 import time
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ sys.path[:0] = [ROOT, str(Path(__file__).resolve().parent)]
 from fuzz_targets import TARGETS, Target, Violation  # noqa: E402
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings  # noqa: E402
 
+warnings.filterwarnings("ignore", message="Generating overly large repr")
 SLOW_SECS = 5.0  # one input taking longer than this is reported as a resource escape
 HANG_SECS = 30  # and is interrupted after this
 

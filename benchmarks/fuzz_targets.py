@@ -25,6 +25,14 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+
+class Corpus(list):
+    """Samples whose repr stays short (Hypothesis shows strategy arguments)."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} samples>"
+
+
 CANARY = "zqjcanary"
 GOOD = "https://example.com/zebra-guide"
 HOSTILE = [
@@ -37,10 +45,11 @@ HOSTILE = [
     "<a href='h://:x'>zebra</a>", "<a href='&#xD800;'>zebra</a>", "<a href='http://①.com/zebra'>zebra</a>",
     "unavailable_after: " + "9" * 4301, "light: none", "charset=\x80", "charset=" + CANARY * 9,
 ]
-HOSTILE_BYTES = [s.encode("utf-8", "surrogatepass") for s in HOSTILE] + [
-    b"\x80", b"\xc0\x80", b"\xed\xa0\x80", b"\xff\xfe", b"\xef\xbb\xbf", b"\r\n", b"\x1f\x8b\x08\x00"]
+HOSTILE_BYTES = Corpus([s.encode("utf-8", "surrogatepass") for s in HOSTILE] + [
+    b"\x80", b"\xc0\x80", b"\xed\xa0\x80", b"\xff\xfe", b"\xef\xbb\xbf", b"\r\n", b"\x1f\x8b\x08\x00"])
 RAW_ENTITIES = ["&#xD800;", "&#0;", "&#x110000;", "&#1;", "&#xFFFE;"]
 _QUOTED = re.compile(r"'(?:[ -&(-\[\]-~]|\\.){0,48}…?'")
+_COUNTED = re.compile(r"drop|error|invalid|skip|malformed|bad|refused", re.I)
 _HIDDEN = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]")
 
 
@@ -58,13 +67,6 @@ def data_dir() -> Path | None:
         if path and Path(path).is_dir():
             return Path(path)
     return None
-
-
-class Corpus(list):
-    """Samples whose repr stays short (Hypothesis shows strategy arguments)."""
-
-    def __repr__(self) -> str:
-        return f"<{len(self)} samples>"
 
 
 @cache
@@ -91,10 +93,10 @@ def resolve(*candidates: str) -> Any:
     return None
 
 
-def outside_ok(text: str, where: str) -> None:
+def outside_ok(text: str, kind: str = "error-echo") -> None:
     """Attacker text may appear outside the fence only quoted and cut to a few dozen characters."""
     if CANARY in _QUOTED.sub("", text).lower():
-        raise Violation("error-echo" if where != "render" else "external-outside", text[:160])
+        raise Violation(kind, text[:160])
 
 
 def pick(items: list[Any]) -> st.SearchStrategy[Any]:
@@ -175,12 +177,17 @@ def response(body: bytes, headers: dict[str, Any], stage: str = "page", kind: st
     return cls(url, body=body, headers=headers, request=request)
 
 
-def drive(sp: Any, callback: Any, resp: Any) -> list[Any]:
-    """Run a spider callback; every source error it records must quote what it echoes."""
+def drive(sp: Any, stage: str, resp: Any) -> tuple[list[Any], bool]:
+    """Run the callback the spider gives ``stage`` requests; (its output, whether it recorded
+    a source error or bumped a drop/error stat). Every source error must quote what it echoes."""
+    callback = sp._request(f"https://example.com/probe-{stage}", sp.sources["s"], stage, 0, 0).callback
+    before = dict(sp.crawler.stats.get_stats())
     out = list(callback(resp) or ())
     for err in sp.source_errors:
-        outside_ok(str(err.get("message", "")), "source_error")
-    return out
+        outside_ok(str(err.get("message", "")))
+    after = sp.crawler.stats.get_stats()
+    counted = any(after[k] != before.get(k) for k in after if _COUNTED.search(k))
+    return out, bool(sp.source_errors) or counted
 
 
 def requested(out: list[Any]) -> set[str]:
@@ -203,7 +210,7 @@ class Target:
         try:
             self.run(*args)
         except self.allowed() as exc:
-            outside_ok(str(exc), self.name)
+            outside_ok(str(exc))
 
 
 def _structured() -> tuple[type, ...]:
@@ -233,17 +240,15 @@ def _feed_strategy() -> st.SearchStrategy[Any]:
 def run_feeds(body: bytes, loss: bool) -> None:
     from lightsearch.feeds import parse_feed
 
-    sp, feed_error = spider(), resolve("lightsearch.feeds:FeedError") or ValueError
+    feed_error: type = resolve("lightsearch.feeds:FeedError") or ValueError
     try:
-        entries = parse_feed(body, 200)
+        parse_feed(body, 200)
     except (*_structured(), feed_error) as exc:
-        outside_ok(str(exc), "feeds")
-        entries = None
-    if loss and entries is not None and GOOD not in {e.link for e in entries}:
-        raise Violation("silent-loss", "parse_feed returned the entries without the good one")
-    out = drive(sp, sp.parse_feed, response(body, {"Content-Type": "application/rss+xml"}, "feed", "xml"))
-    if loss and GOOD not in requested(out) and not sp.source_errors:
-        raise Violation("silent-loss", "the spider's parse_feed lost the good entry without a source error")
+        outside_ok(str(exc))
+    sp = spider()
+    out, accounted = drive(sp, "feed", response(body, {"Content-Type": "application/rss+xml"}, "feed", "xml"))
+    if loss and GOOD not in requested(out) and not accounted:
+        raise Violation("silent-loss", "the good entry is gone, no source error, no drop counted")
 
 
 def run_fetch_feed(body: bytes, _loss: bool) -> None:
@@ -267,10 +272,10 @@ def _sitemap_strategy() -> st.SearchStrategy[Any]:
 
 def run_sitemap(body: bytes, loss: bool) -> None:
     sp = spider()
-    out = drive(sp, sp.parse_sitemap, response(body, {"Content-Type": "application/xml"}, "sitemap", "xml",
-                                               "https://example.com/sitemap.xml"))
-    if loss and GOOD not in requested(out) and not sp.source_errors:
-        raise Violation("silent-loss", "parse_sitemap lost the good entry without a source error")
+    out, accounted = drive(sp, "sitemap", response(body, {"Content-Type": "application/xml"}, "sitemap", "xml",
+                                                   "https://example.com/sitemap.xml"))
+    if loss and GOOD not in requested(out) and not accounted:
+        raise Violation("silent-loss", "the good entry is gone, no source error, no drop counted")
 
 
 HTML_TEMPLATE = ('<html><head><meta charset="{F}"><meta name="robots" content="{F}"><meta name="{F}" content="{F}">'
@@ -285,8 +290,8 @@ def _html() -> st.SearchStrategy[bytes]:
 
 
 def _header() -> st.SearchStrategy[bytes]:
-    return mutated([b"noindex", b"googlebot: noindex", b"unavailable_after: 25 Jun 2010 15:00:00 PST",
-                    b"text/html; charset=utf-8", b"max-age=60", b"Wed, 21 Oct 2015 07:28:00 GMT"], ops=3)
+    return mutated(Corpus([b"noindex", b"googlebot: noindex", b"unavailable_after: 25 Jun 2010 15:00:00 PST",
+                    b"text/html; charset=utf-8", b"max-age=60", b"Wed, 21 Oct 2015 07:28:00 GMT"]), ops=3)
 
 
 def _headers() -> st.SearchStrategy[dict[str, Any]]:
@@ -303,8 +308,7 @@ def run_directives(body: bytes, headers: dict[str, Any]) -> None:
 
 
 def run_links(body: bytes, headers: dict[str, Any], stage: str) -> None:
-    sp = spider()
-    drive(sp, sp.parse_page, response(body, headers, stage))
+    drive(spider(), stage, response(body, headers, stage))
 
 
 def run_extract(body: bytes, markdown: bool) -> None:
@@ -336,7 +340,7 @@ URLS = ["http://example.com/", "https://[::1]:443/", "http://127.1/", "http://0x
 
 def _url_strategy() -> st.SearchStrategy[str]:
     frags = [s.encode() for s in ["①", "١", "[", "]", "%", "%2e", ":", "@", ".", "0x", "xn--", "\u3002", "9" * 400]]
-    raw = mutated([u.encode() for u in URLS], frags + HOSTILE_BYTES[:14])
+    raw = mutated(Corpus(u.encode() for u in URLS), Corpus(frags + HOSTILE_BYTES[:14]))
     return st.one_of(raw.map(lambda b: b.decode("utf-8", "replace")), st.text(max_size=80))
 
 
@@ -345,7 +349,7 @@ def run_url(url: str) -> None:
 
     from lightsearch.guard.urls import check_url
 
-    refusal = resolve("lightsearch.guard:GuardRefusal")
+    refusal = resolve("lightsearch.guard:GuardRefusal") or _structured()[0]
     for candidate in (url, None):
         if candidate is None:
             try:
@@ -355,7 +359,7 @@ def run_url(url: str) -> None:
         try:
             check_url(candidate)
         except refusal as exc:
-            outside_ok(str(exc), "url")
+            outside_ok(str(exc))
 
 
 def run_encoding(body: bytes, headers: dict[str, Any]) -> None:
@@ -369,7 +373,7 @@ def run_encoding(body: bytes, headers: dict[str, Any]) -> None:
     except Exception as exc:
         if not isinstance(getattr(exc, "code", None), str):
             raise
-        outside_ok(str(exc), "encoding")
+        outside_ok(str(exc))
         return
     _ = out.text  # the spiders read it next
 
@@ -438,7 +442,7 @@ def _check_frame(lines: list[str]) -> None:
         if not _INSIDE.match(line):
             raise Violation("unquoted-inside", repr(line[:160]))
     for line in lines[: fences[0]] + lines[fences[1] + 1:]:
-        outside_ok(line, "render")
+        outside_ok(line, "external-outside")
 
 
 TARGETS = {t.name: t for t in [
