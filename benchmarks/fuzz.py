@@ -53,6 +53,7 @@ class Escape:
     message: str
     reproducer: str
     count: int = 0
+    args: tuple[Any, ...] = ()
     shrinking: bool = True
     shrink_round: int = -1
     shrink_start: float = 0.0
@@ -67,7 +68,7 @@ class Run:
 
     def summary(self) -> dict[str, Any]:
         return {"target": self.target, "examples": self.examples, "seconds": round(self.seconds, 1),
-                "escapes": [{k: v for k, v in vars(e).items() if not k.startswith("shrink")}
+                "escapes": [{k: v for k, v in vars(e).items() if not k.startswith(("shrink", "args"))}
                             for e in self.escapes.values()]}
 
 
@@ -113,8 +114,8 @@ def fuzz(target: Target, minutes: float, base_seed: int, max_examples: int, shri
         if esc is None:
             esc = run.escapes[key] = Escape(key[0], key[1], str(exc)[:300], text)
         esc.count += 1
-        if len(text) < len(esc.reproducer):
-            esc.reproducer, esc.message = text, str(exc)[:300]
+        if len(text) < len(esc.reproducer) or not esc.args:
+            esc.reproducer, esc.message, esc.args = text, str(exc)[:300], args
         return esc
 
     def body(args: tuple[Any, ...]) -> None:
@@ -154,10 +155,46 @@ def fuzz(target: Target, minutes: float, base_seed: int, max_examples: int, shri
                 if esc is not None:
                     esc.shrinking = False
             state["round"] += 1
+        for esc in run.escapes.values():
+            if len(esc.reproducer) > 200 and esc.where not in ("slow",) and esc.type != "Hang":
+                _minimise(target, esc, min(shrink_secs, 10.0))
     finally:
         signal.signal(signal.SIGALRM, previous)
     run.seconds = time.monotonic() - started
     return run
+
+
+def _minimise(target: Target, esc: Escape, budget: float) -> None:
+    """Delta-debug the bytes and str arguments of a reproducer Hypothesis could not make small
+    (a real page with one bad byte), keeping the same escape."""
+    end = time.monotonic() + budget
+
+    def same(args: tuple[Any, ...]) -> bool:
+        signal.alarm(HANG_SECS)
+        try:
+            target.call(args)
+        except Exception as exc:
+            return (type(exc).__name__, _where(exc)) == (esc.type, esc.where)
+        finally:
+            signal.alarm(0)
+        return False
+
+    args = list(esc.args)
+    for i, value in enumerate(args):
+        chunks = 2
+        while isinstance(value, (bytes, str)) and len(value) > 1 and time.monotonic() < end:
+            size = max(1, len(value) // chunks)
+            for start in range(0, len(value), size):
+                candidate = value[:start] + value[start + size:]
+                if time.monotonic() < end and same((*args[:i], candidate, *args[i + 1:])):
+                    value, chunks = candidate, max(chunks - 1, 2)
+                    break
+            else:
+                if size == 1:
+                    break
+                chunks = min(len(value), chunks * 2)
+            args[i] = value
+    esc.args, esc.reproducer = tuple(args), _repr(tuple(args))
 
 
 def _report(run: Run) -> None:
