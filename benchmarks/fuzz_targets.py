@@ -151,8 +151,8 @@ def crawler() -> Any:
         from scrapy.utils.reactor import install_reactor
         from scrapy.utils.test import get_crawler
 
-        from lightsearch.api import make_settings
-        from spiders.discovery import DiscoverySpider
+        from lightsearch.providers.light import make_settings
+        from lightsearch.spiders.discovery import DiscoverySpider
 
         install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
         _CRAWLER.append(get_crawler(DiscoverySpider, make_settings({"LIGHT_RECORD_CACHE": ""}).copy_to_dict()))
@@ -160,8 +160,8 @@ def crawler() -> Any:
 
 
 def spider() -> Any:
-    from lightsearch.catalog import Source
-    from spiders.discovery import CrawlPlan, DiscoverySpider
+    from lightsearch.plan.catalog import Source
+    from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
 
     source = Source(id="s", name="S", language="en", kind="news", origins=("https://example.com",), seeds=())
     return DiscoverySpider.from_crawler(crawler(), plan=CrawlPlan(queries=("zebra guide",), sources=(source,)))
@@ -238,9 +238,9 @@ def _feed_strategy() -> st.SearchStrategy[Any]:
 
 
 def run_feeds(body: bytes, loss: bool) -> None:
-    from lightsearch.feeds import parse_feed
+    from lightsearch.documents.feeds import parse_feed
 
-    feed_error: type = resolve("lightsearch.feeds:FeedError") or ValueError
+    feed_error: type = resolve("lightsearch.documents.feeds:FeedError") or ValueError
     try:
         parse_feed(body, 200)
     except (*_structured(), feed_error) as exc:
@@ -252,7 +252,7 @@ def run_feeds(body: bytes, loss: bool) -> None:
 
 
 def run_fetch_feed(body: bytes, _loss: bool) -> None:
-    from lightsearch.fetch import summarise_feed
+    from lightsearch.providers.fetch import summarise_feed
 
     summarise_feed(body)
 
@@ -347,14 +347,14 @@ def _url_strategy() -> st.SearchStrategy[str]:
 def run_url(url: str) -> None:
     from scrapy import Request
 
-    from lightsearch.guard.urls import check_url
+    from lightsearch.crawl.guard.urls import check_url
 
-    refusal = resolve("lightsearch.guard:GuardRefusal") or _structured()[0]
+    refusal = resolve("lightsearch.crawl.guard:GuardRefusal") or _structured()[0]
     for candidate in (url, None):
         if candidate is None:
             try:
                 candidate = Request(url).url
-            except (ValueError, TypeError):  # fetch and the spiders reject these up front
+            except (ValueError, TypeError):  # fetch and the lightsearch.spiders reject these up front
                 return
         try:
             check_url(candidate)
@@ -365,7 +365,7 @@ def run_url(url: str) -> None:
 def run_encoding(body: bytes, headers: dict[str, Any]) -> None:
     from scrapy import Request
 
-    from lightsearch.middlewares.encoding import EncodingMiddleware
+    from lightsearch.crawl.middlewares.encoding import EncodingMiddleware
 
     resp = response(body, headers)
     try:
@@ -375,7 +375,7 @@ def run_encoding(body: bytes, headers: dict[str, Any]) -> None:
             raise
         outside_ok(str(exc))
         return
-    _ = out.text  # the spiders read it next
+    _ = out.text  # the lightsearch.spiders read it next
 
 
 # ---------------------------------------------------------------------------- renderer
@@ -414,7 +414,7 @@ def _render_strategy() -> st.SearchStrategy[Any]:
 
 
 def run_render(result: dict[str, Any], max_bytes: int) -> None:
-    from lightsearch.render import render_result
+    from lightsearch.evidence.render import render_result
 
     text = render_result(result, max_bytes)
     if len(text.encode("utf-8")) > max_bytes:
@@ -446,8 +446,8 @@ def _check_frame(lines: list[str]) -> None:
 
 
 TARGETS = {t.name: t for t in [
-    Target("feeds", "lightsearch.feeds.parse_feed + DiscoverySpider.parse_feed", _feed_strategy, run_feeds),
-    Target("fetch-feed", "lightsearch.fetch.summarise_feed", _feed_strategy, run_fetch_feed),
+    Target("feeds", "lightsearch.documents.feeds.parse_feed + DiscoverySpider.parse_feed", _feed_strategy, run_feeds),
+    Target("fetch-feed", "lightsearch.providers.fetch.summarise_feed", _feed_strategy, run_fetch_feed),
     Target("sitemap", "DiscoverySpider.parse_sitemap (gzip included)", _sitemap_strategy, run_sitemap),
     Target("directives", "page_directives on HtmlResponse + X-Robots-Tag", lambda: st.tuples(_html(), _headers()),
            run_directives),
@@ -457,8 +457,8 @@ TARGETS = {t.name: t for t in [
            run_extract),
     Target("robots", "RobotsRules (Protego.parse) + robots sitemaps", lambda: st.tuples(
         mutated(samples("robots-txt/files/*")), st.text(max_size=30)), run_robots),
-    Target("url", "lightsearch.guard.urls.check_url, raw and Request-normalised", lambda: _url_strategy().map(
+    Target("url", "lightsearch.crawl.guard.urls.check_url, raw and Request-normalised", lambda: _url_strategy().map(
         lambda u: (u,)), run_url),
     Target("encoding", "EncodingMiddleware.process_response", lambda: st.tuples(_html(), _headers()), run_encoding),
-    Target("render", "lightsearch.render.render_result invariants", _render_strategy, run_render),
+    Target("render", "lightsearch.evidence.render.render_result invariants", _render_strategy, run_render),
 ]}
