@@ -65,9 +65,14 @@ class Catalog:
 
 
 def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    port = parts.port
+    """``scheme://host[:port]``; an empty string, which no source admits, for a URL whose
+    host or port cannot be read (such URLs reach here from robots.txt, sitemaps, links)."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError:
+        return ""
     default = {"http": 80, "https": 443}.get(parts.scheme)
     netloc = host if port in (None, default) else f"{host}:{port}"
     return f"{parts.scheme}://{netloc}"
