@@ -68,9 +68,8 @@ async def _fetch(fetcher: Any, url: str) -> tuple[float, str, dict[str, Any]]:
 
 
 async def run_case(name: str) -> dict[str, Any]:
-    from lightsearch.commands import release_reactor_threads
-    from lightsearch.fetch import WebFetch
-    from offline_origins.server import OfflineOrigins
+    from lightsearch.offline_origins.server import OfflineOrigins
+    from lightsearch.providers.fetch import WebFetch
     from tests.conftest import ROBOTS_ALLOW
 
     routes = _cases()
@@ -85,7 +84,6 @@ async def run_case(name: str) -> dict[str, Any]:
         peak = _rss_mib()
         hostile, beside = await asyncio.gather(_fetch(fetcher, f"https://{HOST}/{name}"),
                                                _fetch(fetcher, f"https://{HOST}/plain"))
-        release_reactor_threads()
     return {
         "case": name, "code": code, "reason": details.get("reason"),
         "elapsed_s": round(elapsed, 3), "baseline_rss_mib": round(baseline, 1),

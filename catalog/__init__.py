@@ -1,0 +1,1 @@
+"""The bundled source catalog (installed as ``lightsearch.catalog``): ``sources.json`` and its evidence."""

@@ -1,0 +1,1 @@
+"""Test and benchmark tooling (installed as ``lightsearch.offline_origins``): fixture sites, the loopback server, generated worlds, provider replays. Production code imports it only behind ``--offline`` / ``--world``."""

@@ -3,7 +3,7 @@
 The recorded responses stay in the shared data folder and are read at run time (never
 copied into the project). The server speaks HTTPS with a certificate for ``127.0.0.1``
 signed by a CA of its own, so a client trusts it only when told to through
-``BRAVE_TLS_CA_FILE``. Behaviour is scripted per API key (the ``X-Subscription-Token``
+``BRAVE_TLS_CA_FILE``; ``LIGHT_HOST_MAP`` sends the API's host name to it. Behaviour is scripted per API key (the ``X-Subscription-Token``
 header), which lets concurrent tests share one server: a status and headers, a raw body,
 a delay, or a transform of the recorded payload. Unscripted keys get the recorded web
 search response, cut to the request's ``count`` as the real API does.
@@ -12,8 +12,6 @@ search response, cut to the request's ``count`` as the real API does.
 from __future__ import annotations
 
 import json
-import ssl
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -23,12 +21,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import trustme
-
-from offline_origins.server import LoopbackServer
+from lightsearch.offline_origins.replay import TlsReplay
 
 WEB_SEARCH_FILE = "brave_web_search_hello_world.json"
 API_PATH = "/res/v1/web/search"
+# A name of its own, so that a test missing the host map fails instead of reaching Brave.
+API_HOST = "api.search.brave.replay.test"
 
 
 @dataclass
@@ -43,7 +41,6 @@ class Script:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -100,64 +97,27 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-class _Server(LoopbackServer):
-    def __init__(self, replay: BraveReplay, tls: ssl.SSLContext) -> None:
-        super().__init__(_Handler, tls)
-        self.replay = replay
-
-
-class BraveReplay:
+class BraveReplay(TlsReplay):
     """Start it, point ``settings()`` at it, script keys with :meth:`script`, stop it."""
 
+    handler = _Handler
+    thread_name = "brave-replay"
+
     def __init__(self, data_dir: Path | str) -> None:
+        super().__init__((API_HOST,))
         self.data_dir = Path(data_dir)
         self.scripts: dict[str, Script] = {}
         self.log: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._ca = trustme.CA()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self.ca_file: str | None = None
-        self.port = 0
-
-    def start(self) -> BraveReplay:
-        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self._ca.issue_cert("127.0.0.1", "localhost").configure_cert(tls)
-        fd, path = tempfile.mkstemp(prefix="lightsearch-brave-ca-", suffix=".pem")
-        with open(fd, "wb") as fh:
-            fh.write(self._ca.cert_pem.bytes())
-        self.ca_file = path
-        self._server = _Server(self, tls)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05},
-                                        name="brave-replay", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        if self.ca_file:
-            Path(self.ca_file).unlink(missing_ok=True)
-            self.ca_file = None
-
-    def __enter__(self) -> BraveReplay:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}{API_PATH}"
+        return f"https://{API_HOST}{API_PATH}"
 
     def settings(self, key: str = "replay-key") -> dict[str, Any]:
         """Settings that select Brave with ``key`` and send it to this server."""
         return {"BRAVE_SEARCH_API_KEY": key, "BRAVE_API_URL": self.url,
-                "BRAVE_TLS_CA_FILE": self.ca_file}
+                "BRAVE_TLS_CA_FILE": self.ca_file, "LIGHT_HOST_MAP": self.host_map()}
 
     def script(self, key: str, **behaviour: Any) -> None:
         self.scripts[key] = Script(**behaviour)
@@ -175,7 +135,7 @@ class BraveReplay:
             self.log.append(entry)
 
 
-def main() -> None:  # pragma: no cover - manual use: python -m offline_origins.brave_replay DIR
+def main() -> None:  # pragma: no cover - manual use: python -m lightsearch.offline_origins.brave_replay DIR
     import sys
 
     replay = BraveReplay(sys.argv[1]).start()

@@ -1,7 +1,7 @@
 """Benchmark worlds: judged test collections rendered as small web sites.
 
 A world turns a relevance test collection from the shared data folder into fixture sites
-for :class:`offline_origins.server.OfflineOrigins` plus a catalog, a query set and graded
+for :class:`lightsearch.offline_origins.server.OfflineOrigins` plus a catalog, a query set and graded
 judgements keyed by article URL, so a search over the catalog can be scored against the
 collection's qrels, and against an oracle that ranks every document of the world.
 

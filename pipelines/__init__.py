@@ -1,0 +1,1 @@
+"""Item pipelines (installed as ``lightsearch.pipelines``): extraction to documents, the record cache."""

@@ -1,7 +1,9 @@
 """Item pipeline: a fetched HTML page becomes a :class:`~lightsearch.documents.Document`.
 
 Extraction is the CPU hot spot of a search (15-20 ms a page with trafilatura), so it
-runs in a worker thread and the reactor keeps downloading meanwhile.
+runs in a worker thread and the reactor keeps downloading meanwhile. A page the
+extractor cannot read at all is a source error of the search (``extraction_failed``),
+not a log line: the agent sees which page was lost and why.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.exceptions import DropItem
 
 from lightsearch.documents import Document
-from lightsearch.documents.extract import extract_html
+from lightsearch.documents.extract import ExtractionError, extract_html
 from lightsearch.ranking.tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -56,7 +58,14 @@ class ExtractionPipeline:
         return cls(crawler)
 
     async def process_item(self, item: dict[str, Any]) -> Document:
-        doc = await asyncio.to_thread(build_document, item)
+        try:
+            doc = await asyncio.to_thread(build_document, item)
+        except ExtractionError as exc:
+            self.crawler.stats.inc_value("light/extract/failed")
+            record = getattr(self.crawler.spider, "record_error", None)
+            if record is not None:
+                record(item.get("source_id", ""), item["url"], item.get("stage", "page"), exc.code, exc.message)
+            raise DropItem(f"extraction failed for {item['url']}") from None
         if doc is None:
             self.crawler.stats.inc_value("light/extract/empty")
             raise DropItem(f"no main text in {item['url']}")

@@ -3,13 +3,18 @@
 It reads what each source publishes about itself (lookup pages, feeds, sitemaps, seed
 pages, and the sitemaps its robots.txt names), turns every link it learns of into a
 candidate scored lexically against the queries, and fetches the best candidates within
-the hop budget. Fetched pages go to the pipelines as items; everything that went wrong
+the hop budget. Fetched pages go to the lightsearch.pipelines as items; everything that went wrong
 is kept per source, because an agent needs to know what was not consulted and why.
+
+Every document is attacker-controlled. A feed, sitemap or page that cannot be read is a
+source error with a code (and its source does not count as consulted for it); one bad
+entry or link inside a readable document is dropped and counted
+(``light/feeds/entries_dropped``, ``light/sitemaps/entries_dropped``,
+``light/links/dropped``), and costs nothing else.
 """
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -19,20 +24,29 @@ from urllib.parse import quote
 
 from scrapy import Request, Spider, signals
 from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
+from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
-from scrapy.utils.gz import gunzip
-from scrapy.utils.sitemap import Sitemap
 from w3lib.url import canonicalize_url
 
-from lightsearch.budget import record_stop
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
-from lightsearch.catalog import Source, origin_of
+from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.budget import record_stop
+from lightsearch.crawl.failures import is_tls_failure
+from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import page_directives
-from lightsearch.failures import is_tls_failure
-from lightsearch.feeds import FeedError, parse_feed
-from lightsearch.links import best_query, looks_like_page, score_text
-from lightsearch.middlewares.budget import BudgetExceeded
+from lightsearch.documents.feeds import FeedError, read_feed
+from lightsearch.documents.links import (
+    Link,
+    absolute_url,
+    best_query,
+    extract_links,
+    looks_like_page,
+    score_text,
+)
+from lightsearch.documents.sitemaps import SitemapError, read_sitemap
+from lightsearch.errors import quote_untrusted
+from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import ENGLISH_STOP, HEBREW_STOP, tokenize
 
 if TYPE_CHECKING:
@@ -43,10 +57,10 @@ if TYPE_CHECKING:
 # Base priorities: higher is fetched first. A candidate page scores 30..100 by relevance,
 # so a strong candidate overtakes the remaining discovery documents of other sources.
 PRIORITY = {"lookup": 95, "feed": 75, "seed": 70, "sitemap": 45, "secondary": 25, "explore": 30}
-_FEED_LINKS = (
-    "//link[@rel='alternate'][contains(@type, 'rss') or contains(@type, 'atom')"
-    " or contains(@type, 'feed+json')]/@href"
-)
+FEED_ENTRIES_DROPPED = "light/feeds/entries_dropped"
+SITEMAP_ENTRIES_DROPPED = "light/sitemaps/entries_dropped"
+LINKS_DROPPED = "light/links/dropped"
+UNREADABLE = "light/discovery/unreadable"  # documents that are a source error of their own
 _MAX_EXPLORE_PER_SOURCE = 3
 _QUESTION_WORDS = frozenset(
     ["what", "who", "whom", "whose", "which", "when", "where", "why", "how", "does", "do", "did", "can", "could", "should", "would", "is", "are", "was", "were", "tell", "me", "about", "explain", "define", "meaning", "מה", "מי", "מתי", "איפה", "היכן", "למה", "מדוע", "איך", "כיצד", "האם"]
@@ -91,16 +105,12 @@ class DiscoverySpider(Spider):
         self.query_terms = [set(tokenize(q)) for q in plan.queries]
         self.sources = {s.id: s for s in plan.sources}
         self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
-        self.source_errors: list[dict[str, Any]] = []
-        self.consulted: set[str] = set()
         self.candidates: dict[str, float] = {}
         self.hints: dict[str, dict[str, Any]] = {}
         self.requested: set[str] = set()
         self.sitemaps_read = 0
         self.candidates_dropped = 0
         self.explored: dict[str, int] = {}
-        self.documents: list[Any] = []
-        self.ranking: list[Any] = []
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DiscoverySpider:
@@ -116,6 +126,7 @@ class DiscoverySpider(Spider):
             a.lower() for a in (crawler.settings.get("ROBOTSTXT_USER_AGENT"), crawler.settings.get("BOT_NAME")) if a
         )
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(spider._callback_failed, signal=signals.spider_error)
         return spider
 
     # ------------------------------------------------------------------ start
@@ -172,13 +183,17 @@ class DiscoverySpider(Spider):
             "page": self.parse_page,
             "explore": self.parse_page,
         }[stage]
-        return Request(
-            url,
-            callback=callback,
-            errback=self.on_error,
-            priority=priority,
-            meta={"source_id": source.id, "stage": stage, "depth": depth, "query_index": query_index},
-        )
+        try:
+            return Request(
+                url,
+                callback=callback,
+                errback=self.on_error,
+                priority=priority,
+                meta={"source_id": source.id, "stage": stage, "depth": depth, "query_index": query_index},
+            )
+        except ValueError:  # a discovered URL links.absolute_url let through: only it is lost
+            self.crawler.stats.inc_value(LINKS_DROPPED)
+            return None
 
     # ------------------------------------------------------------------ candidates
     def _admit(self, url: str, source: Source, scored: tuple[float, int], depth: int,
@@ -209,13 +224,26 @@ class DiscoverySpider(Spider):
     def parse_feed(self, response: Response):
         source = self._source(response)
         try:
-            entries = parse_feed(response.body, _MAX_FEED_ENTRIES)
+            feed = read_feed(response.body, _MAX_FEED_ENTRIES)
         except FeedError as exc:
-            self._error(source, response.url, "feed", "parse_error", str(exc)[:200])
+            self._unreadable(source, response.url, "feed", exc.code, exc.message)
             return
-        self.consulted.add(source.id)
-        for entry in entries:
-            url = response.urljoin(entry.link)
+        dropped = feed.dropped
+        admitted = []
+        for entry in feed.entries:
+            url = absolute_url(response.url, entry.link)
+            if url is None:
+                dropped += 1
+                continue
+            admitted.append((url, entry))
+        if dropped:
+            self.crawler.stats.inc_value(FEED_ENTRIES_DROPPED, dropped)
+        if not admitted and dropped:
+            self._unreadable(source, response.url, "feed", "parse_error",
+                             f"none of the feed's {dropped} entries has a usable link", dropped=dropped)
+            return
+        self._consulted(source)
+        for url, entry in admitted:
             score = best_query(self.query_terms, [entry.title, entry.summary], url)
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
             req = self._admit(url, source, score, 1, hint)
@@ -224,42 +252,40 @@ class DiscoverySpider(Spider):
 
     def parse_sitemap(self, response: Response):
         source = self._source(response)
-        body = response.body
-        if body[:2] == b"\x1f\x8b":
-            try:
-                body = gunzip(body, max_size=self.max_response)
-            except (OSError, ValueError, gzip.BadGzipFile) as exc:
-                self._error(source, response.url, "sitemap", "decode_error", str(exc)[:200])
-                return
         try:
-            sitemap = Sitemap(body)
-        except Exception as exc:  # lxml raises several types on garbage
-            self._error(source, response.url, "sitemap", "parse_error", str(exc)[:200])
+            sitemap = read_sitemap(response.body, response.url, max_bytes=self.max_response,
+                                   max_entries=_MAX_SITEMAP_URLS)
+        except SitemapError as exc:
+            self._unreadable(source, response.url, "sitemap", exc.code, exc.message)
             return
-        self.consulted.add(source.id)
-        entries = []
-        for i, entry in enumerate(sitemap):
-            if i >= _MAX_SITEMAP_URLS:
-                break
-            if entry.get("loc"):
-                entries.append(entry)
+        stats = self.crawler.stats
+        if sitemap.dropped:
+            stats.inc_value(SITEMAP_ENTRIES_DROPPED, sitemap.dropped)
+        if sitemap.links_dropped:
+            stats.inc_value(LINKS_DROPPED, sitemap.links_dropped)
+        entries = sitemap.entries
+        if not entries and sitemap.dropped:
+            self._unreadable(source, response.url, "sitemap", "parse_error",
+                             f"none of the sitemap's {sitemap.dropped} entries has a usable <loc>",
+                             dropped=sitemap.dropped)
+            return
+        self._consulted(source)
         if sitemap.type == "sitemapindex":
             # Newest child sitemaps first, with a nudge for a slug that matches the query.
-            entries.sort(
-                key=lambda e: (score_text(self.query_terms, [], e["loc"]), e.get("lastmod", "")),
+            entries = sorted(
+                entries,
+                key=lambda e: (score_text(self.query_terms, [], e.loc), e.lastmod or ""),
                 reverse=True,
             )
             for entry in entries:
-                url = response.urljoin(entry["loc"])
-                if source.admits(url):
-                    req = self._request(url, source, "sitemap", PRIORITY["sitemap"] - 1, 0)
+                if source.admits(entry.loc):
+                    req = self._request(entry.loc, source, "sitemap", PRIORITY["sitemap"] - 1, 0)
                     if req is not None:
                         yield req
             return
         for entry in entries:
-            url = response.urljoin(entry["loc"])
-            score = best_query(self.query_terms, [], url)
-            req = self._admit(url, source, score, 1, {"date": entry.get("lastmod")})
+            score = best_query(self.query_terms, [], entry.loc)
+            req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod})
             if req is not None:
                 yield req
 
@@ -268,18 +294,25 @@ class DiscoverySpider(Spider):
         stage = response.meta["stage"]
         depth = response.meta.get("depth", 0)
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
-        if "html" not in ctype:
-            self._error(source, response.url, stage, "unsupported_content_type", ctype[:80])
+        if "html" not in ctype or not isinstance(response, TextResponse):
+            self._error(source, response.url, stage, "unsupported_content_type",
+                        f"content type {quote_untrusted(ctype)} is not read as a page")
             return
-        self.consulted.add(source.id)
         directives = page_directives(response, self.agents)
+        follow = depth < self.max_depth and not directives.nofollow
+        # Links are read for following, and on a seed for the feeds it declares.
+        wanted = follow or (stage == "seed" and not directives.nofollow)
+        page_links = extract_links(response.selector, response.url) if wanted else None
+        self._consulted(source)
         stats = self.crawler.stats
+        if page_links is not None and page_links.dropped:
+            stats.inc_value(LINKS_DROPPED, page_links.dropped)
         if directives.noindex:
             stats.inc_value("light/directives/noindex")
         if directives.nofollow:
             stats.inc_value("light/directives/nofollow")
-        if stage == "seed" and not directives.nofollow:
-            yield from self._autodiscovered_feeds(response, source)
+        if stage == "seed" and not directives.nofollow and page_links is not None:
+            yield from self._autodiscovered_feeds(page_links.feeds, source)
         if stage not in ("seed", "explore") and not directives.noindex:
             fresh = freshness(response.headers, self.page_max_age)
             yield {
@@ -296,44 +329,37 @@ class DiscoverySpider(Spider):
                 "expires_at": fresh.expires_at if fresh.storable else None,
                 "cache_reason": fresh.reason,
             }
-        if depth >= self.max_depth or directives.nofollow:
+        if not follow or page_links is None:
             return
-        for link in response.css("a[href]"):
-            rel = (link.attrib.get("rel") or "").lower()
-            if "nofollow" in rel.split():
+        for link in page_links.links:
+            if link.nofollow:
                 stats.inc_value("light/directives/nofollow_links")
                 continue
-            href = link.attrib.get("href", "").strip()
-            if not href or href.startswith(("#", "javascript:", "mailto:", "tel:")):
-                continue
-            url = response.urljoin(href).split("#", 1)[0]
-            anchor = " ".join(" ".join(link.css("::text").getall()).split())
-            score = best_query(self.query_terms, [anchor, link.attrib.get("title", "")], url)
-            req = self._admit(url, source, score, depth + 1)
+            score = best_query(self.query_terms, [link.anchor, link.title], link.url)
+            req = self._admit(link.url, source, score, depth + 1)
             if req is None and stage == "seed" and score[0] <= 0 and self.explore:
-                req = self._explore(link, url, source, depth + 1)
+                req = self._explore(link, source, depth + 1)
             if req is not None:
                 yield req
 
-    def _autodiscovered_feeds(self, response: Response, source: Source):
+    def _autodiscovered_feeds(self, feeds: list[str], source: Source):
         """Feeds a seed page declares with ``<link rel=alternate>``, when the catalog has none."""
         if source.feeds:
             return
-        for href in response.xpath(_FEED_LINKS).getall()[:1]:
-            url = response.urljoin(href.strip())
+        for url in feeds[:1]:
             if source.admits(url):
                 rank = self.source_rank.get(source.id, 0)
                 req = self._request(url, source, "feed", PRIORITY["feed"] - 5 - rank, 0)
                 if req is not None:
                     yield req
 
-    def _explore(self, link: Any, url: str, source: Source, depth: int) -> Request | None:
+    def _explore(self, link: Link, source: Source, depth: int) -> Request | None:
         """A seed page's navigation links lead to section pages that list what the home
         page does not; a few are fetched at the lowest priority, when hops are left over."""
+        url = link.url
         if self.explored.get(source.id, 0) >= _MAX_EXPLORE_PER_SOURCE or not source.admits(url):
             return None
-        in_nav = link.xpath("ancestor::nav or ancestor::header or ancestor::*[@role='navigation']").get()
-        if in_nav != "1" or not looks_like_page(url):
+        if not link.in_nav or not looks_like_page(url):
             return None
         self.explored[source.id] = self.explored.get(source.id, 0) + 1
         rank = self.source_rank.get(source.id, 0)
@@ -342,21 +368,51 @@ class DiscoverySpider(Spider):
     # ------------------------------------------------------------------ robots sitemaps
     def _robots_parsed(self, robotparser: Any, request: Request) -> None:
         origin = origin_of(request.url)
-        sitemaps = list(getattr(getattr(robotparser, "rp", None), "sitemaps", []) or [])
+        announced = list(getattr(getattr(robotparser, "rp", None), "sitemaps", []) or [])[:2]
+        sitemaps = [url for url in (absolute_url(request.url, u) for u in announced) if url is not None]
+        if len(sitemaps) < len(announced):
+            self.crawler.stats.inc_value(LINKS_DROPPED, len(announced) - len(sitemaps))
         for source in self.plan.sources:
             if origin not in source.origins or source.sitemaps:
                 continue
-            for url in sitemaps[:2]:
+            for url in sitemaps:
                 if source.admits(url):
                     req = self._request(url, source, "sitemap", PRIORITY["sitemap"] - 10, 0)
                     if req is not None:
                         self.crawler.engine.crawl(req)
 
     # ------------------------------------------------------------------ errors
+    def _consulted(self, source: Source) -> None:
+        self.crawler.signals.send_catch_log(light_signals.source_consulted, source_id=source.id)
+
     def _error(self, source: Source, url: str, stage: str, code: str, message: str = "", **extra: Any) -> None:
-        self.source_errors.append(
-            {"source": source.id, "url": url, "stage": stage, "code": code, "message": message, **extra}
-        )
+        error = {"source": source.id, "url": url, "stage": stage, "code": code, "message": message, **extra}
+        self.crawler.signals.send_catch_log(light_signals.source_failed, error=error)
+
+    def _unreadable(self, source: Source, url: str, stage: str, code: str, message: str, **extra: Any) -> None:
+        """A fetched document none of which could be read: a source error, never silence."""
+        self.crawler.stats.inc_value(UNREADABLE)
+        self._error(source, url, stage, code, message, **extra)
+
+    def record_error(self, source_id: str, url: str, stage: str, code: str, message: str = "") -> None:
+        """A later component (the extraction pipeline) lost a document of this crawl."""
+        source = self.sources.get(source_id)
+        if source is not None:
+            self._error(source, url, stage, code, message)
+
+    def _callback_failed(self, failure: Failure, response: Response | Failure, spider: Spider) -> None:
+        """The last line of defence: a parser exception the parsers above did not turn into
+        a source error would otherwise be a log line only (Scrapy's ``spider_error``)."""
+        # ``response`` is a Failure when an errback raised; both carry their request.
+        request = getattr(response, "request", None)
+        meta = getattr(request, "meta", None) or {}
+        source = self.sources.get(meta.get("source_id", ""))
+        if source is None:
+            return
+        exc = failure.value
+        url = getattr(response, "url", None) or getattr(request, "url", "")
+        self._unreadable(source, url, meta.get("stage", "page"), "parse_error",
+                         f"the document could not be read ({type(exc).__name__}: {quote_untrusted(str(exc))})")
 
     def on_error(self, failure: Failure) -> None:
         request = failure.request

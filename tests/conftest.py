@@ -15,7 +15,7 @@ import pytest
 from scrapy.utils.defer import deferred_from_coro
 
 from lightsearch.cache import clear_process_caches
-from offline_origins.server import OfflineOrigins
+from lightsearch.offline_origins.server import OfflineOrigins
 
 SHARED_DATA = Path(os.environ.get("LIGHTSEARCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 

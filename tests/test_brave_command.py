@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from offline_origins.brave_replay import BraveReplay
+from lightsearch.offline_origins.brave_replay import BraveReplay
 from tests.conftest import shared_data
 
 
@@ -32,7 +32,7 @@ def scrapy(*args: str, cwd, key: str | None) -> subprocess.CompletedProcess:
 
 def brave_args(replay: BraveReplay) -> list[str]:
     return ["-s", f"BRAVE_API_URL={replay.url}", "-s", f"BRAVE_TLS_CA_FILE={replay.ca_file}",
-            "-s", "BRAVE_SOURCE_FETCH=False"]
+            "-s", f"LIGHT_HOST_MAP={json.dumps(replay.host_map())}", "-s", "BRAVE_SOURCE_FETCH=False"]
 
 
 def test_json_output_has_brave_hits_in_lights_shape(replay, tmp_path):

@@ -8,8 +8,9 @@ import time
 import pytest
 
 from lightsearch.errors import LightSearchError
+from lightsearch.offline_origins.brave_replay import BraveReplay
+from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
-from offline_origins.brave_replay import BraveReplay
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test, shared_data
 
 HOSTS = ("hello-a.test", "hello-b.test", "hello-c.test")
@@ -49,8 +50,8 @@ def point_top_hits_at(hosts) -> callable:
 
 
 def provider(replay, origins_settings, key, **settings):
-    return load_provider({**origins_settings, **replay.settings(key), "LOG_LEVEL": "ERROR",
-                          "BRAVE_SOURCE_FETCH": True, **settings}, environ={})
+    return load_provider(merge_settings(origins_settings, replay.settings(key), {
+        "LOG_LEVEL": "ERROR", "BRAVE_SOURCE_FETCH": True, **settings}), environ={})
 
 
 @coroutine_test
@@ -175,6 +176,8 @@ async def test_cancelling_during_source_fetches(replay, origins):
         await asyncio.sleep(0.02)
         if any(r["path"] == "/hello" for r in origins.requests_for(hang)):
             break
+    else:
+        pytest.fail("the request never reached the server, so cancelling proves nothing")
     task.cancel()
     started = time.monotonic()
     with pytest.raises(asyncio.CancelledError) as info:

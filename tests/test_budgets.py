@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from lightsearch.api import LightSearch
-from lightsearch.catalog import load_catalog
+from lightsearch.crawl.politeness import InProcessLimiter
 from lightsearch.errors import LightSearchError
-from lightsearch.politeness import InProcessLimiter
+from lightsearch.plan.catalog import load_catalog
+from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test, home_html, make_world
 
 KIB = 1024
@@ -256,6 +256,8 @@ async def test_cancelled_search_leaves_nothing_behind(origins, tmp_path):
         await asyncio.sleep(0.05)
         if "/slow" in paths(origins, host):
             break
+    else:
+        pytest.fail("the request never reached the server, so cancelling proves nothing")
     task.cancel()
     started = time.monotonic()
     with pytest.raises(asyncio.CancelledError) as info:

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from lightsearch.catalog import DEFAULT_CATALOG, CatalogError, load_catalog, parse_catalog
+from lightsearch.plan.catalog import DEFAULT_CATALOG, CatalogError, load_catalog, parse_catalog
 
 GOOD = {
     "id": "t", "version": "1",
@@ -81,3 +81,11 @@ def test_unreadable_catalog_file(tmp_path):
         load_catalog(bad)
     with pytest.raises(CatalogError, match="cannot be read"):
         load_catalog(tmp_path / "missing.json")
+
+
+def test_origin_of_a_malformed_url_is_no_origin():
+    from lightsearch.plan.catalog import origin_of
+
+    for url in ("Sitemap://]", "https://deve: /?", "s://:99999", "h://:x", "http://[x"):
+        assert origin_of(url) == ""
+    assert origin_of("https://Example.com:443/a") == "https://example.com"

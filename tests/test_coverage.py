@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from lightsearch.documents import Document
+from lightsearch.evidence.coverage import coverage
+from lightsearch.evidence.model import Evidence
+from lightsearch.providers.light_result import light_evidence
 from lightsearch.ranking.rank import rank_documents
 from lightsearch.ranking.tokenize import tokenize
-from lightsearch.result import Evidence, coverage, light_evidence
 
 
 def ev(i: int, *, content: bool, matched: float | None = 1.0, source: str | None = None) -> Evidence:

@@ -1,6 +1,7 @@
 import pytest
 
-from lightsearch.feeds import FeedError, parse_feed
+from lightsearch.documents.feeds import FeedError, parse_feed, read_feed
+from lightsearch.documents.xmlsafe import clean_char_refs, clean_declaration
 from tests.conftest import shared_data
 
 
@@ -28,3 +29,43 @@ def test_hebrew_rss_from_shared_data():
 def test_unreadable_feeds_raise(body):
     with pytest.raises(FeedError):
         parse_feed(body)
+
+
+def test_a_body_naming_a_local_file_is_not_opened():
+    # feedparser.parse(bytes) tries the bytes as a file name first
+    path = shared_data("feeds", "real-rss", "yahoo_news_rss_2019-11-17.xml")
+    assert parse_feed(path.read_bytes())
+    with pytest.raises(FeedError):
+        parse_feed(str(path).encode())
+
+
+def test_entries_without_a_usable_link_are_dropped_and_counted():
+    body = (b'<rss version="2.0"><channel><item><link>http://[</link></item><item><title>no link</title></item>'
+            b"<item><link>h://:x</link></item><item><link>/relative/ok</link></item></channel></rss>")
+    feed = read_feed(body)
+    assert [e.link for e in feed.entries] == ["/relative/ok"]
+    assert feed.dropped == 3
+
+
+def test_json_feed_title_and_bad_items():
+    body = b'{"title": "Notes", "items": [7, {"id": "1234"}, {"url": "http://["}, {"url": "/a", "title": [1]}]}'
+    feed = read_feed(body)
+    assert feed.title == "Notes"
+    assert [(e.link, e.title) for e in feed.entries] == [("/a", "")]
+    assert feed.dropped == 3
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    (b'<?xml version="1.0" encoding="\x80"?><r/>', b'<?xml version="1.0"?><r/>'),
+    (b"<?xml version='1.0' encoding='\x00' standalone='yes'?><r/>", b"<?xml version='1.0' standalone='yes'?><r/>"),
+    (b'<?xml version="1.0" encoding="x-no-such-codec"?><r/>', b'<?xml version="1.0"?><r/>'),
+    (b'<?xml version="1.0" encoding="windows-1255"?><r/>', b'<?xml version="1.0" encoding="windows-1255"?><r/>'),
+    (b'<r encoding="\x80"/>', b'<r encoding="\x80"/>'),
+])
+def test_clean_declaration(body, expected):
+    assert clean_declaration(body) == expected
+
+
+def test_clean_char_refs():
+    body = b"&#xD800;&#55296;&#0;&#x110000;&#99999999999999999999;&#x5D0;&#60;&#x1F600;"
+    assert clean_char_refs(body) == b"&#xFFFD;" * 5 + b"&#x5D0;&#60;&#x1F600;"

@@ -12,7 +12,7 @@ import socket
 import pytest
 
 from lightsearch.errors import LightSearchError
-from lightsearch.fetch import WebFetch, format_fetch_text, window_text
+from lightsearch.providers.fetch import WebFetch, format_fetch_text, window_text
 from tests.conftest import ROBOTS_ALLOW, coroutine_test
 
 WALLS = "https://walls.example"
@@ -66,8 +66,12 @@ async def test_article_reads_with_metadata_receipt_and_trust(settings, origins):
     assert result["publishedAt"] == "2026-03-14T09:30:00Z"
     assert result["modifiedAt"] == "2026-03-15T11:00:00Z"
     assert result["contentType"] == "text/html"
-    assert "harmonic analysis" in result["text"]
-    assert "Walls Example, a fixture site" not in result["text"]  # boilerplate is not content
+    assert "harmonic analysis" in result["content"]
+    assert "Walls Example, a fixture site" not in result["content"]  # boilerplate is not content
+    # ``text`` is the fenced model text, as in a search result; ``content`` the raw window.
+    assert result["text"].startswith("Fetched web page | status 200 | text/html")
+    assert "    > " + result["content"].split("\n")[0][:40] in result["text"]
+    assert len(result["text"].encode()) <= 16 * 1024
     assert result["truncated"] is False
     assert result["nextStartIndex"] is None
     assert result["trust"] == "volatile_external"
@@ -86,16 +90,17 @@ async def test_reading_on_with_start_index_covers_the_whole_text(settings):
     parts, start = [], 0
     while start is not None:
         page = await fetcher.fetch(f"https://{FAULTS}/long", max_chars=1500, start_index=start)
-        assert len(page["text"]) <= 1500
-        parts.append(page["text"])
+        assert len(page["content"]) <= 1500
+        parts.append(page["content"])
         start = page["nextStartIndex"]
     whole = await fetcher.fetch(f"https://{FAULTS}/long", max_chars=100_000)
-    assert "".join(parts) == whole["text"]
+    assert "".join(parts) == whole["content"]
     assert len(parts) == -(-whole["totalChars"] // 1500)
     first = await fetcher.fetch(f"https://{FAULTS}/long", max_chars=1500)
     assert first["truncated"] is True
     assert first["meta"]["webSources"]["entries"][0]["contentTruncated"] == ["perSource"]
     text = format_fetch_text(first)
+    assert text == first["text"]  # the text web_fetch rendered, not a second rendering
     assert "startIndex=1500" in text
 
 
@@ -104,14 +109,14 @@ async def test_head_tail_returns_both_ends_in_one_read(settings):
     page = await WebFetch.from_settings(settings).fetch(f"https://{FAULTS}/long", max_chars=2000,
                                                         head_tail=True)
     assert page["headTail"] is True
-    assert "Paragraph 0 " in page["text"]
-    assert "Paragraph 119 " in page["text"]
-    assert "characters omitted" in page["text"]
+    assert "Paragraph 0 " in page["content"]
+    assert "Paragraph 119 " in page["content"]
+    assert "characters omitted" in page["content"]
 
 
 def test_window_bounds():
-    assert window_text("abcdef", 4, 0)["text"] == "abcd"
-    assert window_text("abcdef", 4, 4) == {"text": "ef", "totalChars": 6, "startIndex": 4,
+    assert window_text("abcdef", 4, 0)["content"] == "abcd"
+    assert window_text("abcdef", 4, 4) == {"content": "ef", "totalChars": 6, "startIndex": 4,
                                            "truncated": False, "nextStartIndex": None}
     with pytest.raises(LightSearchError) as info:
         window_text("abc", 4, 10)
@@ -122,7 +127,7 @@ def test_window_bounds():
 async def test_markdown_keeps_structure(settings):
     page = await WebFetch.from_settings(settings).fetch(f"{WALLS}/article", markdown=True)
     assert page["format"] == "markdown"
-    assert "harmonic analysis" in page["text"]
+    assert "harmonic analysis" in page["content"]
 
 
 @pytest.mark.parametrize(("path", "kind", "needle"), [
@@ -134,7 +139,7 @@ async def test_markdown_keeps_structure(settings):
 async def test_other_allowed_content_types(settings, path, kind, needle):
     page = await WebFetch.from_settings(settings).fetch(f"{WALLS}{path}")
     assert page["format"] == kind
-    assert needle in page["text"]
+    assert needle in page["content"]
 
 
 @coroutine_test
@@ -146,7 +151,7 @@ async def test_xhtml_is_html(settings):
 @coroutine_test
 async def test_cookie_banner_on_a_real_article_is_not_a_wall(settings):
     page = await WebFetch.from_settings(settings).fetch(f"{WALLS}/banner-article")
-    assert "double high water" in page["text"]
+    assert "double high water" in page["content"]
 
 
 @coroutine_test
@@ -162,16 +167,17 @@ async def test_redirect_and_meta_refresh_report_both_urls(settings):
 async def test_body_cut_short_is_returned_marked_partial(settings):
     page = await WebFetch.from_settings(settings).fetch(f"https://{FAULTS}/cut")
     assert page["partial"] is True
-    assert "sea level" in page["text"]
+    assert "sea level" in page["content"]
     assert "extraction" in page["meta"]["webSources"]["entries"][0]["contentTruncated"]
 
 
 @coroutine_test
 async def test_invisible_and_bidi_controls_are_removed(settings):
     page = await WebFetch.from_settings(settings).fetch(f"https://{FAULTS}/hidden")
-    assert "\u200b" not in page["text"]
-    assert "\u202e" not in page["text"]
-    assert "Visible text with hidden controls" in page["text"]
+    for field in ("content", "text"):
+        assert "\u200b" not in page[field]
+        assert "\u202e" not in page[field]
+        assert "Visible text with hidden controls" in page[field]
 
 
 @coroutine_test

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from lightsearch.guard.addresses import classify, embedded_ipv4, is_public
+from lightsearch.crawl.guard.addresses import classify, embedded_ipv4, is_public
 
 BLOCKED = [
     # reliability.md §1.4 / §9.1 / §9.2, IPv4

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from lightsearch.errors import LightSearchError
-from lightsearch.fetch import WebFetch
+from lightsearch.providers.fetch import WebFetch
 from tests.conftest import coroutine_test
 from tests.fetch_helpers import CountingServer, RecordingResolver, StandInHandler, stand_in_settings
 

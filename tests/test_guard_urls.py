@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from scrapy import Request
 from scrapy.exceptions import NotSupported
 
-from lightsearch.catalog import Source
+from lightsearch.crawl.guard import BlockedAddress, GuardRefusal, InvalidURL
+from lightsearch.crawl.guard.addresses import classify
+from lightsearch.crawl.guard.urls import Target, check_url
 from lightsearch.errors import LightSearchError
-from lightsearch.fetch import WebFetch
-from lightsearch.guard import BlockedAddress, GuardRefusal, InvalidURL
-from lightsearch.guard.addresses import classify
-from lightsearch.guard.urls import Target, check_url
+from lightsearch.plan.catalog import Source
+from lightsearch.providers.fetch import WebFetch
 from tests.conftest import coroutine_test
 from tests.fetch_helpers import CountingServer, StandInHandler, crawl_one, stand_in_settings
 

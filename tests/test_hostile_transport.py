@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from lightsearch.api import LightSearch
 from lightsearch.errors import LightSearchError
-from lightsearch.fetch import WebFetch
+from lightsearch.providers.fetch import WebFetch
+from lightsearch.providers.light import LightSearch
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test
 from tests.hygiene_world import HEALTHY, QUERY, case_routes, counts, errors, hit_urls, paths, world
 from tests.raw_http import chunked, many_headers, one_long_header, stacked_encodings, stacked_gzip
@@ -196,9 +196,9 @@ def test_the_middleware_refuses_stacked_encodings_from_any_handler():
     from scrapy.http import HtmlResponse
     from scrapy.utils.test import get_crawler
 
-    from lightsearch.api import make_settings
-    from lightsearch.failures import ResponseRefused
-    from lightsearch.middlewares.decoded import DecompressionReserveMiddleware
+    from lightsearch.crawl.failures import ResponseRefused
+    from lightsearch.crawl.middlewares.decoded import DecompressionReserveMiddleware
+    from lightsearch.providers.light import make_settings
 
     crawler = get_crawler(settings_dict=dict(make_settings({})))
     mw = DecompressionReserveMiddleware.from_crawler(crawler)

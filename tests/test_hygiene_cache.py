@@ -8,13 +8,13 @@ from email.utils import formatdate
 
 import pytest
 
-from lightsearch.api import LightSearch, make_settings
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.lru import BoundedLRU
 from lightsearch.cache.records import MemoryRecordCache, document_size
 from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
 from lightsearch.documents import Document
+from lightsearch.providers.light import LightSearch, make_settings
 from tests.conftest import article_html, coroutine_test, home_html, make_world
 from tests.hygiene_world import QUERY, case_routes, counts, hit_urls, paths, slug, world
 
@@ -167,9 +167,13 @@ async def test_expired_record_is_excluded_at_assembly(origins, tmp_path):
     host, cfg = _twice_world(origins, tmp_path, "short", {"Cache-Control": "max-age=1"})
     engine = LightSearch.from_settings(cfg)
     await engine.search(QUERY)
-    await asyncio.sleep(1.2)
-    origins.add_site(host, case_routes(**{"/": {"body": home_html([])}}))  # /a is no longer linked
-    second = await engine.search(QUERY)
+    records = load_cache(make_settings(cfg), "LIGHT_RECORD_CACHE")
+    records.lru.clock = lambda: time.time() + 2  # the max-age=1 record is now past its lifetime
+    try:
+        origins.add_site(host, case_routes(**{"/": {"body": home_html([])}}))  # /a is no longer linked
+        second = await engine.search(QUERY)
+    finally:
+        records.lru.clock = time.time
     assert counts(second)["cacheJoined"] == 0
     assert hit_urls(second) == []
 

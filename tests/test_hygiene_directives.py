@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lightsearch.api import LightSearch
+from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test
 from tests.hygiene_world import QUERY, case_routes, counts, hit_urls, paths, slug, world
 

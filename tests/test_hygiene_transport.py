@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lightsearch.api import LightSearch
 from lightsearch.errors import LightSearchError
+from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test
 from tests.hygiene_world import HEALTHY, QUERY, case_routes, counts, errors, hit_urls, paths, world
 

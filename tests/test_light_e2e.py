@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import unquote
 
-from lightsearch.api import LightSearch
+from lightsearch.providers.light import LightSearch
 from tests.conftest import coroutine_test
 
 

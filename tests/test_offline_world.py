@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from urllib.parse import unquote, urlsplit
 
-from lightsearch.catalog import load_catalog
-from offline_origins.server import OfflineOrigins, load_sites
+from lightsearch.offline_origins.server import OfflineOrigins, load_sites
+from lightsearch.plan.catalog import load_catalog
 
 
 def _route_for(site, url):

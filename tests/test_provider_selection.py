@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from lightsearch.api import LightSearch
 from lightsearch.errors import LightSearchError
 from lightsearch.providers import (
     SearchProvider,
@@ -13,6 +12,7 @@ from lightsearch.providers import (
     provider_name,
 )
 from lightsearch.providers.brave import BraveSearch
+from lightsearch.providers.light import LightSearch
 
 
 @pytest.fixture(autouse=True)
@@ -72,9 +72,11 @@ def test_plugin_config_wins_over_settings():
 @pytest.mark.parametrize(("settings", "expected"), [
     ({"WEB_SEARCH_PROVIDER": "light", "BRAVE_SEARCH_API_KEY": "k"}, "light"),
     ({"WEB_SEARCH_PROVIDER": "Brave", "BRAVE_SEARCH_API_KEY": "k"}, "brave"),
-    ({"WEB_SEARCH_PROVIDER": "auto", "BRAVE_SEARCH_API_KEY": "k"}, "brave"),
+    ({"WEB_SEARCH_PROVIDER": "auto", "BRAVE_SEARCH_API_KEY": "k"}, "fused"),  # issue 15: auto is fused
+    ({"WEB_SEARCH_PROVIDER": "fallback"}, "fallback"),
+    ({"WEB_SEARCH_PROVIDER": "duckduckgo"}, "duckduckgo"),
     ({"WEB_SEARCH_PROVIDER": " ", "BRAVE_SEARCH_API_KEY": ""}, "light"),
-    ({"WEB_SEARCH_PROVIDER": "lightsearch.api.LightSearch"}, "light"),
+    ({"WEB_SEARCH_PROVIDER": "lightsearch.providers.light.LightSearch"}, "light"),
 ])
 def test_explicit_provider(settings, expected):
     assert load_provider(settings).provider == expected
@@ -116,7 +118,7 @@ def test_choice_is_made_once_at_load(monkeypatch):
 
 
 def test_helpers_agree_with_load_provider():
-    from lightsearch.api import make_settings
+    from lightsearch.providers.light import make_settings
 
     s = make_settings({"BRAVE_SEARCH_API_KEY": " k "})
     assert brave_api_key(s, environ={}) == "k"

@@ -50,7 +50,7 @@ def test_json_on_a_recorded_article_has_title_and_body(origins, recorded, tmp_pa
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert result["title"] == "Sweden drops Assange rape investigation"  # the page's og:title
-    truth, got = _words(recorded), _words(result["text"])
+    truth, got = _words(recorded), _words(result["content"])
     assert sum(w in set(got) for w in truth) / len(truth) > 0.95  # the article body...
     assert len(got) < 1.3 * len(truth)  # ...and not the page chrome around it
     assert " ".join(truth[:12]) in " ".join(got)

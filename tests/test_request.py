@@ -1,7 +1,7 @@
 import pytest
 
 from lightsearch.errors import LightSearchError
-from lightsearch.request import build_request
+from lightsearch.plan.request import build_request
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
-from lightsearch.catalog import load_catalog
-from lightsearch.request import build_request
-from lightsearch.selection import select_sources
+from lightsearch.plan.catalog import load_catalog
+from lightsearch.plan.request import build_request
+from lightsearch.plan.selection import select_sources
 
 
 def test_hebrew_query_selects_only_hebrew_sources():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lightsearch.api import LightSearch
+from lightsearch.providers.light import LightSearch
 from tests.conftest import coroutine_test, write_catalog
 
 ARTICLE = """<!doctype html><html lang="en"><head><meta charset="utf-8">

@@ -10,13 +10,13 @@ from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 
-from lightsearch.catalog import load_catalog
 from lightsearch.evaluation.metrics import mrr_at, ndcg_at
 from lightsearch.evaluation.qrels import read_qrels, read_queries
+from lightsearch.offline_origins import worlds
+from lightsearch.offline_origins.server import OfflineOrigins, load_sites
+from lightsearch.plan.catalog import load_catalog
 from lightsearch.ranking.bm25 import LuceneBM25
 from lightsearch.ranking.tokenize import tokenize
-from offline_origins import worlds
-from offline_origins.server import OfflineOrigins, load_sites
 from tests.conftest import shared_data
 
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"

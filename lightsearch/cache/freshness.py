@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from scrapy.extensions.httpcache import parse_cachecontrol
+
 NO_STORE_DIRECTIVES = ("no-store", "private", "no-cache")
 
 
@@ -50,12 +52,14 @@ def _all(headers: Any, name: str) -> list[str]:
 
 
 def cache_control(headers: Any) -> dict[str, str | None]:
+    """Every Cache-Control directive, lower-cased, from every header line (Scrapy's parser
+    reads one line; a directive repeated on one line keeps its last value there, the first
+    line that names it wins across lines). Quotes around an argument are ours to strip."""
     directives: dict[str, str | None] = {}
     for value in _all(headers, "Cache-Control"):
-        for part in value.split(","):
-            name, _, arg = part.strip().partition("=")
-            if name:
-                directives.setdefault(name.strip().lower(), arg.strip().strip('"') or None)
+        for name, arg in parse_cachecontrol(value.encode("latin-1")).items():
+            text = arg.decode("latin-1").strip().strip('"') if arg is not None else None
+            directives.setdefault(name.decode("latin-1").strip(), text or None)
     return directives
 
 

@@ -11,6 +11,7 @@ the same bounds, so the whole cache never holds more than the table allows.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +47,10 @@ class MemoryRecordCache(SharedInstances):
 
     def __init__(self, max_records: int, max_bytes: int) -> None:
         self.lru: BoundedLRU[Any] = BoundedLRU(max_records, max_bytes)
-        self._aliases: dict[str, str] = {}
+        # original URL -> canonical URL of a redirected document; bounded like the records,
+        # and an alias whose document is gone is dropped when it is met.
+        self._aliases: OrderedDict[str, str] = OrderedDict()
+        self._max_aliases = max_records
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
@@ -57,7 +61,11 @@ class MemoryRecordCache(SharedInstances):
         key = canonicalize_url(doc.url)
         stored = self.lru.put("doc:" + key, doc, document_size(doc), expires_at)
         if stored and doc.original_url:
-            self._aliases[canonicalize_url(doc.original_url)] = key
+            alias = canonicalize_url(doc.original_url)
+            self._aliases.pop(alias, None)
+            self._aliases[alias] = key
+            while len(self._aliases) > self._max_aliases:
+                self._aliases.popitem(last=False)
         return stored
 
     def get_document(self, url: str) -> Document | None:
@@ -65,6 +73,8 @@ class MemoryRecordCache(SharedInstances):
         doc = self.lru.get("doc:" + key)
         if doc is None and key in self._aliases:
             doc = self.lru.get("doc:" + self._aliases[key])
+            if doc is None:
+                del self._aliases[key]
         return doc
 
     def documents(self) -> list[Document]:

@@ -5,15 +5,25 @@ binds another crawler only).
 ``noindex`` and ``none`` keep a page out of results and out of the cache; ``nofollow``
 and ``none`` stop link following from it. ``unavailable_after`` past its date counts as
 ``noindex``. Unknown directives are ignored, as search engines do.
+
+Markup is hostile: an attribute whose name is a control character (``<meta \x05
+name=t content=1>``) makes parsel's ``.attrib`` raise, which used to lose the whole
+page. Attributes are read by name here, and a meta tag that still cannot be read is
+skipped, never the page.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
+
+from parsel import Selector
+
+from lightsearch.documents.xmlsafe import scrub_surrogates
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -50,22 +60,25 @@ def _parse(value: str, now: datetime) -> tuple[bool, bool]:
 
 
 def _date(text: str) -> datetime | None:
+    text = text[:200]
     try:
         when = parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         try:
             when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except ValueError:
+        except (ValueError, OverflowError):
             return None
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
-def header_values(response: Response, agents: frozenset[str]) -> list[str]:
+def header_values(headers: Response | Iterable[bytes | str], agents: frozenset[str]) -> list[str]:
     """The ``X-Robots-Tag`` values that bind us: unscoped ones and those scoped to one of
-    ``agents``. A scope is a leading ``name:`` that is not itself a directive."""
+    ``agents``. A scope is a leading ``name:`` that is not itself a directive.
+    ``headers`` is a response or its raw ``X-Robots-Tag`` values."""
+    raws = headers.headers.getlist(b"X-Robots-Tag") if hasattr(headers, "headers") else headers
     values = []
-    for raw in response.headers.getlist(b"X-Robots-Tag"):
-        value = raw.decode("latin-1")
+    for raw in raws:
+        value = raw.decode("latin-1") if isinstance(raw, bytes) else str(raw)
         match = _UA_PREFIX.match(value)
         if match and match.group(1).lower() not in KNOWN:
             if match.group(1).lower() in agents:
@@ -75,20 +88,46 @@ def header_values(response: Response, agents: frozenset[str]) -> list[str]:
     return values
 
 
-def meta_values(response: Response, agents: frozenset[str]) -> list[str]:
+def meta_values(page: Response | Selector, agents: frozenset[str]) -> list[str]:
+    """``content`` of the robots meta tags addressed to everyone or to one of ``agents``."""
     values = []
-    for meta in response.xpath("//meta[@name][@content]"):
-        name = meta.attrib.get("name", "").strip().lower()
+    try:
+        metas = page.xpath("//meta[@name][@content]")
+    except (ValueError, UnicodeError):
+        return values
+    for meta in metas:
+        try:
+            # By name, not .attrib: see the module docstring.
+            name = meta.root.get("name") or ""
+            content = meta.root.get("content") or ""
+        except (ValueError, UnicodeError):
+            continue
+        name = name.strip().lower()
         if name == "robots" or name in agents:
-            values.append(meta.attrib.get("content", ""))
+            values.append(content)
     return values
 
 
 def page_directives(response: Response, agents: frozenset[str], *, now: datetime | None = None) -> PageDirectives:
+    """The directives that bind us on a fetched page (headers and meta tags)."""
+    return _combine(header_values(response, agents), meta_values(response, agents), now)
+
+
+def parse_directives(html: bytes | str, x_robots_tag: Iterable[bytes | str] = (),
+                     agents: frozenset[str] = frozenset(), *, now: datetime | None = None) -> PageDirectives:
+    """:func:`page_directives` for a page given as its body and ``X-Robots-Tag`` values."""
+    if isinstance(html, bytes):
+        page = Selector(body=html or b"<html/>", type="html", encoding="utf-8")
+    else:
+        page = Selector(text=scrub_surrogates(html) or "<html/>", type="html")
+    return _combine(header_values(x_robots_tag, agents), meta_values(page, agents), now)
+
+
+def _combine(headers: list[str], metas: list[str], now: datetime | None) -> PageDirectives:
     now = now or datetime.now(timezone.utc)
     noindex = nofollow = False
     source = ""
-    for where, values in (("header", header_values(response, agents)), ("meta", meta_values(response, agents))):
+    for where, values in (("header", headers), ("meta", metas)):
         for value in values:
             ni, nf = _parse(value, now)
             if (ni and not noindex) or (nf and not nofollow):

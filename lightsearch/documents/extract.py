@@ -3,16 +3,49 @@
 trafilatura finds the main text (it leads the extraction benchmarks in
 reference/figures.md); declared dates come from the page's own metadata first, because
 feed and sitemap dates are only discovery hints, not page publication dates.
+
+Pages are hostile markup. Lone surrogates are replaced before lxml sees the text (it
+refuses such a string outright), and whatever else trafilatura, htmldate or lxml raise
+on a page becomes :class:`ExtractionError` (``extraction_failed``): the caller reports
+that page as a source error instead of losing it to a log line.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 import trafilatura
 from parsel import Selector
 
+from lightsearch.documents.xmlsafe import scrub_surrogates
+from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.ranking.tokenize import is_hebrew
+
+T = TypeVar("T")
+
+
+class ExtractionError(LightSearchError):
+    """A page whose text could not be extracted at all (code ``extraction_failed``)."""
+
+    def __init__(self, message: str, **details: object) -> None:
+        super().__init__("extraction_failed", message, dict(details))
+
+
+def guarded(what: str, fn: Callable[[], T]) -> T:
+    """``fn()``, with any exception of the extraction libraries as ExtractionError.
+
+    trafilatura, htmldate, justext and lxml document no exception set for malformed
+    markup, and the page is attacker-controlled, so none of them may escape raw.
+    """
+    try:
+        return fn()
+    except LightSearchError:
+        raise
+    except Exception as exc:  # see the docstring
+        raise ExtractionError(f"{what} failed on this page ({type(exc).__name__}: "
+                              f"{quote_untrusted(str(exc))})", exception=type(exc).__name__) from None
 
 _PUBLISHED_XPATHS = (
     "//meta[@property='article:published_time']/@content",
@@ -66,8 +99,15 @@ def _fallback_text(sel: Selector) -> str:
 
 
 def extract_html(html: str, url: str) -> dict[str, str | None]:
-    """Title, text, language and dates of one HTML page; text may be empty."""
-    sel = Selector(text=html)
+    """Title, text, language and dates of one HTML page; text may be empty.
+
+    Raises ExtractionError when the page cannot be read at all."""
+    html = scrub_surrogates(html)
+    return guarded("extraction", lambda: _extract_html(html, url))
+
+
+def _extract_html(html: str, url: str) -> dict[str, str | None]:
+    sel = Selector(text=html or "<html/>")
     doc = trafilatura.bare_extraction(
         html,
         url=url,

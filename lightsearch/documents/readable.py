@@ -19,7 +19,9 @@ from lightsearch.documents.extract import (
     _PUBLISHED_XPATHS,
     _fallback_text,
     _first,
+    guarded,
 )
+from lightsearch.documents.xmlsafe import scrub_surrogates
 
 _BYLINE_XPATHS = (
     "//meta[@name='author']/@content",
@@ -47,7 +49,13 @@ def _clean(value: str | None) -> str | None:
 
 
 def main_text(html: str, url: str | None = None, *, markdown: bool = False) -> str:
-    """Just the main text (the benchmark scores this function)."""
+    """Just the main text (the benchmark scores this function); ExtractionError when
+    the page cannot be read at all."""
+    html = scrub_surrogates(html)
+    return guarded("extraction", lambda: _main_text(html, url, markdown))
+
+
+def _main_text(html: str, url: str | None, markdown: bool) -> str:
     text = trafilatura.extract(
         html,
         url=url,
@@ -60,14 +68,21 @@ def main_text(html: str, url: str | None = None, *, markdown: bool = False) -> s
     )
     if text and text.strip():
         return text.strip()
-    return _fallback_text(Selector(text=html))
+    return _fallback_text(Selector(text=html or "<html/>"))
 
 
 def extract_readable(html: str, url: str | None = None, *, markdown: bool = False) -> Readable:
-    """Everything web_fetch reports about an HTML page; ``text`` may be empty."""
-    sel = Selector(text=html)
+    """Everything web_fetch reports about an HTML page; ``text`` may be empty.
+
+    Raises ExtractionError (``extraction_failed``) when the page cannot be read at all."""
+    html = scrub_surrogates(html)
+    return guarded("extraction", lambda: _extract_readable(html, url, markdown))
+
+
+def _extract_readable(html: str, url: str | None, markdown: bool) -> Readable:
+    sel = Selector(text=html or "<html/>")
     meta = trafilatura.extract_metadata(html, default_url=url)
-    text = main_text(html, url, markdown=markdown)
+    text = _main_text(html, url, markdown)
     title = _clean(meta.title if meta else None)
     if not title:
         for xp in ("//meta[@property='og:title']/@content", "//title/text()", "//h1//text()"):

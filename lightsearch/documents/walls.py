@@ -14,6 +14,9 @@ import re
 
 from parsel import Selector
 
+from lightsearch.documents.extract import guarded
+from lightsearch.documents.xmlsafe import scrub_surrogates
+
 PAYWALL_OR_COOKIE_WALL = "paywall_or_cookie_wall"
 JAVASCRIPT_REQUIRED = "javascript_required"
 
@@ -51,10 +54,16 @@ def _visible_text(sel: Selector) -> str:
 
 
 def detect_wall(html: str, extracted_text: str) -> str | None:
-    """``paywall_or_cookie_wall``, ``javascript_required`` or None for a readable page."""
+    """``paywall_or_cookie_wall``, ``javascript_required`` or None for a readable page;
+    ExtractionError when the markup cannot be read at all."""
     if len(extracted_text) >= SHORT_TEXT:
         return None
-    sel = Selector(text=html)
+    html = scrub_surrogates(html)
+    return guarded("wall detection", lambda: _detect_wall(html))
+
+
+def _detect_wall(html: str) -> str | None:
+    sel = Selector(text=html or "<html/>")
     visible = _visible_text(sel)
     phrases = _WALL_PHRASES.findall(visible)
     wall_text = " ".join(

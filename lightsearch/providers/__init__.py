@@ -9,8 +9,10 @@ than quietly turn into a Light search with different coverage.
 
 Selection (seed 000, "Web plugin"):
 
-* ``WEB_SEARCH_PROVIDER`` names a provider explicitly (``light``, ``brave`` or a class
-  path);
+* ``WEB_SEARCH_PROVIDER`` names a provider explicitly: ``light``, ``brave``, a mode of
+  the engines (``auto``/``fused``, ``fallback``), one engine (``duckduckgo``,
+  ``wikipedia``, ``hn``, ``reddit``, ``news``, ``searxng``, ``tavily``, ``openrouter``;
+  :mod:`lightsearch.providers.engines`), or a class path;
 * otherwise a trimmed, non-empty Brave key selects Brave, an absent or blank key Light.
   The key comes from plugin-style config (``braveSearchApiKey``), else the
   ``BRAVE_SEARCH_API_KEY`` setting, else the environment variable of that name.
@@ -26,9 +28,10 @@ from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
 from lightsearch.errors import LightSearchError
+from lightsearch.schema import validate
 
 PROVIDERS = {
-    "light": "lightsearch.api.LightSearch",
+    "light": "lightsearch.providers.light.LightSearch",
     "brave": "lightsearch.providers.brave.BraveSearch",
 }
 
@@ -42,7 +45,9 @@ KEY_SETTING = "BRAVE_SEARCH_API_KEY"
 
 # Settings a surface (e.g. ``scrapy search``) hands to :func:`load_provider`; the rest of
 # a Scrapy settings object holds Scrapy's own defaults, which must not override ours.
-SETTING_PREFIXES = ("LIGHT_", "BRAVE_", "WEB_SEARCH_", "WEB_FETCH_", "RESULT_")
+SETTING_PREFIXES = ("LIGHT_", "BRAVE_", "WEB_SEARCH_", "WEB_FETCH_", "WEB_NEWS_", "RESULT_")
+ENGINE_MODES = ("auto", "fused", "fallback", "duckduckgo", "ddg", "ddg_html", "ddg_lite", "wikipedia", "hn",
+                "reddit", "news", "google_news", "searxng", "tavily", "openrouter")
 
 
 @runtime_checkable
@@ -68,7 +73,7 @@ class SearchProvider(Protocol):
 
 def _settings(overrides: Mapping[str, Any] | Settings | None,
               config: Mapping[str, Any] | None) -> Settings:
-    from lightsearch.api import make_settings
+    from lightsearch.providers.light import make_settings
 
     settings = make_settings(overrides)
     for name, key in PLUGIN_CONFIG_KEYS.items():
@@ -95,7 +100,7 @@ def brave_api_key(settings: Settings, environ: Mapping[str, str] | None = None) 
 def provider_name(settings: Settings, environ: Mapping[str, str] | None = None) -> str:
     """The provider the settings select: the explicit one, else by the Brave key rule."""
     explicit = settings.get("WEB_SEARCH_PROVIDER")
-    if isinstance(explicit, str) and explicit.strip() and explicit.strip().lower() != "auto":
+    if isinstance(explicit, str) and explicit.strip():
         return explicit.strip()
     if explicit is not None and not isinstance(explicit, str):
         raise LightSearchError("invalid_settings", "WEB_SEARCH_PROVIDER must be a provider name",
@@ -117,12 +122,17 @@ def load_provider(
     not validated here, so bad ones can never keep Brave from loading.
     """
     settings = _settings(overrides, config)
+    validate(settings, ("WEB_SEARCH_",))
     name = provider_name(settings, environ)
+    if name.lower() in ENGINE_MODES:
+        from lightsearch.providers.engines.modes import EngineSearch
+
+        return EngineSearch(settings, name.lower(), environ=None if environ is None else dict(environ))
     path = PROVIDERS.get(name.lower(), name)
     if "." not in path:
         raise LightSearchError(
             "invalid_settings", f"unknown web search provider {name!r}",
-            {"key": "WEB_SEARCH_PROVIDER", "value": name[:80], "allowed": sorted(PROVIDERS)},
+            {"key": "WEB_SEARCH_PROVIDER", "value": name[:80], "allowed": sorted([*PROVIDERS, *ENGINE_MODES])},
         )
     try:
         cls = load_object(path)

@@ -1,6 +1,6 @@
 """The Brave provider: a thin, spider-less client of the Brave Search web API.
 
-One bounded HTTPS request per query (:mod:`lightsearch.providers.http`), mapped onto the
+One bounded HTTPS request per query (:mod:`lightsearch.providers.apiclient`), mapped onto the
 common hit contract; optionally the top pages read through web_fetch
 (:mod:`lightsearch.providers.sources`). Expected failures are structured
 ``LightSearchError``s with ``details.provider == "brave"``; nothing is retried and
@@ -25,30 +25,18 @@ from scrapy.settings import Settings
 from w3lib.html import remove_tags
 
 from lightsearch.errors import LightSearchError, SearchCancelled
-from lightsearch.providers.http import HeadLimits, HttpError, HttpResponse, https_get
+from lightsearch.plan.request import SearchRequest, build_request
+from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
-from lightsearch.request import SearchRequest, build_request
+from lightsearch.schema import validate
 
 PROVIDER = "brave"
 MAX_COUNT = 20  # the API's own ceiling for ``count``
 # Brave's freshness filter has day granularity: "hour" asks for the past day and says so.
 FRESHNESS = {"hour": "pd", "day": "pd", "week": "pw", "month": "pm", "year": "py"}
 _SPACES = re.compile(r"\s+")
-# key: (type, minimum, maximum) - checked when the provider loads, so a bad value is an
-# invalid_settings error naming the key rather than a crash in the middle of a search.
-LIMITS: dict[str, tuple[type, float, float]] = {
-    "BRAVE_TIMEOUT_SECS": (float, 0.1, 120.0),
-    "BRAVE_DEADLINE_SECS": (float, 0.5, 300.0),
-    "BRAVE_RESPONSE_MAX_BYTES": (int, 1024, 64 * 1024 * 1024),
-    "BRAVE_SNIPPET_CHARS": (int, 40, 4000),
-    "BRAVE_SOURCE_FETCH_PAGES": (int, 0, MAX_COUNT),
-    "BRAVE_SOURCE_FETCH_TIMEOUT_SECS": (float, 0.1, 120.0),
-    "BRAVE_SOURCE_FETCH_MAX_CHARS": (int, 100, 100_000),
-}
-
-
 def provider_error(code: str, message: str, **details: Any) -> LightSearchError:
-    return LightSearchError(code, message, {"provider": PROVIDER, **details})
+    return ProviderError(code, message, PROVIDER, **details)
 
 
 def utc_now() -> str:
@@ -172,7 +160,7 @@ def fuse(rankings: Sequence[Sequence[BraveHit]], max_results: int) -> list[Brave
     return out
 
 
-def rate_limit(response: HttpResponse) -> dict[str, Any]:
+def rate_limit(response: ApiResponse) -> dict[str, Any]:
     """What the ``X-RateLimit-*`` headers (and ``Retry-After``) say about when to retry.
 
     Brave sends comma-separated values, one per window (per second, per month). The
@@ -208,7 +196,7 @@ def rate_limit(response: HttpResponse) -> dict[str, Any]:
     return info
 
 
-def error_for_response(response: HttpResponse) -> LightSearchError:
+def error_for_response(response: ApiResponse) -> LightSearchError:
     """The structured error for a non-200 API answer."""
     status = response.status
     detail = _error_detail(response.body)
@@ -264,20 +252,9 @@ async def all_or_nothing(coros: Sequence[Any]) -> list[Any]:
 
 
 def validate_brave_settings(settings: Settings) -> None:
-    """Raise ``invalid_settings`` for a Brave bound that is not a number in its range."""
-    for key, (kind, low, high) in LIMITS.items():
-        raw = settings.get(key)
-        try:
-            if isinstance(raw, bool):
-                raise ValueError(raw)
-            value = kind(float(raw)) if kind is float else int(str(raw).strip())
-        except (TypeError, ValueError):
-            raise LightSearchError("invalid_settings", f"setting {key}: must be a number, got {raw!r}",
-                                   {"key": key, "value": repr(raw)[:80]}) from None
-        if not low <= value <= high:
-            raise LightSearchError("invalid_settings",
-                                   f"setting {key}: {value} is outside {low:g}..{high:g}",
-                                   {"key": key, "value": repr(raw)[:80]})
+    """``BRAVE_*`` against the schema when the provider loads, so a bad value is an
+    invalid_settings error naming the key rather than a crash in the middle of a search."""
+    validate(settings, ("BRAVE_",))
 
 
 class BraveSearch:
@@ -300,7 +277,7 @@ class BraveSearch:
 
     @classmethod
     def from_settings(cls, overrides: Mapping[str, Any] | Settings | None = None) -> BraveSearch:
-        from lightsearch.api import make_settings
+        from lightsearch.providers.light import make_settings
 
         return cls(make_settings(overrides))
 
@@ -382,24 +359,15 @@ class BraveSearch:
             "User-Agent": s.get("USER_AGENT") or "lightsearch",
         }
         timeout = s.getfloat("BRAVE_TIMEOUT_SECS")
-        max_bytes = s.getint("BRAVE_RESPONSE_MAX_BYTES")
+        client = ApiClient(s, provider=PROVIDER, max_bytes=s.getint("BRAVE_RESPONSE_MAX_BYTES"),
+                           ca_file=s.get("BRAVE_TLS_CA_FILE"), user_agent=headers["User-Agent"])
         try:
-            response = await asyncio.wait_for(
-                https_get(url, headers, max_bytes=max_bytes, ca_file=s.get("BRAVE_TLS_CA_FILE"),
-                          limits=HeadLimits(s.getint("LIGHT_RESPONSE_MAX_HEADERS"),
-                                            s.getint("LIGHT_RESPONSE_MAX_HEADER_BYTES"),
-                                            s.getint("LIGHT_RESPONSE_MAX_ENCODINGS"))),
-                timeout=timeout,
-            )
-        except asyncio.TimeoutError:
-            raise provider_error("provider_timeout", f"Brave did not answer within {timeout:g} s",
-                                 timeoutSecs=timeout) from None
-        except HttpError as exc:
-            code = "provider_bad_response" if exc.reason in (
-                "too_large", "bad_response", "redirect_off_origin", "too_many_redirects",
-            ) else "provider_network_error"
-            raise provider_error(code, f"Brave request failed: {exc}", reason=exc.reason,
-                                 **exc.details) from None
+            response = await client.request("GET", url, headers=headers, timeout=timeout)
+        except ProviderError as exc:
+            if exc.code == "provider_timeout":
+                raise provider_error("provider_timeout", f"Brave did not answer within {timeout:g} s",
+                                     timeoutSecs=timeout) from None
+            raise
         if response.status != 200:
             raise error_for_response(response)
         try:

@@ -2,7 +2,7 @@
 
 Only ``provider``, the top-level ``sourceFetchErrors`` and ``meta.braveSearch`` are
 Brave's own; hits, coverage, the model text and the ``meta.webSources`` receipts come
-from :func:`lightsearch.result.build_envelope` exactly as for Light. A hit whose page
+from :func:`lightsearch.evidence.envelope.build_envelope` exactly as for Light. A hit whose page
 was read carries it as content (receipt retrieval ``fetched``); a hit whose page fetch
 failed keeps its snippet (retrieval ``failed`` with the error code); a hit never fetched
 is a ``search_result``. Coverage therefore reports the evidence actually retrieved:
@@ -16,9 +16,11 @@ from typing import Any
 
 from scrapy.settings import BaseSettings
 
+from lightsearch.evidence.envelope import build_envelope
+from lightsearch.evidence.excerpts import excerpt
+from lightsearch.evidence.model import Evidence, ResultLimits
+from lightsearch.plan.request import SearchRequest
 from lightsearch.ranking.tokenize import tokenize
-from lightsearch.request import SearchRequest
-from lightsearch.result import Evidence, ResultLimits, build_envelope, excerpt
 
 
 def term_match(hit: Any, queries: Sequence[str]) -> float:
@@ -102,5 +104,62 @@ def brave_result(
         notes=notes,
         meta={"braveSearch": brave_meta},
         extra={"sourceFetchErrors": source_fetch_errors},
+        terms={t for q in request.queries for t in tokenize(q)},
+    )
+
+
+def engine_evidence(hit: Any, queries: Sequence[str], content_chars: int) -> Evidence:
+    """An engine hit as evidence: a snippet (``search_result``), or page text when the
+    engine read the page (Light in a fused search)."""
+    from urllib.parse import urlsplit
+
+    terms = {t for q in queries for t in tokenize(q)}
+    passage = excerpt(hit.content, terms, content_chars) if hit.content else ""
+    source = (urlsplit(hit.url).hostname or "").lower().removeprefix("www.")
+    extra = {"engines": list(hit.engines)}
+    extra.update({k: v for k, v in hit.extra.items() if v is not None})
+    return Evidence(
+        title=hit.title, url=hit.url, source=source, snippet=hit.snippet, content=passage or None,
+        source_name=hit.source_name, published_at=hit.published_at, score=hit.score,
+        retrieval="fetched" if hit.content else "search_result", matched=term_match(hit, queries),
+        extra=extra,
+    )
+
+
+def results_view(hits: Sequence[Any]) -> list[dict[str, Any]]:
+    """Seed 001's ``results``: ``[{title, url, snippet, publishedAt?}]``."""
+    out = []
+    for h in hits:
+        item = {"title": h.title, "url": h.url, "snippet": h.snippet}
+        if h.published_at:
+            item["publishedAt"] = h.published_at
+        out.append(item)
+    return out
+
+
+def engine_result(
+    *,
+    request: SearchRequest,
+    provider: str,
+    mode: str,
+    hits: Sequence[Any],
+    notes: list[str],
+    outcomes: Sequence[Any],
+    settings: BaseSettings,
+    elapsed_ms: int,
+) -> dict[str, Any]:
+    """The ``web_search`` envelope of a fallback, fused or single-engine search."""
+    limits = ResultLimits.from_settings(settings)
+    items = [engine_evidence(h, request.queries, limits.content_max_chars) for h in hits]
+    return build_envelope(
+        provider=provider,
+        query=request.query,
+        evidence=items,
+        limits=limits,
+        stop_reason="completed" if provider != "none" else "all_engines_failed",
+        notes=notes,
+        meta={"engines": {o.engine: o.meta() for o in outcomes},
+              "engineSearch": {"mode": mode, "elapsedMs": elapsed_ms}},
+        extra={"results": results_view(hits), "cached": False},
         terms={t for q in request.queries for t in tokenize(q)},
     )

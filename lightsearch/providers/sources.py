@@ -2,7 +2,7 @@
 
 A provider's snippet is the provider's summary, not the page; reading the top pages gives
 the agent evidence it can cite and lets coverage say so. Each page goes through
-:class:`~lightsearch.fetch.WebFetch` (transport guard, robots, size limits), all in
+:class:`~lightsearch.providers.fetch.WebFetch` (transport guard, robots, size limits), all in
 parallel, each within its own timeout and together within what is left of the search
 deadline. A page that fails keeps its hit: the failure is recorded on the hit (for its
 receipt) and returned for ``sourceFetchErrors``. Only the caller's cancellation ends the
@@ -39,7 +39,7 @@ async def fetch_sources(hits: Sequence[Any], settings: Settings, *,
     A successful read sets ``hit.content`` (and fills dates the provider did not give);
     every attempt leaves ``hit.fetch`` = ``{"status": "ok"|"failed"|"timeout", ...}``.
     """
-    from lightsearch.fetch import WebFetch
+    from lightsearch.providers.fetch import WebFetch
 
     pages = max(0, settings.getint("BRAVE_SOURCE_FETCH_PAGES"))
     timeout = min(settings.getfloat("BRAVE_SOURCE_FETCH_TIMEOUT_SECS"),
@@ -62,7 +62,7 @@ async def fetch_sources(hits: Sequence[Any], settings: Settings, *,
             code = "timeout" if outcome.code == "timeout" else outcome.code
             errors.append(_failed(hit, code, outcome.message, outcome.details))
             continue
-        hit.content = outcome.get("text") or ""
+        hit.content = outcome.get("content") or ""  # the page window; "text" is model text
         hit.content_truncated = bool(outcome.get("truncated"))
         hit.content_partial = bool(outcome.get("partial"))
         hit.published_at = hit.published_at or outcome.get("publishedAt")

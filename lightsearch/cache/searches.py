@@ -1,0 +1,45 @@
+"""The TTL cache of whole search and news answers, so rapid repeated queries hit memory,
+not DuckDuckGo (issue 15). Chosen by ``WEB_SEARCH_CACHE`` (a class path): a deployment
+puts a shared store behind the same two methods; the bundled one is process memory,
+bounded by entries and serialized bytes, least recently used out first.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from typing import Any
+
+from lightsearch.cache import SharedInstances
+from lightsearch.cache.lru import BoundedLRU
+
+
+class MemorySearchCache(SharedInstances):
+    """``get`` returns ``(answer, age_secs)`` or None; ``put`` stores a copy for ``ttl`` s."""
+
+    def __init__(self, max_entries: int = 256, max_bytes: int = 16 * 1024 * 1024,
+                 clock: Any = time.time) -> None:
+        self.clock = clock
+        self._lru: BoundedLRU[tuple[dict[str, Any], float]] = BoundedLRU(max_entries, max_bytes, clock)
+
+    @classmethod
+    def bounds(cls, settings: Any) -> tuple[Any, ...]:
+        return (settings.getint("WEB_SEARCH_CACHE_MAX_ENTRIES"),)
+
+    def get(self, key: str) -> tuple[dict[str, Any], float] | None:
+        entry = self._lru.get(key)
+        if entry is None:
+            return None
+        answer, stored = entry
+        return copy.deepcopy(answer), max(0.0, self.clock() - stored)
+
+    def put(self, key: str, answer: dict[str, Any], ttl: float) -> bool:
+        if ttl <= 0:
+            return False
+        size = len(json.dumps(answer, ensure_ascii=False, default=str))
+        now = self.clock()
+        return self._lru.put(key, (copy.deepcopy(answer), now), size, now + ttl)
+
+    def clear(self) -> None:
+        self._lru.clear()

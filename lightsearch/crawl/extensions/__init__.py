@@ -1,0 +1,1 @@
+"""Crawl extensions: budgets watched through signals (bytes received)."""

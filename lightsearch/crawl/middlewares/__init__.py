@@ -1,0 +1,1 @@
+"""Downloader middlewares of a Light crawl, in the order their priorities give them."""

@@ -1,0 +1,51 @@
+"""Keep a search's redirects on its sources' admitted origins.
+
+A catalog source vouches for its own origins only: a redirect that leaves them (to a
+link shortener, a tracker, another site, or an internal address behind a public name)
+would put unvetted content under the source's name. The spider never schedules an
+off-source link; this middleware refuses the redirect hops Scrapy's redirect middleware
+makes, before robots.txt or any connection for the new origin. robots.txt fetches may
+redirect across origins (RFC 9309 §2.3.1.2) and are not confined; web_fetch, whose
+spider has no sources, is confined by the transport guard alone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scrapy.exceptions import IgnoreRequest
+
+from lightsearch.errors import quote_untrusted
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+REFUSED = "light/redirects/refused"
+
+
+class RedirectRefused(IgnoreRequest):
+    code = "redirect_refused"
+
+
+class RedirectConfinementMiddleware:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_request(self, request: Request) -> None:
+        if not request.meta.get("redirect_urls") or request.meta.get("robots_fetch"):
+            return
+        sources = getattr(self.crawler.spider, "sources", None)
+        source = sources.get(request.meta.get("source_id", "")) if isinstance(sources, dict) else None
+        if source is None or source.admits(request.url):
+            return
+        self.crawler.stats.inc_value(REFUSED)
+        raise RedirectRefused(
+            f"redirect from {request.meta['redirect_urls'][0]} to {quote_untrusted(request.url, 80)} leaves the "
+            f"origins of source {source.id}"
+        )

@@ -1,0 +1,92 @@
+"""Count decoded (decompressed) bytes against the invocation's decoded budget.
+
+Two halves around Scrapy's ``HttpCompressionMiddleware`` (order 590). Outside it (591),
+a compressed response reserves its whole output allowance, because a decompression
+that fails or is aborted (a bomb) never reports how much it produced. Inside it (580),
+the body is decoded and the reservation is replaced by the real size. A failed
+decompression therefore keeps its reservation, as seed 000 prescribes.
+
+The outer half also refuses a response that stacks more than ``LIGHT_RESPONSE_MAX_ENCODINGS``
+content encodings (reliability.md §0.7: at most 2), before any layer is decoded: Scrapy
+bounds each layer's output but not their number, and 7,000 stacked gzip layers cost a
+second of CPU each time. The download handler makes the same check as soon as the
+headers arrive, so this one matters only for responses from another handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from lightsearch.crawl.budget import DECODED, record_stop
+from lightsearch.crawl.failures import ResponseRefused
+from lightsearch.errors import quote_untrusted
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+_RESERVED = "light_decoded_reserved"
+REFUSED = "light/transport/refused"
+
+
+def encoding_layers(values: Iterable[bytes]) -> list[bytes]:
+    """The content codings of a response, in the order they were applied, from all of
+    its ``Content-Encoding`` lines (RFC 9110 §8.4: a list, possibly over several lines)."""
+    return [token for value in values for token in (t.strip().lower() for t in value.split(b",")) if token]
+
+
+def refuse_stacked_encodings(values: Iterable[bytes], limit: int) -> None:
+    """Raise ``unsupported_encoding`` when a response stacks more than ``limit`` codings."""
+    layers = encoding_layers(values)
+    if len(layers) > limit:
+        shown = quote_untrusted(b", ".join(layers[:4]))
+        raise ResponseRefused(
+            "unsupported_encoding",
+            f"the response stacks {len(layers)} content encodings ({shown}); at most {limit} are decoded",
+            reason="encoding_layers", layers=len(layers), limit=limit,
+        )
+
+
+class _DecodedBase:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.response_max = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
+        self.max_decoded = crawler.settings.getint("LIGHT_MAX_DECODED_BYTES")
+        self.max_encodings = crawler.settings.getint("LIGHT_RESPONSE_MAX_ENCODINGS")
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+
+class DecompressionReserveMiddleware(_DecodedBase):
+    def process_response(self, request: Request, response: Response) -> Response:
+        if "cached" in response.flags:
+            return response
+        codings = response.headers.getlist("Content-Encoding")
+        if codings:
+            try:
+                refuse_stacked_encodings(codings, self.max_encodings)
+            except ResponseRefused as exc:
+                self.crawler.stats.inc_value(f"{REFUSED}/{exc.reason}")
+                raise
+        if codings and request.method != "HEAD":
+            allowance = min(request.meta.get("download_maxsize", self.response_max), self.response_max)
+            request.meta[_RESERVED] = allowance
+            self.crawler.stats.inc_value(DECODED, allowance)
+        return response
+
+
+class DecodedBytesMiddleware(_DecodedBase):
+    def process_response(self, request: Request, response: Response) -> Response:
+        if "cached" in response.flags:
+            return response  # served from memory: nothing was decoded for this search
+        stats = self.crawler.stats
+        reserved = request.meta.pop(_RESERVED, 0)
+        stats.inc_value(DECODED, len(response.body) - reserved)
+        if stats.get_value(DECODED, 0) >= self.max_decoded:
+            record_stop(stats, "decoded_bytes")
+        return response

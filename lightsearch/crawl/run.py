@@ -1,0 +1,93 @@
+"""Run one bounded crawl to its end: the only place a crawl is started, awaited and aborted.
+
+Light searches and web_fetch both come through here, so the deadline, cancellation and
+cleanup rules are written once: a crawl that outlives its deadline or whose caller is
+cancelled is stopped, and its downloads with it, before the caller hears about it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from scrapy import signals
+from scrapy.crawler import AsyncCrawlerRunner, Crawler
+from scrapy.settings import Settings
+
+from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.outcome import CrawlOutcome
+from lightsearch.crawl.runtime import crawl_slot, ensure_reactor
+
+
+class CrawlDeadline(Exception):
+    """The crawl did not finish within its deadline; it has been stopped."""
+
+    def __init__(self, outcome: CrawlOutcome, deadline: float) -> None:
+        super().__init__(f"the crawl did not finish within {deadline:g} s")
+        self.outcome = outcome
+        self.deadline = deadline
+
+
+class CrawlCancelled(Exception):
+    """The caller was cancelled; the crawl has been stopped."""
+
+    def __init__(self, outcome: CrawlOutcome) -> None:
+        super().__init__("the crawl was cancelled by its caller")
+        self.outcome = outcome
+
+
+async def run_crawl(settings: Settings, spider_cls: type, deadline: float, **spider_kwargs: Any) -> CrawlOutcome:
+    """Crawl with ``spider_cls`` until it closes and return what it produced.
+
+    Items, consulted sources and source errors are collected from the crawler's signals
+    as they happen, so a crawl stopped at its deadline still reports what it had (on
+    :class:`CrawlDeadline` / :class:`CrawlCancelled`, raised after the crawl is stopped).
+    """
+    ensure_reactor()
+    with crawl_slot():
+        runner = AsyncCrawlerRunner(settings)
+        crawler = runner.create_crawler(spider_cls)
+        outcome = CrawlOutcome()
+        _collect(crawler, outcome)
+        task = runner.crawl(crawler, **spider_kwargs)
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout=deadline)
+        except asyncio.TimeoutError:
+            await abort(crawler, task)
+            raise CrawlDeadline(_finish(crawler, outcome), deadline) from None
+        except asyncio.CancelledError:
+            await abort(crawler, task)
+            raise CrawlCancelled(_finish(crawler, outcome)) from None
+        return _finish(crawler, outcome)
+
+
+def _collect(crawler: Crawler, outcome: CrawlOutcome) -> None:
+    connect = crawler.signals.connect
+    connect(lambda item, **_: outcome.items.append(item), signal=signals.item_scraped, weak=False)
+    connect(lambda source_id, **_: outcome.consulted.add(source_id),
+            signal=light_signals.source_consulted, weak=False)
+    connect(lambda error, **_: outcome.source_errors.append(error),
+            signal=light_signals.source_failed, weak=False)
+
+    def closed(reason: str, **_: Any) -> None:
+        outcome.close_reason = reason
+
+    connect(closed, signal=signals.spider_closed, weak=False)
+
+
+def _finish(crawler: Crawler, outcome: CrawlOutcome) -> CrawlOutcome:
+    stats = getattr(crawler, "stats", None)
+    outcome.stats = dict(stats.get_stats()) if stats is not None else {}
+    return outcome
+
+
+async def abort(crawler: Crawler, task: Any) -> None:
+    """Stop the crawl and wait for it, so no connection or timer outlives the caller."""
+    with contextlib.suppress(Exception):
+        crawler.signals.send_catch_log(signal=light_signals.abort_requested)
+    with contextlib.suppress(Exception):
+        if getattr(crawler, "crawling", False):
+            await crawler.stop_async()
+    with contextlib.suppress(BaseException):
+        await asyncio.wait_for(asyncio.shield(task), timeout=5)

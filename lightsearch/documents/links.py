@@ -1,0 +1,193 @@
+"""Lexical scores for discovered links, before anything is fetched.
+
+A candidate is judged by everything known about it without a hop: the anchor text, a
+feed item's title and summary, a sitemap's news title, and the words in its URL slug.
+The score is the best fraction of one query's terms that this evidence covers, so a
+link that answers any of the invocation's queries well is worth fetching.
+
+Links come from attacker-controlled documents, so they are read here too:
+:func:`absolute_url` vets one (a bad one is None, never an exception) and
+:func:`extract_links` reads a page's links one by one, counting those it drops.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urljoin, urlsplit
+
+from parsel import Selector
+from w3lib.url import canonicalize_url
+
+from lightsearch.documents.xmlsafe import scrub_surrogates
+from lightsearch.ranking.tokenize import tokenize
+
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement
+
+# The sitemaps protocol caps <loc> below 2,048 characters; web_fetch takes no longer URL.
+MAX_URL_CHARS = 2048
+_FEED_TYPES = ("rss", "atom", "feed+json")
+_NAV_LINKS = "//nav//a[@href] | //header//a[@href] | //*[@role='navigation']//a[@href]"
+# What a malformed URL or an undecodable attribute raises in urllib, w3lib and lxml.
+URL_ERRORS = (ValueError, UnicodeError, TypeError)
+
+_SLUG_SPLIT = re.compile(r"[/_\-.+%,;=]+")
+_NOISE_PATH = re.compile(
+    r"/(tag|tags|author|authors|login|signin|register|account|search|share|print|feed|rss|"
+    r"privacy|terms|cookies?|contact|about|subscribe|newsletter)(/|$)",
+    re.IGNORECASE,
+)
+_ASSET = re.compile(r"\.(css|js|png|jpe?g|gif|svg|webp|ico|pdf|zip|mp[34]|woff2?|xml|json)$", re.I)
+
+
+def absolute_url(base: str, href: str) -> str | None:
+    """``href`` resolved against ``base`` as an http(s) URL a request can be made for,
+    or None.
+
+    Discovered links are attacker-controlled (``http://[``, ``h://:x``, a lone surrogate
+    from ``&#xD800;``, a port past 65535): urllib and w3lib raise on them at the first
+    ``urlsplit``/``.port``/``canonicalize_url`` call, which would end the parse of the
+    whole document. Each link is vetted here once, so a bad one costs only itself.
+    """
+    if not isinstance(href, str):
+        return None
+    href = href.strip()
+    if not href or len(href) > MAX_URL_CHARS:
+        return None
+    try:
+        url = urljoin(base, href)
+        url.encode("utf-8")  # lone surrogates cannot be percent-encoded
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            return None
+        parts.port  # noqa: B018 - raises ValueError on a non-numeric or out-of-range port
+        canonicalize_url(url)
+    except URL_ERRORS:
+        return None
+    return url if len(url) <= MAX_URL_CHARS else None
+
+
+@dataclass(frozen=True)
+class Link:
+    """One ``<a href>`` of a page, resolved and vetted."""
+
+    url: str
+    anchor: str = ""
+    title: str = ""
+    nofollow: bool = False
+    in_nav: bool = False  # inside <nav>, <header> or role=navigation
+
+
+@dataclass
+class PageLinks:
+    """The links of one page; ``dropped`` counts hrefs that were unusable."""
+
+    links: list[Link] = field(default_factory=list)
+    feeds: list[str] = field(default_factory=list)  # <link rel=alternate> RSS/Atom/JSON feeds
+    dropped: int = 0
+
+
+def _attr(element: HtmlElement, name: str) -> str:
+    # ``element.get`` reads one named attribute; parsel's ``.attrib`` builds a dict of all
+    # of them and raises on a control-character attribute name such as ``<a \x05 href>``.
+    value = element.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def extract_links(page: Selector | str | bytes, base_url: str, *, limit: int | None = None) -> PageLinks:
+    """Every followable ``<a href>`` and declared feed of an HTML page.
+
+    ``page`` is a parsel Selector (a response's), or the page's text or bytes. An href
+    that is empty, a fragment, a ``javascript:``/``mailto:``/``tel:`` link is skipped;
+    one that cannot be resolved to a requestable URL, or whose attributes cannot be
+    read, is dropped and counted; neither affects the other links.
+    """
+    if not isinstance(page, Selector):
+        page = Selector(body=page or b"<html/>", type="html", encoding="utf-8") if isinstance(page, bytes) \
+            else Selector(text=scrub_surrogates(page) or "<html/>", type="html")
+    out = PageLinks()
+    try:
+        # The elements themselves, not their id(): lxml hands out the same proxy object for
+        # a node only while one is alive, so the set keeps them alive for the lookups.
+        nav = {a.root for a in page.xpath(_NAV_LINKS)}
+        anchors = page.xpath("//a[@href]")
+    except URL_ERRORS:
+        out.dropped += 1
+        return out
+    for anchor in anchors:
+        if limit is not None and len(out.links) >= limit:
+            break
+        try:
+            element = anchor.root
+            href = _attr(element, "href").strip()
+            if not href or href.startswith(("#", "javascript:", "mailto:", "tel:")):
+                continue
+            url = absolute_url(base_url, href)
+            if url is None:
+                out.dropped += 1
+                continue
+            rel = _attr(element, "rel").lower().split()
+            text = " ".join(" ".join(anchor.xpath(".//text()").getall()).split())
+            out.links.append(Link(url=url.split("#", 1)[0], anchor=text, title=_attr(element, "title"),
+                                  nofollow="nofollow" in rel, in_nav=element in nav))
+        except URL_ERRORS:
+            out.dropped += 1
+    try:
+        alternates = page.xpath("//link[@href]")
+    except URL_ERRORS:
+        alternates = []
+    for node in alternates:
+        try:
+            element = node.root
+            if "alternate" not in _attr(element, "rel").lower().split():
+                continue
+            kind = _attr(element, "type").lower()
+            if not any(t in kind for t in _FEED_TYPES):
+                continue
+            url = absolute_url(base_url, _attr(element, "href"))
+        except URL_ERRORS:
+            url = None
+        if url is None:
+            out.dropped += 1
+        else:
+            out.feeds.append(url)
+    return out
+
+
+def slug_terms(url: str) -> list[str]:
+    parts = urlsplit(url)
+    path = unquote(parts.path)
+    return tokenize(" ".join(_SLUG_SPLIT.split(path)))
+
+
+def looks_like_page(url: str) -> bool:
+    """False for assets and for utility paths (tags, login, search, legal pages)."""
+    path = urlsplit(url).path
+    return not _ASSET.search(path) and not _NOISE_PATH.search(path)
+
+
+def score_text(query_terms: Sequence[set[str]], texts: Iterable[str], url: str | None = None) -> float:
+    """Best share (0..1) of one query's terms present in the texts or URL slug."""
+    return best_query(query_terms, texts, url)[0]
+
+
+def best_query(
+    query_terms: Sequence[set[str]], texts: Iterable[str], url: str | None = None
+) -> tuple[float, int]:
+    """The best share of one query's terms covered, and the index of that query."""
+    tokens: set[str] = set()
+    for text in texts:
+        if text:
+            tokens.update(tokenize(text))
+    if url:
+        tokens.update(slug_terms(url))
+    best, index = 0.0, 0
+    for i, terms in enumerate(query_terms):
+        if terms:
+            share = len(terms & tokens) / len(terms)
+            if share > best:
+                best, index = share, i
+    return best, index

@@ -1,0 +1,1 @@
+"""Evidence: what the caller receives (envelope, coverage, receipts, the bounded fenced model text)."""

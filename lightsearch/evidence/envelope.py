@@ -1,0 +1,139 @@
+"""Result envelopes: the one shape every provider returns, and the ``web_fetch`` finish.
+
+A provider (Light, Brave, any keyless engine) turns what it retrieved into a list of
+:class:`Evidence` and calls :func:`build_envelope`; the envelope then computes, in this
+order, so that each step sees the final form of the one before:
+
+1. per-source clipping of page text to an excerpt (:func:`lightsearch.evidence.excerpts.clip_excerpt`),
+2. coverage from the evidence actually retrieved (:func:`lightsearch.evidence.coverage.coverage`),
+3. the bounded model text (:func:`lightsearch.evidence.render.render`),
+4. ``meta.webSources`` receipts from what that text kept (:mod:`lightsearch.evidence.receipts`).
+
+Every result carries ``trust: "volatile_external"`` and ``carryPolicy: "never"``: all web
+text and metadata are passive, untrusted evidence. Optional fields (``content``,
+``publishedAt``, ``meta.webSources``, ...) stay optional, so clients may ignore them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from lightsearch.evidence.coverage import coverage
+from lightsearch.evidence.excerpts import clip_excerpt, excerpt_budget
+from lightsearch.evidence.model import TRUST, Evidence, ResultLimits
+from lightsearch.evidence.receipts import SourceRecord, attach_web_sources, receipt_entry
+from lightsearch.evidence.render import render
+from lightsearch.ranking.tokenize import tokenize
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def hit_dict(e: Evidence, content: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "title": e.title,
+        "url": e.url,
+        "snippet": e.snippet,
+        "source": e.source,
+        "sourceName": e.source_name or e.source,
+        "retrievedAt": e.retrieved_at or now_iso(),
+        "score": e.score,
+    }
+    if e.published_at:
+        out["publishedAt"] = e.published_at
+    if e.modified_at:
+        out["modifiedAt"] = e.modified_at
+    if e.original_url and e.original_url != e.url:
+        out["originalUrl"] = e.original_url
+    if e.language:
+        out["language"] = e.language
+    if content:
+        out["content"] = content
+    out.update(e.extra)
+    return out
+
+
+def build_envelope(
+    *,
+    provider: str,
+    query: str,
+    evidence: Sequence[Evidence],
+    limits: ResultLimits,
+    stop_reason: str = "completed",
+    notes: Sequence[str] = (),
+    meta: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
+    terms: Iterable[str] | None = None,
+    token: str | None = None,
+) -> dict[str, Any]:
+    """The search result every provider returns (see DESIGN.md, web_search output).
+
+    ``extra`` adds top-level provider fields (e.g. Brave's ``sourceFetchErrors``) before
+    ``meta``; ``terms`` are the query's index terms (default: ``tokenize(query)``);
+    ``token`` fixes the fence token (tests only).
+    """
+    terms = set(tokenize(query) if terms is None else terms)
+    budget = excerpt_budget(limits, sum(1 for e in evidence if e.content))
+    hits, records = [], []
+    for e in evidence:
+        content, clipped = (clip_excerpt(e.content, limits.content_max_chars, budget)
+                            if e.content else (None, False))
+        hits.append(hit_dict(e, content))
+        records.append(SourceRecord(
+            title=e.title, url=e.url, retrieval=e.retrieval, original_url=e.original_url,
+            error=e.retrieval_error, extraction_clipped=e.extraction_clipped,
+            per_source_clipped=bool(content) and (clipped or e.content_clipped),
+        ))
+    result: dict[str, Any] = {
+        "query": query,
+        "provider": provider,
+        "hits": hits,
+        "coverage": coverage(evidence, terms),
+        "stopReason": stop_reason,
+        "notes": list(notes),
+        **TRUST,
+        **(extra or {}),
+        "meta": dict(meta or {}),
+    }
+    rendering = render(result, limits.text_max_bytes, token=token)
+    result["text"] = rendering.text
+    entries = [receipt_entry(r, p) for r, p in zip(records, rendering.presence, strict=True)]
+    attach_web_sources(result, entries, limits.result_max_bytes, max_entries=limits.receipt_max_entries)
+    return result
+
+
+def finish_fetch(
+    result: dict[str, Any],
+    limits: ResultLimits,
+    *,
+    extraction_clipped: bool = False,
+    cached: bool = False,
+    token: str | None = None,
+) -> str:
+    """Render a web_fetch success for the model, store it as ``text``, attach the receipt.
+
+    ``result`` is web_fetch's dict (``url``, ``originalUrl``, ``title``, the page window
+    in ``content``, ``truncated``, ...). As in a search envelope, ``text`` is the bounded,
+    fenced text the model reads, so the receipt describes exactly the text returned.
+    ``truncated`` (the ``maxChars`` window) is the per-source clipping; final-output
+    clipping is the text byte limit; ``extraction_clipped`` is the page itself. Returns
+    the text.
+    """
+    result.update(TRUST)
+    result.pop("text", None)  # a stale rendering must not be rendered or counted
+    rendering = render(result, limits.text_max_bytes, token=token)
+    result["text"] = rendering.text
+    record = SourceRecord(
+        title=result.get("title") or result.get("url", ""),
+        url=result.get("url", ""),
+        retrieval="cached" if cached else "fetched",
+        original_url=result.get("originalUrl"),
+        extraction_clipped=extraction_clipped,
+        per_source_clipped=bool(result.get("truncated")),
+    )
+    entry = receipt_entry(record, rendering.presence[0] if rendering.presence else None)
+    attach_web_sources(result, [entry], limits.result_max_bytes)
+    return rendering.text

@@ -1,0 +1,64 @@
+"""The shapes every provider hands to the envelope: one piece of evidence, and the limits
+of one result (defaults and ranges in :mod:`lightsearch.schema`, ``RESULT_*``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from scrapy.settings import BaseSettings
+
+#: Every result says its text and metadata are passive, untrusted evidence.
+TRUST = {"trust": "volatile_external", "carryPolicy": "never"}
+
+
+@dataclass(frozen=True)
+class ResultLimits:
+    """The byte and size limits of one result (defaults in ``settings.py``, issue 6 block)."""
+
+    text_max_bytes: int = 16 * 1024
+    result_max_bytes: int = 64 * 1024
+    content_max_chars: int = 1200
+    receipt_max_entries: int = 20
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings, *, text_key: str = "RESULT_TEXT_MAX_BYTES") -> ResultLimits:
+        """``text_key`` lets Light keep its own validated ``LIGHT_TEXT_MAX_BYTES``."""
+        return cls(
+            text_max_bytes=settings.getint(text_key, cls.text_max_bytes),
+            result_max_bytes=settings.getint("RESULT_MAX_BYTES", cls.result_max_bytes),
+            content_max_chars=settings.getint("RESULT_CONTENT_MAX_CHARS", cls.content_max_chars),
+            receipt_max_entries=settings.getint("RESULT_RECEIPT_MAX_ENTRIES", cls.receipt_max_entries),
+        )
+
+
+@dataclass
+class Evidence:
+    """One hit as a provider retrieved it: everything the envelope needs, provider-neutral.
+
+    ``content`` is fetched page text (whole or an excerpt; the envelope clips it to the
+    per-source budget); None means only ``snippet`` (e.g. a search engine's description)
+    is available. ``retrieval`` and ``retrieval_error`` follow
+    :class:`lightsearch.evidence.receipts.SourceRecord`. ``matched`` is the share of query terms
+    found in the source (0..1); None lets coverage compute it from the hit's own text.
+    ``extra`` holds optional provider-specific hit fields (camelCase wire names).
+    """
+
+    title: str
+    url: str
+    source: str
+    snippet: str = ""
+    content: str | None = None
+    source_name: str | None = None
+    published_at: str | None = None
+    modified_at: str | None = None
+    retrieved_at: str | None = None
+    score: float = 0.0
+    original_url: str | None = None
+    language: str | None = None
+    retrieval: str = "fetched"
+    retrieval_error: str | None = None
+    extraction_clipped: bool = False
+    content_clipped: bool = False
+    matched: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,180 @@
+"""Load and validate the versioned source catalog.
+
+The catalog is data (``catalog/sources.json``); this module is its schema. Validation
+errors name the source and the field, because a catalog is edited by hand and a crawl
+over a half-valid catalog would fail far from the typo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from lightsearch.errors import LightSearchError
+
+KINDS = ("reference", "government", "news", "science", "technology")
+LANGUAGES = ("en", "he")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,40}$")
+DEFAULT_CATALOG = Path(str(files("lightsearch.catalog") / "sources.json"))
+
+
+class CatalogError(LightSearchError):
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__("invalid_catalog", message, details)
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    name: str
+    language: str
+    kind: str
+    origins: tuple[str, ...]
+    seeds: tuple[str, ...]
+    feeds: tuple[str, ...] = ()
+    sitemaps: tuple[str, ...] = ()
+    lookup: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+
+    def admits(self, url: str) -> bool:
+        """True when ``url`` is on one of this source's admitted origins."""
+        return origin_of(url) in self.origins
+
+
+@dataclass(frozen=True)
+class Catalog:
+    id: str
+    version: str
+    sources: tuple[Source, ...]
+    corpus_id: str = ""
+    path: str = ""
+    by_id: dict[str, Source] = field(default_factory=dict, compare=False, repr=False)
+
+    def source_for(self, url: str) -> Source | None:
+        origin = origin_of(url)
+        for source in self.sources:
+            if origin in source.origins:
+                return source
+        return None
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]``; an empty string, which no source admits, for a URL whose
+    host or port cannot be read (such URLs reach here from robots.txt, sitemaps, links)."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError:
+        return ""
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    netloc = host if port in (None, default) else f"{host}:{port}"
+    return f"{parts.scheme}://{netloc}"
+
+
+def _fail(message: str, source: str | None, field_name: str | None, **extra: Any) -> None:
+    where = f"source {source!r}, field {field_name!r}" if source else f"field {field_name!r}"
+    raise CatalogError(f"catalog {where}: {message}", source=source, field=field_name, **extra)
+
+
+def _str_list(raw: dict[str, Any], key: str, sid: str, *, required: bool = False) -> tuple[str, ...]:
+    value = raw.get(key, [])
+    if value is None:
+        value = []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        _fail("must be a list of non-empty strings", sid, key)
+    if required and not value:
+        _fail("must not be empty", sid, key)
+    return tuple(v.strip() for v in value)
+
+
+def _check_urls(urls: tuple[str, ...], origins: tuple[str, ...], sid: str, key: str) -> None:
+    for url in urls:
+        parts = urlsplit(url.replace("{title}", "x"))
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            _fail(f"{url!r} is not an absolute http(s) URL", sid, key)
+        if origin_of(url.replace("{title}", "x")) not in origins:
+            _fail(f"{url!r} is not on an admitted origin", sid, key, origins=list(origins))
+
+
+def parse_source(raw: Any, index: int) -> Source:
+    if not isinstance(raw, dict):
+        _fail("each source must be an object", None, f"sources[{index}]")
+    sid = raw.get("id")
+    if not isinstance(sid, str) or not _ID.match(sid):
+        _fail(f"id must match {_ID.pattern}", str(sid) if sid else f"#{index}", "id")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        _fail("must be a non-empty string", sid, "name")
+    if raw.get("language") not in LANGUAGES:
+        _fail(f"must be one of {LANGUAGES}", sid, "language", got=raw.get("language"))
+    if raw.get("kind") not in KINDS:
+        _fail(f"must be one of {KINDS}", sid, "kind", got=raw.get("kind"))
+    origins = _str_list(raw, "origins", sid, required=True)
+    for origin in origins:
+        if origin_of(origin) != origin:
+            _fail(f"{origin!r} must be scheme://host[:port] with no path", sid, "origins")
+    seeds = _str_list(raw, "seeds", sid, required=True)
+    feeds = _str_list(raw, "feeds", sid)
+    sitemaps = _str_list(raw, "sitemaps", sid)
+    lookup = _str_list(raw, "lookup", sid)
+    for key, urls in (("seeds", seeds), ("feeds", feeds), ("sitemaps", sitemaps), ("lookup", lookup)):
+        _check_urls(urls, origins, sid, key)
+    if any("{title}" not in u for u in lookup):
+        _fail("every lookup template needs a {title} placeholder", sid, "lookup")
+    topics = tuple(t.lower() for t in _str_list(raw, "topics", sid))
+    return Source(
+        id=sid, name=name.strip(), language=raw["language"], kind=raw["kind"],
+        origins=origins, seeds=seeds, feeds=feeds, sitemaps=sitemaps, lookup=lookup,
+        topics=topics,
+    )
+
+
+def parse_catalog(data: Any, path: str = "") -> Catalog:
+    if not isinstance(data, dict):
+        _fail("the catalog must be a JSON object", None, "(root)")
+    for key in ("id", "version"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            _fail("must be a non-empty string", None, key)
+    raw_sources = data.get("sources")
+    if not isinstance(raw_sources, list) or not raw_sources:
+        _fail("must be a non-empty list", None, "sources")
+    sources = tuple(parse_source(raw, i) for i, raw in enumerate(raw_sources))
+    seen: set[str] = set()
+    for s in sources:
+        if s.id in seen:
+            _fail("duplicate id", s.id, "id")
+        seen.add(s.id)
+    digest = hashlib.sha256(
+        json.dumps(raw_sources, sort_keys=True, ensure_ascii=False).encode()
+    ).hexdigest()[:12]
+    corpus_id = f"{data['id']}@{data['version']}#{digest}"
+    return Catalog(
+        id=data["id"], version=data["version"], sources=sources, corpus_id=corpus_id,
+        path=path, by_id={s.id: s for s in sources},
+    )
+
+
+_CACHE: dict[tuple[str, float], Catalog] = {}
+
+
+def load_catalog(path: str | Path | None = None) -> Catalog:
+    """Load (and memoise by path and mtime) a catalog file; the bundled one by default."""
+    p = Path(path) if path else DEFAULT_CATALOG
+    try:
+        key = (str(p.resolve()), p.stat().st_mtime)
+    except OSError as exc:
+        raise CatalogError(f"catalog file {str(p)!r} cannot be read: {exc}", path=str(p)) from None
+    if key not in _CACHE:
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CatalogError(f"catalog file {str(p)!r} is not valid JSON: {exc}", path=str(p)) from None
+        _CACHE[key] = parse_catalog(data, str(p))
+    return _CACHE[key]

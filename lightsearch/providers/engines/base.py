@@ -1,0 +1,198 @@
+"""What every engine shares: the query it is given, the hits it returns, and one guarded
+request with the retry rule (429/503 honour ``Retry-After``, capped and inside the
+deadline). An engine returns hits or raises a :class:`ProviderError`; challenge pages,
+shells and markup it does not recognise are errors, never an empty success (seed 003).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import os
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from scrapy.settings import BaseSettings
+from w3lib.html import remove_tags
+
+from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError, retry_after_secs
+
+_SPACES = re.compile(r"\s+")
+RECENCY_DAYS = {"hour": 1 / 24, "day": 1, "week": 7, "month": 31, "year": 366}
+
+
+@dataclass(frozen=True)
+class EngineQuery:
+    """One query as every engine sees it; ``when`` is a Google-News-style window (1h, 7d)."""
+
+    text: str
+    max_results: int = 8
+    recency: str | None = None
+    region: str | None = None  # "us-en": country-language, DuckDuckGo's kl form
+    when: str | None = None
+
+    @property
+    def country(self) -> str | None:
+        return self.region.split("-")[0] if self.region and "-" in self.region else None
+
+    @property
+    def language(self) -> str | None:
+        return self.region.split("-")[1] if self.region and "-" in self.region else None
+
+
+@dataclass
+class EngineHit:
+    title: str
+    url: str
+    snippet: str = ""
+    published_at: str | None = None
+    source_name: str | None = None
+    content: str = ""  # page text (Light brings it), empty for a snippet
+    engines: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    score: float = 0.0
+
+
+def clean(value: Any) -> str:
+    """Markup stripped, entities decoded, whitespace collapsed; non-text is ''."""
+    if not isinstance(value, str):
+        return ""
+    return _SPACES.sub(" ", html.unescape(remove_tags(value))).strip()
+
+
+def iso(value: Any) -> str | None:
+    """A date (ISO string, epoch seconds, or RFC 822) as ISO 8601 UTC, else None."""
+    if value is None or value == "":
+        return None
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            parsed = datetime.fromtimestamp(float(value), timezone.utc)
+        elif isinstance(value, str):
+            text = value.strip()
+            try:
+                parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                from email.utils import parsedate_to_datetime
+
+                parsed = parsedate_to_datetime(text)
+        else:
+            return None
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def web_url(value: Any) -> str | None:
+    if isinstance(value, str) and urlsplit(value).scheme in ("http", "https") and urlsplit(value).hostname:
+        return value
+    return None
+
+
+def script_language(text: str) -> str | None:
+    """The language a query's script implies (Hebrew -> he), None for Latin or mixed."""
+    counts: dict[str, int] = {}
+    for ch in text:
+        if ch.isalpha() and ord(ch) > 0x24F:
+            name = unicodedata.name(ch, "").split(" ")[0]
+            counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return None
+    script = max(counts, key=counts.get)
+    return {"HEBREW": "he", "ARABIC": "ar", "CYRILLIC": "ru", "GREEK": "el", "CJK": "zh",
+            "HIRAGANA": "ja", "KATAKANA": "ja", "HANGUL": "ko", "THAI": "th",
+            "DEVANAGARI": "hi"}.get(script)
+
+
+class Engine:
+    """One engine. Subclasses set ``name`` and implement :meth:`search`."""
+
+    name: ClassVar[str] = "engine"
+    key_setting: ClassVar[str | None] = None  # a setting whose absence makes it unavailable
+    key_env: ClassVar[str | None] = None
+    https_only: ClassVar[bool] = True
+
+    def __init__(self, settings: BaseSettings, environ: dict[str, str] | None = None) -> None:
+        self.settings = settings
+        self.environ = os.environ if environ is None else environ
+        self.client = ApiClient(settings, provider=self.name,
+                                max_bytes=settings.getint("WEB_SEARCH_RESPONSE_MAX_BYTES"),
+                                ca_file=settings.get("WEB_SEARCH_TLS_CA_FILE"),
+                                https_only=self.https_only, user_agent=self.user_agent())
+
+    def user_agent(self) -> str:
+        return self.settings.get("USER_AGENT") or "lightsearch"
+
+    @property
+    def key(self) -> str | None:
+        if self.key_setting is None:
+            return None
+        raw = self.settings.get(self.key_setting)
+        if raw is None and self.key_env:
+            raw = self.environ.get(self.key_env)
+        return raw.strip() or None if isinstance(raw, str) else None
+
+    def unavailable(self) -> str | None:
+        """Why this engine cannot be asked at all (no key, no instance), or None."""
+        if self.key_setting is not None and self.key is None:
+            return f"no API key ({self.key_setting})"
+        return None
+
+    def error(self, code: str, message: str, **details: Any) -> ProviderError:
+        return ProviderError(code, message, self.name, **details)
+
+    async def search(self, query: EngineQuery, deadline: float,
+                     notes: list[str] | None = None) -> list[EngineHit]:
+        """Hits, best first, or a ProviderError; ``notes`` collects what a caller should know."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ request
+    async def fetch(self, method: str, url: str, *, deadline: float, **kw: Any) -> ApiResponse:
+        """The request, retried once on 429/503 when ``Retry-After`` fits in the deadline
+        (capped at ``WEB_SEARCH_RETRY_MAX_SECS``); the response of the last try."""
+        timeout = self.settings.getfloat("WEB_SEARCH_ENGINE_TIMEOUT_SECS")
+        cap = self.settings.getfloat("WEB_SEARCH_RETRY_MAX_SECS")
+        response = await self.client.request(method, url, timeout=timeout, deadline=deadline, **kw)
+        if response.status in (429, 503):
+            wait = retry_after_secs(response.header("retry-after"))
+            if wait is not None and wait <= cap and time.monotonic() + wait + 0.2 < deadline:
+                await asyncio.sleep(wait)
+                response = await self.client.request(method, url, timeout=timeout, deadline=deadline, **kw)
+        return response
+
+    def status_error(self, response: ApiResponse) -> ProviderError | None:
+        """The error a non-200 status means for an API engine (keys, limits, outages)."""
+        status = response.status
+        if status == 200:
+            return None
+        if status in (401, 403):
+            return self.error("provider_auth", f"{self.name} refused the request (HTTP {status})",
+                              status=status)
+        if status == 429:
+            wait = retry_after_secs(response.header("retry-after"))
+            return self.error("provider_rate_limited", f"{self.name} rate limit reached (HTTP 429)",
+                              status=status, resetSecs=wait)
+        if status >= 500:
+            return self.error("provider_unavailable", f"{self.name} answered HTTP {status}", status=status)
+        return self.error("provider_bad_response", f"{self.name} answered HTTP {status}", status=status)
+
+    def json(self, response: ApiResponse) -> Any:
+        import json
+
+        error = self.status_error(response)
+        if error is not None:
+            raise error
+        try:
+            return json.loads(response.body)
+        except (ValueError, UnicodeDecodeError):
+            raise self.error("provider_bad_response", f"{self.name} did not answer JSON",
+                             reason="unparseable", status=response.status) from None
+
+    def unrecognised(self, what: str) -> ProviderError:
+        return self.error("provider_bad_response", f"{self.name} answered {what}", reason="unrecognised")

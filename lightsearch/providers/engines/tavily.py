@@ -1,0 +1,31 @@
+"""Tavily (key): POST /search; results with their extracted content."""
+
+from __future__ import annotations
+
+from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, clean, iso, web_url
+
+
+class Tavily(Engine):
+    name = "tavily"
+    key_setting = "WEB_SEARCH_TAVILY_API_KEY"
+    key_env = "TAVILY_API_KEY"
+
+    async def search(self, query: EngineQuery, deadline: float,
+                     notes: list[str] | None = None) -> list[EngineHit]:
+        body = {"query": query.text, "max_results": query.max_results, "search_depth": "basic"}
+        if query.recency:
+            body["time_range"] = {"hour": "day"}.get(query.recency, query.recency)
+        response = await self.fetch("POST", self.settings.get("WEB_SEARCH_TAVILY_URL"), json=body,
+                                    headers={"Authorization": f"Bearer {self.key}",
+                                             "Content-Type": "application/json"}, deadline=deadline)
+        data = self.json(response)
+        if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+            raise self.unrecognised("JSON without results")
+        hits = []
+        for item in data["results"]:
+            if not isinstance(item, dict) or web_url(item.get("url")) is None:
+                continue
+            hits.append(EngineHit(title=clean(item.get("title")) or item["url"], url=item["url"],
+                                  snippet=clean(item.get("content"))[:600],
+                                  published_at=iso(item.get("published_date"))))
+        return hits[: query.max_results]

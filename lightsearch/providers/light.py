@@ -1,0 +1,217 @@
+"""The Python API: ``await LightSearch.from_settings(...).search("query")``.
+
+One request becomes one bounded crawl through ``AsyncCrawlerRunner`` in the caller's
+running asyncio loop; several searches may run at once in one process. Expected failures
+raise :class:`~lightsearch.errors.LightSearchError` with a code; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from scrapy.settings import Settings
+
+from lightsearch import settings as default_settings
+from lightsearch.cache import load_cache
+from lightsearch.config import validate_light_settings
+from lightsearch.crawl.budget import DECODED, ENCODED, HOPS
+from lightsearch.crawl.outcome import CrawlOutcome
+from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
+from lightsearch.crawl.runtime import preload_components, release_threads
+from lightsearch.documents import Document
+from lightsearch.errors import LightSearchError, SearchCancelled
+from lightsearch.plan.catalog import Catalog, load_catalog
+from lightsearch.plan.request import SearchRequest, build_request
+from lightsearch.plan.selection import select_sources
+from lightsearch.providers.light_result import assemble
+from lightsearch.ranking.rank import rank_documents
+from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
+
+logger = logging.getLogger(__name__)
+
+# Web hygiene counters reported in meta.lightSearch.counts (stats key per name).
+HYGIENE_COUNTS = {
+    "robotsFetches": "light/robots/fetches",
+    "robotsCacheHits": "light/robots/cache_hits",
+    "robotsDenied": "light/robots/denied",
+    "robotsBlocked": "light/robots/blocked",
+    "noindexPages": "light/directives/noindex",
+    "nofollowPages": "light/directives/nofollow",
+    "nofollowLinks": "light/directives/nofollow_links",
+    "encodingRefused": "light/encoding/refused",
+    "redirectsRefused": "light/redirects/refused",
+    "cacheHits": "light/cache/hits",
+    "cacheDiscoveryHits": "light/cache/discovery_hits",
+    "cacheStored": "light/cache/stored",
+    "cacheNotStored": "light/cache/not_stored",
+    "cacheJoined": "light/cache/joined",
+    # Hostile input: entries and links dropped one by one, documents lost as a whole.
+    "feedEntriesDropped": "light/feeds/entries_dropped",
+    "sitemapEntriesDropped": "light/sitemaps/entries_dropped",
+    "linksDropped": "light/links/dropped",
+    "unreadableDocuments": "light/discovery/unreadable",
+    "extractionFailed": "light/extract/failed",
+}
+
+
+def make_settings(overrides: dict[str, Any] | Settings | None = None) -> Settings:
+    settings = Settings()
+    settings.setmodule(default_settings, priority="project")
+    if overrides:
+        settings.update(dict(overrides), priority="cmdline")
+    return settings
+
+
+class LightSearch:
+    """The Light provider: keyless search over the bundled catalog."""
+
+    provider = "light"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._validated = False
+        self._catalog: Catalog | None = None
+        preload_components(settings)
+
+    @classmethod
+    def from_settings(cls, overrides: dict[str, Any] | Settings | None = None) -> LightSearch:
+        return cls(make_settings(overrides))
+
+    async def __aenter__(self) -> LightSearch:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Release what the process holds for crawls once none is running (the reactor's
+        threads), so a script that searched can exit; the engine stays usable."""
+        release_threads()
+
+    # ------------------------------------------------------------------ public
+    async def search(
+        self,
+        query: str | Sequence[str] | None = None,
+        *,
+        queries: Sequence[str] | None = None,
+        max_results: int | None = None,
+        recency: str | None = None,
+    ) -> dict[str, Any]:
+        s = self.settings
+        request = build_request(
+            query,
+            queries=queries,
+            max_results=s.getint("LIGHT_MAX_RESULTS") if max_results is None else max_results,
+            recency=recency,
+            max_queries=s.getint("LIGHT_MAX_QUERIES"),
+            max_chars=s.getint("LIGHT_MAX_QUERY_CHARS"),
+            max_words=s.getint("LIGHT_MAX_QUERY_WORDS"),
+        )
+        catalog = self._first_search_checks()
+        return await self._run(request, catalog)
+
+    # ------------------------------------------------------------------ internals
+    def _first_search_checks(self) -> Catalog:
+        if not self._validated:
+            validate_light_settings(self.settings)
+            self._catalog = load_catalog(self.settings.get("LIGHT_CATALOG"))
+            self._validated = True
+        assert self._catalog is not None
+        return self._catalog
+
+    async def _run(self, request: SearchRequest, catalog: Catalog) -> dict[str, Any]:
+        s = self.settings
+        started = time.monotonic()
+        selected = select_sources(
+            self._reachable(catalog), request, s.getint("LIGHT_MAX_SOURCES"),
+            min_sources=min(s.getint("LIGHT_MIN_SOURCES"), s.getint("LIGHT_MAX_SOURCES")),
+            keep_ratio=s.getfloat("LIGHT_SOURCE_KEEP_RATIO"),
+        )
+        plan = CrawlPlan(
+            queries=request.queries,
+            sources=tuple(sel.source for sel in selected),
+            recency=request.recency,
+            max_results=request.max_results,
+            started_monotonic=started,
+        )
+        try:
+            outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan)
+        except CrawlDeadline as exc:
+            raise LightSearchError(
+                "deadline_exceeded",
+                f"the search did not finish within {exc.deadline:g} s",
+                {"deadlineSecs": exc.deadline, **counts_of(exc.outcome)},
+            ) from None
+        except CrawlCancelled as exc:
+            raise SearchCancelled(details=counts_of(exc.outcome)) from None
+        fetched = [item for item in outcome.items if isinstance(item, Document)]
+        cached = joined_documents(s, fetched)
+        counts = {**counts_of(outcome), "cacheJoined": len(cached)}
+        stop_reason = outcome.stop_reason
+        consulted = [src.id for src in plan.sources if src.id in outcome.consulted]
+        errors = outcome.source_errors
+        attempted = {e["source"] for e in errors} | set(consulted)
+        if plan.sources and not consulted and attempted and stop_reason == "completed":
+            raise LightSearchError(
+                "web_search_sources_unavailable",
+                "every source attempted for this search failed",
+                {"sourceErrors": errors[:20], "counts": counts},
+            )
+        notes = []
+        if not plan.sources:
+            notes.append("no catalog source matches the query language")
+        # Ranking needs every document (BM25's statistics are over the whole retrieved
+        # corpus), so it runs here, once the crawl has returned.
+        ranked = rank_documents(fetched + cached, plan.queries, snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"))
+        return assemble(
+            query=request.query,
+            ranked=ranked,
+            max_results=request.max_results,
+            stop_reason=stop_reason,
+            notes=notes,
+            catalog={"id": catalog.id, "version": catalog.version, "corpus": catalog.corpus_id},
+            selected=[src.id for src in plan.sources],
+            consulted=consulted,
+            counts=counts,
+            source_errors=errors,
+            source_names={src.id: src.name for src in catalog.sources},
+            text_max_bytes=s.getint("LIGHT_TEXT_MAX_BYTES"),
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            settings=s,
+            cached_urls=[d.url for d in cached],
+        )
+
+    def _reachable(self, catalog: Catalog) -> Catalog:
+        """With ``LIGHT_HOST_MAP_ONLY`` (an offline world) only mapped sources can answer."""
+        if not self.settings.getbool("LIGHT_HOST_MAP_ONLY"):
+            return catalog
+        mapped = {h.lower() for h in self.settings.getdict("LIGHT_HOST_MAP")}
+        sources = tuple(
+            src for src in catalog.sources
+            if all((urlsplit(o).hostname or "") in mapped for o in src.origins)
+        )
+        return replace(catalog, sources=sources)
+
+
+def joined_documents(settings: Settings, fetched: list[Document]) -> list[Document]:
+    """Fresh completed records of earlier searches join this one's evidence (seed 000:
+    "source IDs may include fresh cached evidence"); the cache drops expired records as it
+    lists them, so an expired record never reaches result assembly."""
+    cache = load_cache(settings, "LIGHT_RECORD_CACHE")
+    if cache is None:
+        return []
+    seen = {doc.url for doc in fetched}
+    return [doc for doc in cache.documents() if doc.url not in seen]
+
+
+def counts_of(outcome: CrawlOutcome) -> dict[str, int]:
+    """``meta.lightSearch.counts``: hops and bytes, then the web hygiene counters."""
+    counts = {"requests": outcome.stat(HOPS), "encodedBytes": outcome.stat(ENCODED),
+              "decodedBytes": outcome.stat(DECODED)}
+    counts.update({name: outcome.stat(key) for name, key in HYGIENE_COUNTS.items()})
+    return counts

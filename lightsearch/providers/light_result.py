@@ -1,0 +1,107 @@
+"""Light's result: ranked documents as evidence, and ``meta.lightSearch`` on the envelope."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from scrapy.settings import BaseSettings
+
+from lightsearch.evidence.envelope import build_envelope
+from lightsearch.evidence.excerpts import excerpt
+from lightsearch.evidence.model import Evidence, ResultLimits
+from lightsearch.ranking.rank import RankedDocument
+from lightsearch.ranking.tokenize import tokenize
+
+MAX_SOURCE_ERRORS = 20
+
+
+def light_evidence(
+    ranked: Sequence[RankedDocument],
+    source_names: dict[str, str],
+    terms: Iterable[str],
+    content_chars: int,
+    cached_urls: Iterable[str] = (),
+) -> list[Evidence]:
+    """Light's ranked documents as evidence; the excerpt is the page's best passage.
+
+    ``cached_urls`` are documents that came from the completed-document cache rather
+    than this crawl (their receipts say ``cached``).
+    """
+    terms = set(terms)
+    cached = set(cached_urls)
+    out = []
+    for r in ranked:
+        doc = r.document
+        passage = excerpt(doc.text, terms, content_chars) if doc.text else ""
+        out.append(Evidence(
+            title=doc.title,
+            url=doc.url,
+            source=doc.source_id,
+            snippet=r.snippet,
+            content=passage or None,
+            source_name=source_names.get(doc.source_id, doc.source_id),
+            published_at=doc.published_at,
+            modified_at=doc.modified_at,
+            retrieved_at=doc.retrieved_at,
+            score=r.score,
+            original_url=doc.original_url,
+            language=doc.language,
+            retrieval="cached" if doc.url in cached else "fetched",
+            extraction_clipped=doc.partial,
+            content_clipped=_words(passage.strip("…")) < _words(doc.text),
+            matched=r.matched,
+        ))
+    return out
+
+
+def _words(text: str) -> int:
+    return len(" ".join(text.split()))
+
+
+def assemble(
+    *,
+    query: str,
+    ranked: Sequence[RankedDocument],
+    max_results: int,
+    stop_reason: str,
+    notes: list[str],
+    catalog: dict[str, Any],
+    selected: list[str],
+    consulted: list[str],
+    counts: dict[str, int],
+    source_errors: list[dict[str, Any]],
+    source_names: dict[str, str],
+    text_max_bytes: int,
+    elapsed_ms: int,
+    settings: BaseSettings | None = None,
+    cached_urls: Iterable[str] = (),
+) -> dict[str, Any]:
+    """Light's envelope: :func:`build_envelope` plus ``meta.lightSearch``.
+
+    ``settings`` supplies the ``RESULT_*`` limits; ``text_max_bytes`` stays Light's own
+    (``LIGHT_TEXT_MAX_BYTES``, validated on the first search).
+    """
+    base = ResultLimits.from_settings(settings) if settings is not None else ResultLimits()
+    limits = replace(base, text_max_bytes=text_max_bytes)
+    terms = set(tokenize(query))
+    evidence = light_evidence(ranked[:max_results], source_names, terms, limits.content_max_chars,
+                              cached_urls)
+    cached = set(cached_urls)
+    # Seed 000: source IDs may include fresh cached evidence besides the selected sources.
+    cached_sources = sorted({e.source for e in evidence if e.url in cached} - set(selected))
+    light_meta = {
+        "catalog": catalog,
+        "sources": {"selected": selected, "consulted": consulted, "cached": cached_sources},
+        "stopReason": stop_reason,
+        "counts": counts,
+        "sourceErrors": source_errors[:MAX_SOURCE_ERRORS],
+        "sourceErrorsOmitted": max(0, len(source_errors) - MAX_SOURCE_ERRORS),
+        "retrievedAt": {e.url: e.retrieved_at for e in evidence},
+        "elapsedMs": elapsed_ms,
+    }
+    return build_envelope(
+        provider="light", query=query, evidence=evidence, limits=limits, stop_reason=stop_reason,
+        notes=notes, meta={"lightSearch": light_meta}, terms=terms,
+    )

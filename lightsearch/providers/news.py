@@ -1,0 +1,74 @@
+"""web_news: realtime news from Google News RSS, fused with the catalog's news sources
+(Light) when they answer within the deadline; ordered by recency within relevance.
+
+Same envelope, receipts and errors as web_search (``provider: "news"``, or ``"none"``
+when every member failed). Light is asked with the recency the window implies, which is
+what makes its source selection prefer the catalog's news-kind sources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scrapy.settings import Settings
+
+from lightsearch.errors import invalid_input
+from lightsearch.plan.request import SearchRequest
+from lightsearch.providers.engines.base import EngineHit
+from lightsearch.providers.engines.modes import EngineSearch
+
+WHEN = ("1h", "12h", "1d", "7d", "30d", "1y")
+RECENCY = {"1h": "hour", "12h": "day", "1d": "day", "7d": "week", "30d": "month", "1y": "year"}
+TIERS = 3  # relevance bands; inside one, newest first
+
+
+class NewsSearch(EngineSearch):
+    def __init__(self, settings: Settings, environ: dict[str, str] | None = None) -> None:
+        super().__init__(settings, "web_news", environ)
+        self.provider = "news"
+
+    @classmethod
+    def from_settings(cls, overrides: Any = None, mode: str = "web_news") -> NewsSearch:
+        from lightsearch.providers.light import make_settings
+
+        return cls(make_settings(overrides))
+
+    async def news(self, query: str | Sequence[str], *, when: str | None = None,
+                   max_results: int | None = None, region: str | None = None) -> dict[str, Any]:
+        """The news envelope for ``query`` within ``when`` (default ``WEB_NEWS_WHEN``)."""
+        when = when or self.settings.get("WEB_NEWS_WHEN")
+        if when not in WHEN:
+            raise invalid_input(f"when must be one of {', '.join(WHEN)}", bound="when", got=str(when)[:20])
+        return await self.search(query, max_results=max_results, recency=RECENCY[when], region=region,
+                                 when=when)
+
+    def deadline_secs(self) -> float:
+        return self.settings.getfloat("WEB_NEWS_DEADLINE_SECS")
+
+    def members(self, request: SearchRequest) -> list[str]:
+        return ["news", "light"] if self.settings.getbool("WEB_NEWS_LIGHT") else ["news"]
+
+    def arrange(self, hits: list[EngineHit]) -> list[EngineHit]:
+        """Relevance bands by fused score, newest first inside a band, undated last."""
+        def key(item: tuple[int, EngineHit]) -> tuple[int, float, int]:
+            index, hit = item
+            band = min(TIERS - 1, int((1.0 - hit.score) * TIERS))
+            return (band, -_epoch(hit.published_at), index)
+
+        return [hit for _, hit in sorted(enumerate(hits), key=key)]
+
+
+def load_news(overrides: Any = None) -> NewsSearch:
+    """The web_news provider for this process (or tool instance)."""
+    return NewsSearch.from_settings(overrides)
+
+
+def _epoch(stamp: str | None) -> float:
+    """Seconds since the epoch of an ISO timestamp; undated hits sort last in their band."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() if stamp else float("-inf")
+    except ValueError:
+        return float("-inf")

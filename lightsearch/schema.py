@@ -1,0 +1,298 @@
+"""The one table of lightsearch's own settings: key, type, default, allowed range, doc.
+
+``lightsearch.settings`` takes its ``LIGHT_*``, ``WEB_*``, ``RESULT_*`` and ``BRAVE_*``
+defaults from here, :func:`validate` checks values against it (and refuses unknown keys
+with our prefixes, suggesting the closest known one), and ``docs/SETTINGS.md`` is
+generated from it (``python -m lightsearch.schema``; a test keeps the file current).
+Bounds from seed 000's table may be shortened, never lengthened.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lightsearch.errors import LightSearchError, quote_untrusted
+
+PREFIXES = ("LIGHT_", "WEB_", "RESULT_", "BRAVE_")
+KiB, MiB = 1024, 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str
+    type: str  # int, float, bool, str, path (an import path), dict, list
+    default: Any
+    doc: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] | None = None
+    nullable: bool = False
+
+    def range_text(self) -> str:
+        if self.choices:
+            return " / ".join(self.choices)
+        if self.low is not None:
+            return f"{self.low:g} .. {self.high:g}"
+        return ""
+
+
+def _s(key: str, type_: str, default: Any, doc: str, low: float | None = None, high: float | None = None,
+       **kw: Any) -> Setting:
+    return Setting(key, type_, default, doc, low, high, **kw)
+
+
+SCHEMA: tuple[Setting, ...] = (
+    # --- Light: the crawl's bounds (DESIGN.md's table)
+    _s("LIGHT_CATALOG", "str", None, "a catalog JSON file to use instead of the bundled one", nullable=True),
+    _s("LIGHT_DEADLINE_SECS", "float", 30.0, "hard deadline of a search; a timeout is an error", 0.5, 120),
+    _s("LIGHT_SOFT_DEADLINE_SECS", "float", 20.0, "no new hop after this; results so far are returned", 0.1, 120),
+    _s("LIGHT_MAX_HOPS", "int", 24, "HTTP hops per search, robots.txt and redirects included", 1, 200),
+    _s("LIGHT_MAX_SOURCES", "int", 6, "catalog sources selected for live discovery", 1, 20),
+    _s("LIGHT_MIN_SOURCES", "int", 3, "always crawl at least this many of the best-ranked sources", 1, 20),
+    _s("LIGHT_SOURCE_KEEP_RATIO", "float", 0.5, "beyond the minimum, keep sources scoring this share of the best", 0, 1),
+    _s("LIGHT_MAX_QUERIES", "int", 5, "queries per search", 1, 10),
+    _s("LIGHT_MAX_QUERY_CHARS", "int", 400, "characters per query", 10, 2000),
+    _s("LIGHT_MAX_QUERY_WORDS", "int", 50, "words per query", 1, 200),
+    _s("LIGHT_MAX_RESULTS", "int", 8, "hits returned when the caller does not say", 1, 20),
+    _s("LIGHT_RESPONSE_MAX_BYTES", "int", 512 * KiB, "per response, encoded and decoded", KiB, 16 * MiB),
+    # The response head, bounded while it arrives (issue 13); Twisted would keep any number.
+    _s("LIGHT_RESPONSE_MAX_HEADERS", "int", 100, "header fields per response; more is too_large", 16, 1000),
+    _s("LIGHT_RESPONSE_MAX_HEADER_BYTES", "int", 64 * KiB,
+       "bytes of status line and header fields per response; more is too_large", 4 * KiB, MiB),
+    _s("LIGHT_RESPONSE_MAX_ENCODINGS", "int", 2,
+       "stacked Content-Encoding layers (reliability.md §0.7); more is unsupported_encoding, "
+       "refused before any is decoded", 1, 4),
+    _s("LIGHT_MAX_ENCODED_BYTES", "int", 8 * MiB, "encoded bytes per search", KiB, 256 * MiB),
+    _s("LIGHT_MAX_DECODED_BYTES", "int", 8 * MiB, "decoded bytes per search", KiB, 256 * MiB),
+    _s("LIGHT_DISCOVERY_EXPLORE", "bool", True, "follow a few navigation links of seed pages with spare hops"),
+    _s("LIGHT_DISCOVERY_MAX_CANDIDATES", "int", 256, "candidate links admitted per search", 1, 10_000),
+    _s("LIGHT_DISCOVERY_MAX_DEPTH", "int", 2, "link depth from a seed, feed or sitemap", 0, 5),
+    _s("LIGHT_DISCOVERY_MAX_SITEMAPS", "int", 4, "sitemaps fetched per search", 0, 64),
+    _s("LIGHT_FRONTIER_QUERY_CHARGE", "float", 2.0, "priority points a query pays per hop it was given", 0, 100),
+    _s("LIGHT_FRONTIER_SOURCE_CHARGE", "float", 3.0, "priority points a source pays per hop it was given", 0, 100),
+    _s("LIGHT_HOST_MAP", "dict", {}, "host -> {scheme: 'addr:port'}: configuration only, never tool input"),
+    _s("LIGHT_HOST_MAP_ONLY", "bool", False, "refuse every host the map does not name (offline worlds, tests)"),
+    _s("LIGHT_MAX_CONCURRENCY", "int", 3, "transfers at once per process, shared by concurrent searches", 1, 64),
+    _s("LIGHT_MAX_CONCURRENCY_PER_ORIGIN", "int", 1, "transfers at once per origin", 1, 1),
+    _s("LIGHT_POLITENESS_LIMITER", "path", "lightsearch.crawl.politeness.InProcessLimiter",
+       "the per-origin and per-process limiter"),
+    _s("LIGHT_SNIPPET_CHARS", "int", 280, "snippet length around the densest passage", 40, 4000),
+    _s("LIGHT_TEXT_MAX_BYTES", "int", 16 * KiB, "UTF-8 bytes of a Light result's model text", 512, MiB),
+    _s("LIGHT_TLS_CA_FILE", "str", None, "an extra CA to trust (the offline origins' test CA)", nullable=True),
+    _s("LIGHT_TLS_VERIFY", "bool", True, "verify certificates and host names"),
+    # --- web hygiene
+    _s("LIGHT_ALLOWED_ENCODINGS", "list", ["utf-8", "utf-16", "utf-16-le", "utf-16-be", "cp1255", "iso8859-8",
+                                           "cp1252", "latin-1"], "declared encodings a page may use"),
+    _s("LIGHT_DISCOVERY_MAX_AGE_SECS", "float", 300.0, "feeds, sitemaps, hubs: longest cache lifetime", 0, 300),
+    _s("LIGHT_PAGE_MAX_AGE_SECS", "float", 1800.0, "pages: longest cache lifetime", 0, 1800),
+    _s("LIGHT_RECORD_CACHE", "path", "lightsearch.cache.records.MemoryRecordCache",
+       "the completed-record cache (None: no caching)", nullable=True),
+    _s("LIGHT_RECORD_CACHE_MAX_RECORDS", "int", 500, "records in the completed-record cache", 0, 500),
+    _s("LIGHT_RECORD_CACHE_MAX_BYTES", "int", 16 * MiB, "serialized bytes in the record cache", 0, 16 * MiB),
+    _s("LIGHT_ROBOTS_CACHE", "path", "lightsearch.cache.robots.MemoryRobotsCache",
+       "the robots rules cache (None: per search only)", nullable=True),
+    _s("LIGHT_ROBOTS_CACHE_MAX_AGE_SECS", "float", 24 * 3600.0, "robots rules lifetime", 0, 24 * 3600),
+    _s("LIGHT_ROBOTS_CACHE_MAX_BYTES", "int", 4 * MiB, "serialized robots rules kept", 0, 4 * MiB),
+    _s("LIGHT_ROBOTS_CACHE_MAX_ORIGINS", "int", 64, "origins whose robots rules are kept", 0, 64),
+    _s("LIGHT_ROBOTS_MAX_BYTES", "int", 500 * KiB, "RFC 9309's parse limit; a larger body blocks the origin",
+       KiB, 512 * KiB),
+    _s("LIGHT_ROBOTS_MAX_REDIRECTS", "int", 5, "robots.txt redirects followed; more means unavailable", 0, 10),
+    _s("LIGHT_ROBOTS_TIMEOUT_SECS", "float", 5.0, "a robots.txt that times out blocks the origin", 0.1, 60),
+    # --- transport guard
+    _s("LIGHT_ALLOWED_PORTS", "list", [80, 443, 8080, 8443], "explicit URL ports the guard lets through"),
+    _s("LIGHT_RESOLVER", "path", "lightsearch.crawl.guard.resolver.SystemResolver",
+       "name resolution; every A/AAAA answer is vetted"),
+    _s("LIGHT_RESOLVER_OVERRIDES", "dict", {}, "host -> configured answers (still vetted)"),
+    # --- web_fetch
+    _s("WEB_FETCH_ENABLED", "bool", True, "web_fetch answers `disabled` when false"),
+    _s("WEB_FETCH_DEADLINE_SECS", "float", 30.0, "hard deadline of a fetch; a timeout is an error", 0.5, 120),
+    _s("WEB_FETCH_MAX_BYTES", "int", 512 * KiB, "per response, encoded and decoded", KiB, 16 * MiB),
+    _s("WEB_FETCH_MAX_CHARS", "int", 8000, "characters of text per read when the caller does not say", 1, 100_000),
+    _s("WEB_FETCH_MAX_REDIRECTS", "int", 5, "redirects and meta refreshes, each re-checked by the guard", 0, 10),
+    _s("WEB_FETCH_META_REFRESH_MAX_DELAY", "float", 10.0, "follow <meta http-equiv=refresh> up to this delay",
+       0, 60),
+    _s("WEB_FETCH_ROBOTSTXT_OBEY", "bool", True, "obey robots.txt (per fetch: robots=False)"),
+    # --- agent surfaces (lightsearch mcp / serve / tools, lightsearch.surfaces.tools)
+    _s("WEB_RETRIEVAL_ENABLED", "bool", True, "the web tools on every surface; false hides them and the "
+       "invoke endpoint answers `disabled` (environment: LIGHTSEARCH_NO_WEB=1 too)"),
+    _s("WEB_SEARCH_MAX_RESULTS", "int", 8, "web_search/web_news maxResults when a call does not say", 1, 20),
+    _s("WEB_SEARCH_PROVIDER_CHOICES", "list", [], "providers a web_search call may name in `provider`; "
+       "empty: the argument is not offered"),
+    _s("WEB_TOOLS_SEARCHES_PER_MINUTE", "int", 30, "web_search + web_news calls per client per minute "
+       "(MCP server, invoke endpoint); 0: no limit", 0, 10_000),
+    _s("WEB_TOOLS_FETCHES_PER_MINUTE", "int", 60, "web_fetch calls per client per minute; 0: no limit",
+       0, 10_000),
+    _s("WEB_INVOKE_MAX_BODY_BYTES", "int", 64 * KiB, "request body of POST /api/skills/invoke and /mcp",
+       KiB, 16 * MiB),
+    # --- providers
+    _s("WEB_SEARCH_PROVIDER", "str", None, "light / brave / auto (fused) / fallback / an engine / a class path; "
+       "None: Brave with a key, else Light",
+       nullable=True),
+    _s("BRAVE_SEARCH_API_KEY", "str", None, "None: read the BRAVE_SEARCH_API_KEY environment variable",
+       nullable=True),
+    _s("BRAVE_API_URL", "str", "https://api.search.brave.com/res/v1/web/search", "the API endpoint (https only)"),
+    _s("BRAVE_TLS_CA_FILE", "str", None, "an extra CA to trust for the API (a replay server's)", nullable=True),
+    _s("BRAVE_TIMEOUT_SECS", "float", 10.0, "the API call; a timeout is provider_timeout", 0.1, 120),
+    _s("BRAVE_DEADLINE_SECS", "float", 30.0, "the whole search, source-page fetches included", 0.5, 300),
+    _s("BRAVE_RESPONSE_MAX_BYTES", "int", MiB, "API body, encoded and decoded", KiB, 64 * MiB),
+    _s("BRAVE_EXTRA_SNIPPETS", "bool", True, "ask for extra_snippets"),
+    _s("BRAVE_SNIPPET_CHARS", "int", 480, "description plus extra snippets, per hit", 40, 4000),
+    _s("BRAVE_COUNTRY", "str", None, "Brave `country`, e.g. us or il", nullable=True),
+    _s("BRAVE_SEARCH_LANG", "str", None, "Brave `search_lang`, e.g. en or he", nullable=True),
+    _s("BRAVE_SOURCE_FETCH", "bool", True, "read the top hits' pages through web_fetch"),
+    _s("BRAVE_SOURCE_FETCH_PAGES", "int", 3, "top hits whose pages are read", 0, 20),
+    _s("BRAVE_SOURCE_FETCH_TIMEOUT_SECS", "float", 8.0, "per page; a page that misses it keeps its hit", 0.1, 120),
+    _s("BRAVE_SOURCE_FETCH_MAX_CHARS", "int", 20000, "page text searched for the excerpt per hit", 100, 100_000),
+    # --- keyless engines, fallback and fused modes (issue 15)
+    _s("WEB_SEARCH_REGION", "str", None, "region-language, e.g. us-en or il-he: DDG kl, Google News hl/gl/ceid, "
+       "Wikipedia language; None: worldwide, language from the query script", nullable=True),
+    _s("WEB_SEARCH_DEADLINE_SECS", "float", 8.0, "a whole engine search (fallback chain or fused)", 0.5, 120),
+    _s("WEB_SEARCH_ENGINE_TIMEOUT_SECS", "float", 5.0, "one engine request, inside the deadline", 0.1, 60),
+    _s("WEB_SEARCH_RETRY_MAX_SECS", "float", 20.0, "longest Retry-After honoured on 429/503 (inside the deadline)",
+       0, 20),
+    _s("WEB_SEARCH_RESPONSE_MAX_BYTES", "int", 2 * MiB, "engine response body, encoded and decoded", KiB, 32 * MiB),
+    _s("WEB_SEARCH_TLS_CA_FILE", "str", None, "an extra CA to trust for engine endpoints (a replay server's)",
+       nullable=True),
+    _s("WEB_SEARCH_USER_AGENT", "str",
+       "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36",
+       "browser-like User-Agent for DuckDuckGo (fixed per process)"),
+    _s("WEB_SEARCH_FALLBACK_ORDER", "list", ["tavily", "brave", "openrouter", "ddg_html", "ddg_lite"],
+       "fallback mode: engines tried in order, those without a key skipped"),
+    _s("WEB_SEARCH_FUSED_ENGINES", "list", ["duckduckgo", "wikipedia", "hn", "news"],
+       "fused mode members (hn only for technical queries, news only with recency or a newsy query)"),
+    _s("WEB_SEARCH_FUSED_LIGHT", "bool", False, "fused mode: Light is a member too (brings page text)"),
+    _s("WEB_SEARCH_FUSED_WEIGHTS", "dict", {"duckduckgo": 1.0, "wikipedia": 0.8, "hn": 0.7, "news": 0.9,
+                                            "light": 1.0, "reddit": 0.5},
+       "fused mode: reciprocal-rank fusion weight per engine (missing: 1.0)"),
+    _s("WEB_SEARCH_CACHE", "path", "lightsearch.cache.searches.MemorySearchCache",
+       "the search/news answer cache (None: no caching)", nullable=True),
+    _s("WEB_SEARCH_CACHE_TTL_SECS", "float", 300.0, "lifetime of a cached search or news answer", 0, 3600),
+    _s("WEB_SEARCH_CACHE_MAX_ENTRIES", "int", 256, "answers kept in the search cache", 0, 10_000),
+    _s("WEB_SEARCH_SUSPENSION", "path", "lightsearch.cache.suspension.MemorySuspensions",
+       "the per-engine suspension store (None: never suspend)", nullable=True),
+    _s("WEB_SEARCH_DDG_HTML_URL", "str", "https://html.duckduckgo.com/html/", "DuckDuckGo html endpoint (POST)"),
+    _s("WEB_SEARCH_DDG_LITE_URL", "str", "https://lite.duckduckgo.com/lite/", "DuckDuckGo lite endpoint (POST)"),
+    _s("WEB_SEARCH_GOOGLE_NEWS_URL", "str", "https://news.google.com/rss/search", "Google News RSS search"),
+    _s("WEB_SEARCH_WIKIPEDIA_URL", "str", "https://{lang}.wikipedia.org/w/api.php",
+       "Wikipedia action API; {lang} is the language"),
+    _s("WEB_SEARCH_WIKIPEDIA_LANG", "str", None, "Wikipedia language; None: from the region or the query script",
+       nullable=True),
+    _s("WEB_SEARCH_HN_URL", "str", "https://hn.algolia.com/api/v1", "Hacker News Algolia API base"),
+    _s("WEB_SEARCH_REDDIT_URL", "str", "https://www.reddit.com/search.json", "Reddit search (best effort)"),
+    _s("WEB_SEARCH_REDDIT_USER_AGENT", "str", "lightsearch/0.1 (keyless search for agents)",
+       "Reddit asks for an honest User-Agent"),
+    _s("WEB_SEARCH_SEARXNG_URL", "str", None, "a SearXNG instance base URL (json format enabled); None: off",
+       nullable=True),
+    _s("WEB_SEARCH_TAVILY_URL", "str", "https://api.tavily.com/search", "Tavily search endpoint"),
+    _s("WEB_SEARCH_TAVILY_API_KEY", "str", None, "None: the TAVILY_API_KEY environment variable", nullable=True),
+    _s("WEB_SEARCH_OPENROUTER_URL", "str", "https://openrouter.ai/api/v1/chat/completions",
+       "OpenRouter chat completions endpoint"),
+    _s("WEB_SEARCH_OPENROUTER_API_KEY", "str", None, "None: the OPENROUTER_API_KEY environment variable",
+       nullable=True),
+    _s("WEB_SEARCH_OPENROUTER_MODEL", "str", "openai/gpt-4o-mini:online", "a cheap model with web search"),
+    _s("WEB_NEWS_WHEN", "str", "1d", "web_news window when the caller does not say",
+       choices=("1h", "12h", "1d", "7d", "30d", "1y")),
+    _s("WEB_NEWS_LIGHT", "bool", True, "web_news: fuse the catalog's news sources when they answer in time"),
+    _s("WEB_NEWS_DEADLINE_SECS", "float", 8.0, "a whole web_news search", 0.5, 120),
+    # --- evidence
+    _s("RESULT_TEXT_MAX_BYTES", "int", 16 * KiB, "UTF-8 bytes of model text (Brave, engines, web_fetch)", 512, MiB),
+    _s("RESULT_MAX_BYTES", "int", 64 * KiB, "whole result as compact JSON; receipts give way first", 1024, 16 * MiB),
+    _s("RESULT_CONTENT_MAX_CHARS", "int", 1200, "page-text excerpt per hit", 40, 100_000),
+    _s("RESULT_RECEIPT_MAX_ENTRIES", "int", 20, "meta.webSources entries at most; the rest are counted", 0, 200),
+)
+
+BY_KEY: dict[str, Setting] = {s.key: s for s in SCHEMA}
+
+
+def defaults() -> dict[str, Any]:
+    """Fresh copies of every default (mutable ones must not be shared between settings)."""
+    import copy
+
+    return {s.key: copy.deepcopy(s.default) for s in SCHEMA}
+
+
+def invalid(key: str, message: str, value: Any = None, **extra: Any) -> LightSearchError:
+    return LightSearchError("invalid_settings", f"setting {key}: {message}",
+                            {"key": key, "value": repr(value)[:80], **extra})
+
+
+def _number(spec: Setting, raw: Any) -> float:
+    if isinstance(raw, bool):
+        raise invalid(spec.key, f"must be a number, got {quote_untrusted(raw)}", raw)
+    try:
+        if spec.type == "int":
+            if isinstance(raw, float) and not raw.is_integer():
+                raise ValueError(raw)
+            value: float = int(str(raw).strip()) if isinstance(raw, str) else int(raw)
+        else:
+            value = float(raw)
+    except (TypeError, ValueError, OverflowError):
+        kind = "an integer" if spec.type == "int" else "a number"
+        raise invalid(spec.key, f"must be {kind}, got {quote_untrusted(raw)}", raw) from None
+    if spec.low is not None and not spec.low <= value <= spec.high:
+        raise invalid(spec.key, f"must be between {spec.low:g} and {spec.high:g}, got {value:g}", raw)
+    return value
+
+
+def check_value(spec: Setting, raw: Any) -> None:
+    """Raise ``invalid_settings`` naming the key when ``raw`` is not a valid value."""
+    if raw is None:
+        if spec.nullable or spec.type == "path":
+            return
+        raise invalid(spec.key, "must be set", raw)
+    if spec.type in ("int", "float"):
+        _number(spec, raw)
+    elif spec.type == "bool":
+        if not (isinstance(raw, bool) or (isinstance(raw, (int, str)) and str(raw).strip().lower()
+                                          in {"0", "1", "true", "false"})):
+            raise invalid(spec.key, f"must be true or false, got {quote_untrusted(raw)}", raw)
+    elif spec.type in ("str", "path"):
+        if not isinstance(raw, str):
+            raise invalid(spec.key, f"must be a string, got {quote_untrusted(raw)}", raw)
+        if spec.choices and raw not in spec.choices:
+            raise invalid(spec.key, f"must be one of {', '.join(spec.choices)}, got {quote_untrusted(raw)}",
+                          raw, allowed=list(spec.choices))
+    elif spec.type == "dict":
+        if not isinstance(raw, (Mapping, str)) and not hasattr(raw, "copy_to_dict"):
+            raise invalid(spec.key, "must be a mapping", raw)
+    elif spec.type == "list" and not isinstance(raw, (list, tuple, str)):
+        raise invalid(spec.key, "must be a list", raw)
+
+
+def unknown_key_error(key: str) -> LightSearchError:
+    close = difflib.get_close_matches(key, BY_KEY, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return LightSearchError("invalid_settings", f"unknown setting {key}{hint}",
+                            {"key": key, **({"didYouMean": close[0]} if close else {})})
+
+
+def validate(settings: Any, prefixes: Iterable[str]) -> None:
+    """Check every setting whose key starts with one of ``prefixes``: unknown keys first
+    (a typo must not be silently ignored), then each known value against its row."""
+    prefixes = tuple(prefixes)
+    keys = settings.copy_to_dict().keys() if hasattr(settings, "copy_to_dict") else settings.keys()
+    for key in sorted(keys):
+        if key.startswith(prefixes) and key not in BY_KEY:
+            raise unknown_key_error(key)
+    for spec in SCHEMA:
+        if spec.key.startswith(prefixes):
+            check_value(spec, settings.get(spec.key))
+
+
+def markdown() -> str:
+    """The settings reference, generated from :data:`SCHEMA`."""
+    lines = ["# Settings", "",
+             "Generated from `lightsearch/schema.py` (`python -m lightsearch.schema > docs/SETTINGS.md`).",
+             "Set them with `-s KEY=VALUE` on the command line or in `from_settings({...})`.", "",
+             "| key | type | default | allowed | what it does |", "| --- | --- | --- | --- | --- |"]
+    for s in SCHEMA:
+        default = "None" if s.default is None else repr(s.default)
+        lines.append(f"| `{s.key}` | {s.type} | `{default}` | {s.range_text()} | {s.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(markdown(), end="")

@@ -1,0 +1,1 @@
+"""Surfaces: how people and agents reach the engine (Scrapy commands; later the MCP and HTTP servers)."""

@@ -1,0 +1,303 @@
+"""The ``lightsearch`` command: search, news, fetch, tools, mcp, serve, evaluate.
+
+The same tools and options as the ``scrapy search|read|evaluate`` commands (which stay),
+configured the same way (defaults < environment < ``-s KEY=VALUE`` and options < the
+call). Tables for people (rich), ``-o json`` / ``-o jsonl`` for programs, ``-o text`` for
+the bounded text a model reads. Progress goes to stderr, only when both stdout and stderr
+are terminals, and only for work that takes longer than a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from lightsearch.errors import LightSearchError
+
+EXAMPLES = {
+    None: """examples:
+  lightsearch search --offline "europa clipper"
+  lightsearch news "heatwave power grid" --when 7d
+  lightsearch fetch https://www.nasa.gov/ --max-chars 2000
+  lightsearch tools --format openai
+  lightsearch mcp                      # MCP over stdio, for a desktop agent
+  lightsearch serve --port 8765        # MCP over HTTP (/mcp) + POST /api/skills/invoke
+""",
+    "search": """examples:
+  lightsearch search --offline "europa clipper"
+  lightsearch search --offline -o json --max-results 5 "sodium-ion batteries"
+  lightsearch search --recency week "heatwave power grid" "grid storage"   # fused
+  lightsearch search -o jsonl "tidal power severn" | jq .url
+""",
+    "news": """examples:
+  lightsearch news "election results"              # the last day
+  lightsearch news --when 7d -o json "solar maximum"
+""",
+    "fetch": """examples:
+  lightsearch fetch --offline https://www.nasa.gov/
+  lightsearch fetch https://example.org/long --start-index 8000     # read on
+  lightsearch fetch https://example.org/data.json --raw -o json
+""",
+    "tools": """examples:
+  lightsearch tools                    # MCP form
+  lightsearch tools --format anthropic > tools.json
+""",
+    "mcp": """examples:
+  lightsearch mcp
+  WEB_FETCH_MAX_CHARS=4000 lightsearch mcp --offline
+""",
+    "serve": """examples:
+  lightsearch serve                                  # 127.0.0.1:8765
+  LIGHTSEARCH_API_TOKEN=secret lightsearch serve --host 0.0.0.0
+  curl -s -X POST localhost:8765/api/skills/invoke -H 'content-type: application/json' \\
+       -d '{"name": "web.search", "input": {"query": "europa clipper", "maxResults": 3}}'
+""",
+    "evaluate": """examples:
+  lightsearch evaluate --world cranfield --max-queries 20
+""",
+}
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    pass
+
+
+def _setting(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value
+
+
+def parser() -> argparse.ArgumentParser:
+    from lightsearch.plan.request import RECENCY_WINDOWS
+    from lightsearch.surfaces.tools import FORMATS, NEWS_WHEN
+
+    top = argparse.ArgumentParser(prog="lightsearch", description="Keyless web search and page reading for AI "
+                                  "agents.", epilog=EXAMPLES[None], formatter_class=_Formatter)
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help, epilog=EXAMPLES[name], formatter_class=_Formatter)
+        if name != "evaluate":
+            p.add_argument("-s", "--set", dest="settings", action="append", type=_setting, default=[],
+                           metavar="KEY=VALUE", help="a setting (docs/SETTINGS.md); beats the environment")
+        if name not in ("tools", "evaluate"):
+            p.add_argument("--offline", action="store_true", help="serve the bundled offline origins on loopback")
+        return p
+
+    def output(p: argparse.ArgumentParser, choices: Sequence[str] = ("table", "json", "jsonl", "text")) -> None:
+        p.add_argument("-o", "--output", choices=choices, default=choices[0],
+                       help="table for people, json / jsonl for programs, text: what a model reads")
+
+    p = command("search", "search the web and print ranked, cited hits")
+    p.add_argument("queries", nargs="+", metavar="QUERY", help="one or more queries (up to 5, fused)")
+    p.add_argument("--max-results", type=int, default=None, metavar="N", help="hits, 1-20 (WEB_SEARCH_MAX_RESULTS)")
+    p.add_argument("--recency", choices=list(RECENCY_WINDOWS), default=None, help="prefer recent pages")
+    p.add_argument("--provider", default=None, help="light, brave, ... (WEB_SEARCH_PROVIDER)")
+    output(p)
+
+    p = command("news", "search recent news (web_news)")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--when", choices=NEWS_WHEN, default="1d", help="how recent")
+    p.add_argument("--max-results", type=int, default=None, metavar="N", help="hits, 1-20 (WEB_SEARCH_MAX_RESULTS)")
+    output(p)
+
+    p = command("fetch", "read one public web page as clean, bounded text (web_fetch)")
+    p.add_argument("url", metavar="URL")
+    p.add_argument("--max-chars", type=int, default=None, metavar="N", help="characters (WEB_FETCH_MAX_CHARS)")
+    p.add_argument("--start-index", type=int, default=0, metavar="K", help="character offset to read on from")
+    p.add_argument("--raw", action="store_true", help="the body of a text type, without extraction")
+    p.add_argument("--markdown", action="store_true", help="the main text as Markdown")
+    p.add_argument("--head-tail", action="store_true", help="a long page's start and end in one read")
+    output(p, ("text", "json", "jsonl", "table"))
+
+    p = command("tools", "print the tool definitions for function calling")
+    p.add_argument("--format", choices=FORMATS, default="mcp", help="the function-calling dialect")
+
+    command("mcp", "serve the tools over MCP on stdin/stdout")
+
+    p = command("serve", "serve MCP (streamable HTTP, /mcp) and POST /api/skills/invoke")
+    p.add_argument("--host", default="127.0.0.1", help="bind address; off loopback needs LIGHTSEARCH_API_TOKEN")
+    p.add_argument("--port", type=int, default=8765, help="port (0: any free port, printed on stderr)")
+
+    p = command("evaluate", "run a judged query set (the scrapy evaluate command)")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="the options of `scrapy evaluate`")
+    return top
+
+
+# ------------------------------------------------------------------------ output
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, soft_wrap=False, highlight=False)
+
+
+def _progress_wanted() -> bool:
+    return sys.stdout.isatty() and sys.stderr.isatty()
+
+
+class Spinner:
+    """A stderr spinner that appears after a second (terminals only)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.status: Any = None
+
+    async def __call__(self, elapsed: float, message: str) -> None:
+        if not _progress_wanted():
+            return
+        text = f"{self.label} {elapsed:.0f} s"
+        if self.status is None:
+            self.status = _console(stderr=True).status(text)
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def stop(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+
+
+def search_table(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"{result.get('query', '')}", show_lines=False, expand=False)
+    for col in ("#", "title", "source", "date", "url"):
+        table.add_column(col, overflow="fold")
+    for i, h in enumerate(result.get("hits", []), 1):
+        date = (h.get("publishedAt") or h.get("modifiedAt") or "")[:10] or "-"
+        table.add_row(str(i), h.get("title") or "", h.get("sourceName") or h.get("source") or "", date, h.get("url", ""))
+    return table
+
+
+def search_summary(result: dict[str, Any]) -> str:
+    meta = (result.get("meta") or {}).get("lightSearch")
+    parts = [f"{len(result.get('hits', []))} hits", f"provider {result.get('provider')}",
+             f"coverage {result.get('coverage', {}).get('level')}", f"stop {result.get('stopReason')}"]
+    if meta:
+        consulted, selected = meta["sources"]["consulted"], meta["sources"]["selected"]
+        parts[1:1] = [f"sources consulted {len(consulted)}/{len(selected)}", f"hops {meta['counts']['requests']}",
+                      f"{meta.get('elapsedMs', 0) / 1000:.2f} s"]
+    return " | ".join(parts)
+
+
+def fetch_table(result: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    table = Table(show_header=False)
+    table.add_column("field")
+    table.add_column("value", overflow="fold")
+    for key in ("url", "title", "contentType", "publishedAt", "totalChars", "startIndex", "nextStartIndex",
+                "truncated"):
+        table.add_row(key, str(result.get(key)))
+    return table
+
+
+def emit(command: str, result: dict[str, Any], fmt: str) -> int:
+    """Print ``result``; 1 for an error, else 0."""
+    if "error" in result:
+        if fmt in ("json", "jsonl"):
+            print(json.dumps({"error": result["error"]}, ensure_ascii=False, indent=2 if fmt == "json" else None))
+        else:
+            err = result["error"]
+            print(f"ERROR: {err['code']}: {err['message']}", file=sys.stderr)
+        return 1
+    if fmt == "json":
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    elif fmt == "jsonl":
+        rows = result["hits"] if command in ("search", "news") else [result]
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+    elif fmt == "text":
+        print(result["text"])
+    else:
+        console = _console()
+        if command in ("search", "news"):
+            if result.get("hits"):
+                console.print(search_table(result))
+            else:
+                console.print(f"No results for {result.get('query')!r}.")
+            console.print(search_summary(result))
+        else:
+            console.print(fetch_table(result))
+            console.print(result.get("content", ""), markup=False)
+    return 0
+
+
+# ------------------------------------------------------------------------ commands
+def _toolbox(opts: argparse.Namespace, extra: dict[str, Any] | None = None) -> Any:
+    from lightsearch.surfaces.tools import Toolbox
+
+    cmdline = dict(opts.settings)
+    cmdline.setdefault("LOG_LEVEL", "ERROR")
+    cmdline.update(extra or {})
+    return Toolbox.from_environ(cmdline, offline=getattr(opts, "offline", False))
+
+
+async def _run_tool(opts: argparse.Namespace) -> dict[str, Any]:
+    from lightsearch.surfaces.tools import error_result, with_progress
+
+    extra = {"WEB_SEARCH_PROVIDER": opts.provider} if getattr(opts, "provider", None) else {}
+    spinner = Spinner({"search": "searching", "news": "searching news", "fetch": "fetching"}[opts.command])
+    try:
+        async with _toolbox(opts, extra) as box:
+            if opts.command == "search":
+                work = box.search_many(opts.queries, max_results=opts.max_results, recency=opts.recency)
+            elif opts.command == "news":
+                args = {"query": opts.query, "when": opts.when}
+                if opts.max_results is not None:
+                    args["maxResults"] = opts.max_results
+                work = box.call("web_news", args)
+            else:
+                box.tool("web_fetch")
+                work = box.fetch_page(opts.url, max_chars=opts.max_chars, start_index=opts.start_index, raw=opts.raw,
+                                      **({"markdown": True} if opts.markdown else {}),
+                                      **({"head_tail": True} if opts.head_tail else {}))
+            return await with_progress(work, spinner, opts.command)
+    except LightSearchError as exc:
+        return error_result(exc)
+    finally:
+        spinner.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    opts = parser().parse_args(argv)
+    if opts.command == "evaluate":
+        from scrapy.cmdline import execute
+
+        execute(["scrapy", "evaluate", *opts.args])  # exits with the command's status
+        return 0
+    try:
+        if opts.command in ("search", "news", "fetch"):
+            return emit(opts.command, asyncio.run(_run_tool(opts)), opts.output)
+        if opts.command == "tools":
+            print(json.dumps(_toolbox(opts).definitions(opts.format), ensure_ascii=False, indent=2))
+            return 0
+        if opts.command == "mcp":
+            from lightsearch.surfaces.mcp_server import run_stdio
+
+            asyncio.run(run_stdio(_toolbox(opts)))
+            return 0
+        if opts.command == "serve":
+            from lightsearch.surfaces.environment import api_token
+            from lightsearch.surfaces.web import check_bind, serve
+
+            token = api_token()
+            check_bind(opts.host, token)
+            with contextlib.suppress(KeyboardInterrupt):
+                asyncio.run(serve(_toolbox(opts), host=opts.host, port=opts.port, token=token))
+            return 0
+    except LightSearchError as exc:
+        print(f"ERROR: {exc.code}: {exc.message}", file=sys.stderr)
+        return 2
+    return 2  # pragma: no cover
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Scrapy commands: ``scrapy search``, ``scrapy read``, ``scrapy evaluate``.
+
+The plumbing they share lives here: which ``-s KEY=VALUE`` settings reach the engine,
+and the ``--offline`` world.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from scrapy.settings import BaseSettings
+
+
+def engine_overrides(settings: BaseSettings, prefixes: tuple[str, ...]) -> dict[str, Any]:
+    """The command-line settings an engine takes: those whose names start with ``prefixes``."""
+    return {k: v for k, v in settings.copy_to_dict().items() if k.startswith(prefixes)}
+
+
+@contextlib.contextmanager
+def offline_world(enabled: bool, overrides: dict[str, Any]) -> Iterator[None]:
+    """With ``--offline``, serve the bundled offline origins on loopback for the duration
+    and point ``overrides`` at them."""
+    if not enabled:
+        yield
+        return
+    from lightsearch.offline_origins.server import OfflineOrigins
+
+    origins = OfflineOrigins().start()
+    overrides.update(origins.settings())
+    # --offline means the offline origins whatever keys the environment holds: an API
+    # provider would leave loopback.
+    overrides["WEB_SEARCH_PROVIDER"] = "light"
+    try:
+        yield
+    finally:
+        origins.stop()

@@ -1,0 +1,127 @@
+"""``scrapy evaluate``: run a query set with judgements and report relevance and cost.
+
+With ``--world cranfield`` (or ``heq``) the benchmark world is generated from the
+shared test collections, served by the offline origins with simulated latency, and the
+oracle and the naive baseline run in the same harness beside Light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+RUNS = ("light", "oracle", "baseline")
+BASELINE = {"LIGHT_DISCOVERY_MAX_SITEMAPS": 0, "LIGHT_DISCOVERY_MAX_DEPTH": 1,
+            "LIGHT_DISCOVERY_EXPLORE": False}
+
+
+class Command(ScrapyCommand):
+    requires_project = False
+    requires_crawler_process = False
+    default_settings = {"LOG_LEVEL": "ERROR"}
+
+    def syntax(self) -> str:
+        return "[options] (--world NAME | --queries FILE --qrels FILE)"
+
+    def short_desc(self) -> str:
+        return "Evaluate search relevance, latency and cost on a judged query set"
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument("--world", choices=("cranfield", "heq"), help="generate and serve a benchmark world")
+        parser.add_argument("--data", help="shared data folder (default: $LIGHTSEARCH_SHARED_DATA or ../shared/data)")
+        parser.add_argument("--queries", help="query set, JSONL: id, query, optional recency/language")
+        parser.add_argument("--qrels", help="relevance judgements, TREC qrels")
+        parser.add_argument("--runs", default="light,oracle,baseline",
+                            help="comma-separated runs: light, oracle (needs --world), baseline")
+        parser.add_argument("--concurrency", type=int, default=4, help="searches at a time (default 4)")
+        parser.add_argument("--max-queries", type=int, default=None, help="only the first N queries")
+        parser.add_argument("--max-results", type=int, default=10)
+        parser.add_argument("--latency", type=float, default=0.1, help="simulated seconds per request (worlds)")
+        parser.add_argument("--jitter", type=float, default=0.05, help="extra random seconds per request")
+        parser.add_argument("--bandwidth", type=float, default=0.0, help="simulated bytes/s per response")
+        parser.add_argument("--out", default="eval-report", help="folder for report.json and report.html")
+
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        runs = [r.strip() for r in opts.runs.split(",") if r.strip()]
+        bad = [r for r in runs if r not in RUNS]
+        if bad or not runs:
+            raise UsageError(f"--runs takes {', '.join(RUNS)}; got {opts.runs!r}", print_help=False)
+        if "oracle" in runs and not opts.world:
+            raise UsageError("the oracle run needs a --world (it indexes the world's documents)", print_help=False)
+        if not opts.world and not (opts.queries and opts.qrels):
+            raise UsageError("give --world, or --queries and --qrels", print_help=False)
+        if opts.concurrency < 1:
+            raise UsageError("--concurrency must be at least 1", print_help=False)
+        opts.run_list = runs
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        summaries = asyncio.run(self._evaluate(opts))
+        self.exitcode = 0 if summaries else 1
+
+    async def _evaluate(self, opts: argparse.Namespace) -> dict[str, Any]:
+        from lightsearch.cache import clear_process_caches
+        from lightsearch.evaluation.harness import Progress, run_queries, summarize
+        from lightsearch.evaluation.oracle import OracleProvider
+        from lightsearch.evaluation.qrels import read_qrels, read_queries
+        from lightsearch.evaluation.report import format_table, write_reports
+        from lightsearch.providers.light import LightSearch
+
+        assert self.settings is not None
+        overrides: dict[str, Any] = {
+            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith("LIGHT_")
+        }
+        origins = world = None
+        tmp = tempfile.TemporaryDirectory(prefix="lightsearch-world-")
+        try:
+            if opts.world:
+                from lightsearch.offline_origins import worlds
+                from lightsearch.offline_origins.server import OfflineOrigins
+
+                data = Path(opts.data) if opts.data else None
+                build = worlds.build_cranfield_world if opts.world == "cranfield" else worlds.build_heq_world
+                world = build(Path(tmp.name), data)
+                origins = OfflineOrigins(world.sites_dir, latency=opts.latency, jitter=opts.jitter,
+                                         bandwidth=opts.bandwidth).start()
+                overrides.update(origins.settings())
+                overrides["LIGHT_CATALOG"] = str(world.catalog_path)
+                queries, qrels = world.queries, world.qrels
+            else:
+                queries, qrels = [], {}
+            if opts.queries:
+                queries = read_queries(opts.queries)
+            if opts.qrels:
+                qrels = read_qrels(opts.qrels)
+            if opts.max_queries:
+                queries = queries[: opts.max_queries]
+            summaries: dict[str, Any] = {}
+            all_runs = {}
+            for name in opts.run_list:
+                if name == "oracle":
+                    provider: Any = OracleProvider(world.documents)
+                else:
+                    provider = LightSearch.from_settings({**overrides, **(BASELINE if name == "baseline" else {})})
+                # Each run starts with empty process caches: no run reuses another's records.
+                clear_process_caches()
+                bar = Progress(len(queries), name)
+                runs, cpu = await run_queries(provider, queries, qrels, concurrency=opts.concurrency,
+                                              max_results=opts.max_results, progress=bar.step)
+                all_runs[name] = runs
+                summaries[name] = summarize(runs, cpu)
+            meta = {"world": opts.world, "queries": len(queries), "concurrency": opts.concurrency,
+                    "latency": opts.latency, "jitter": opts.jitter, "runs": opts.run_list}
+            print(format_table(summaries))
+            json_path, html_path = write_reports(Path(opts.out), meta, summaries, all_runs)
+            print(f"reports: {json_path} {html_path}")
+            return summaries
+        finally:
+            if origins is not None:
+                origins.stop()
+            tmp.cleanup()

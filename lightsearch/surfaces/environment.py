@@ -1,0 +1,204 @@
+"""Configuration from the environment: the variables agent deployments set (seed 003, seed
+002), mapped onto rows of the one settings table (:mod:`lightsearch.schema`).
+
+Each variable is checked against the row it feeds, and a bad value is ``invalid_settings``
+naming the *variable* (a deployment sets ``WEB_FETCH_TIMEOUT_MS``, not
+``WEB_FETCH_DEADLINE_SECS``). Only the variables of :data:`VARIABLES` are read: an
+unrelated ``WEB_SOMETHING`` in a shell must not break a server.
+
+Precedence, lowest first: schema defaults < environment < command line (``-s KEY=VALUE``,
+``--max-results``, ...) < the explicit argument of one call (a tool argument, a keyword
+of :func:`lightsearch.surfaces.tools.dispatch`). :func:`resolve` merges the first three.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lightsearch.errors import LightSearchError, quote_untrusted
+from lightsearch.schema import BY_KEY, check_value
+
+TRUE = {"1", "true", "yes", "on"}
+FALSE = {"0", "false", "no", "off"}
+# Where WEB_SEARCH_API_KEY goes, by the provider WEB_SEARCH_PROVIDER names.
+KEY_OF_PROVIDER = {"brave": "BRAVE_SEARCH_API_KEY", "tavily": "WEB_SEARCH_TAVILY_API_KEY",
+                   "openrouter": "WEB_SEARCH_OPENROUTER_API_KEY"}
+TOKEN_VARIABLE = "LIGHTSEARCH_API_TOKEN"
+
+
+def env_error(variable: str, message: str, value: Any = None) -> LightSearchError:
+    return LightSearchError("invalid_settings", f"environment variable {variable}: {message}",
+                            {"variable": variable, "value": quote_untrusted(value) if value is not None else None})
+
+
+def _bool(variable: str, raw: str) -> bool:
+    low = raw.strip().lower()
+    if low in TRUE:
+        return True
+    if low in FALSE:
+        return False
+    raise env_error(variable, f"must be true or false, got {quote_untrusted(raw)}", raw)
+
+
+def _row(variable: str, key: str, value: Any) -> Any:
+    """Check ``value`` against the row of ``key``; the error names the variable."""
+    try:
+        check_value(BY_KEY[key], value)
+    except LightSearchError as exc:
+        message = exc.message.split(": ", 1)[-1]
+        raise env_error(variable, message + (f" (it sets {key})" if key != variable else ""), value) from None
+    spec = BY_KEY[key]
+    if spec.type == "int":
+        return int(str(value).strip())
+    if spec.type == "float":
+        return float(value)
+    if spec.type == "bool":
+        return _bool(variable, str(value))
+    return value
+
+
+def _same(key: str) -> Callable[[str, str], dict[str, Any]]:
+    return lambda variable, raw: {key: _row(variable, key, raw.strip())}
+
+
+def _no_web(variable: str, raw: str) -> dict[str, Any]:
+    return {"WEB_RETRIEVAL_ENABLED": False} if _bool(variable, raw) else {}
+
+
+def _timeout_ms(variable: str, raw: str) -> dict[str, Any]:
+    spec = BY_KEY["WEB_FETCH_DEADLINE_SECS"]
+    try:
+        ms = float(raw.strip())
+    except ValueError:
+        raise env_error(variable, f"must be a number of milliseconds, got {quote_untrusted(raw)}", raw) from None
+    if not spec.low * 1000 <= ms <= spec.high * 1000:
+        raise env_error(variable, f"must be between {spec.low * 1000:g} and {spec.high * 1000:g} ms, got {ms:g}",
+                        raw)
+    return {"WEB_FETCH_DEADLINE_SECS": ms / 1000}
+
+
+def _cache_ttl(variable: str, raw: str) -> dict[str, Any]:
+    try:
+        ttl = float(raw.strip())
+    except ValueError:
+        raise env_error(variable, f"must be a number of seconds, got {quote_untrusted(raw)}", raw) from None
+    if ttl < 0:
+        raise env_error(variable, f"must not be negative, got {ttl:g}", raw)
+    # The rows' upper bounds are the longest lifetimes the freshness rules allow.
+    keys = ("LIGHT_PAGE_MAX_AGE_SECS", "LIGHT_DISCOVERY_MAX_AGE_SECS", "WEB_SEARCH_CACHE_TTL_SECS")
+    return {key: min(ttl, BY_KEY[key].high) for key in keys}
+
+
+def _region(variable: str, raw: str) -> dict[str, Any]:
+    value = raw.strip().lower()
+    parts = value.split("-")
+    if len(parts) != 2 or not all(p.isalpha() and 2 <= len(p) <= 3 for p in parts):
+        raise env_error(variable, f"must be country-language such as us-en or il-he, got {quote_untrusted(raw)}",
+                        raw)
+    return {"WEB_SEARCH_REGION": value}
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    feeds: str  # the settings it sets, for the README table
+    doc: str
+    parse: Callable[[str, str], dict[str, Any]]
+
+
+VARIABLES: tuple[Variable, ...] = (
+    Variable("WEB_RETRIEVAL_ENABLED", "WEB_RETRIEVAL_ENABLED", "false hides every web tool on every surface",
+             _same("WEB_RETRIEVAL_ENABLED")),
+    Variable("LIGHTSEARCH_NO_WEB", "WEB_RETRIEVAL_ENABLED=false", "1 is the kill switch (same as above)", _no_web),
+    Variable("WEB_SEARCH_PROVIDER", "WEB_SEARCH_PROVIDER", "light, brave, auto, fallback, an engine, or a class path",
+             _same("WEB_SEARCH_PROVIDER")),
+    Variable("WEB_SEARCH_API_KEY", "the key of that provider", "BRAVE_SEARCH_API_KEY for brave (or no provider "
+             "named), TAVILY_API_KEY for tavily, OPENROUTER_API_KEY for openrouter", lambda v, r: {}),
+    Variable("WEB_SEARCH_MAX_RESULTS", "WEB_SEARCH_MAX_RESULTS", "maxResults when a call does not say (1-20)",
+             _same("WEB_SEARCH_MAX_RESULTS")),
+    Variable("WEB_SEARCH_REGION", "WEB_SEARCH_REGION", "country-language, e.g. il-he", _region),
+    Variable("WEB_FETCH_MAX_CHARS", "WEB_FETCH_MAX_CHARS", "web_fetch maxChars when a call does not say",
+             _same("WEB_FETCH_MAX_CHARS")),
+    Variable("WEB_FETCH_TIMEOUT_MS", "WEB_FETCH_DEADLINE_SECS", "a fetch's hard deadline in ms", _timeout_ms),
+    Variable("WEB_CACHE_TTL_SECS", "LIGHT_PAGE_MAX_AGE_SECS, LIGHT_DISCOVERY_MAX_AGE_SECS, WEB_SEARCH_CACHE_TTL_SECS",
+             "longest cache lifetime (capped at 1800 s for pages, 300 s for discovery, 3600 s for engine "
+             "answers; 0: no reuse)", _cache_ttl),
+    Variable("BRAVE_SEARCH_API_KEY", "BRAVE_SEARCH_API_KEY", "a key selects Brave unless a provider is named",
+             _same("BRAVE_SEARCH_API_KEY")),
+    Variable("TAVILY_API_KEY", "WEB_SEARCH_TAVILY_API_KEY", "the Tavily key",
+             _same("WEB_SEARCH_TAVILY_API_KEY")),
+    Variable("OPENROUTER_API_KEY", "WEB_SEARCH_OPENROUTER_API_KEY", "the OpenRouter key",
+             _same("WEB_SEARCH_OPENROUTER_API_KEY")),
+    Variable("WEB_TOOLS_SEARCHES_PER_MINUTE", "WEB_TOOLS_SEARCHES_PER_MINUTE", "per client; 0: no limit",
+             _same("WEB_TOOLS_SEARCHES_PER_MINUTE")),
+    Variable("WEB_TOOLS_FETCHES_PER_MINUTE", "WEB_TOOLS_FETCHES_PER_MINUTE", "per client; 0: no limit",
+             _same("WEB_TOOLS_FETCHES_PER_MINUTE")),
+)
+
+
+def settings_from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The settings the environment sets. Blank variables count as unset (containers often
+    pass ``VAR=`` for "no value")."""
+    env = os.environ if environ is None else environ
+    out: dict[str, Any] = {}
+    for var in VARIABLES:
+        raw = env.get(var.name)
+        if raw is None or not raw.strip():
+            continue
+        out.update(var.parse(var.name, raw))
+    return out
+
+
+def resolve(cmdline: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Defaults < environment < command line: the engine overrides a surface runs with."""
+    env = os.environ if environ is None else environ
+    merged = settings_from_environ(env)
+    merged.update(cmdline or {})
+    _provider_key(merged, env)
+    region = merged.get("WEB_SEARCH_REGION")
+    if isinstance(region, str) and region.count("-") == 1:
+        country, language = region.lower().split("-")
+        if country != "wt":  # wt-wt: DuckDuckGo's "no region"
+            merged.setdefault("BRAVE_COUNTRY", country)
+            merged.setdefault("BRAVE_SEARCH_LANG", language)
+    return merged
+
+
+def _provider_key(merged: dict[str, Any], env: Mapping[str, str]) -> None:
+    """Route WEB_SEARCH_API_KEY to the key of the provider WEB_SEARCH_PROVIDER names; a
+    provider-specific variable or setting wins over it, and a key provider without a key is
+    refused here, naming the variables that would fix it."""
+    provider = merged.get("WEB_SEARCH_PROVIDER")
+    name = provider.strip().lower() if isinstance(provider, str) and provider.strip() else None
+    generic = (env.get("WEB_SEARCH_API_KEY") or "").strip()
+    if generic:
+        if name is not None and name != "auto" and name not in KEY_OF_PROVIDER:
+            raise env_error("WEB_SEARCH_API_KEY", f"is set, but WEB_SEARCH_PROVIDER={quote_untrusted(provider)} "
+                            "takes no key")
+        key = KEY_OF_PROVIDER.get(name or "brave", "BRAVE_SEARCH_API_KEY")
+        if not merged.get(key):
+            merged[key] = generic
+    if name in ("tavily", "openrouter"):
+        key = KEY_OF_PROVIDER[name]
+        if not (isinstance(merged.get(key), str) and merged[key].strip()):
+            variable = {"tavily": "TAVILY_API_KEY", "openrouter": "OPENROUTER_API_KEY"}[name]
+            raise env_error(variable, f"WEB_SEARCH_PROVIDER is {name} but neither {variable} nor "
+                            "WEB_SEARCH_API_KEY is set")
+
+
+def api_token(environ: Mapping[str, str] | None = None) -> str | None:
+    """The bearer token of ``lightsearch serve`` (never a setting: it is a secret)."""
+    raw = (os.environ if environ is None else environ).get(TOKEN_VARIABLE, "")
+    return raw.strip() or None
+
+
+def markdown_table() -> str:
+    """The README's environment table (a test keeps the README in step with it)."""
+    lines = ["| variable | sets | meaning |", "| --- | --- | --- |"]
+    for var in VARIABLES:
+        lines.append(f"| `{var.name}` | {var.feeds} | {var.doc} |")
+    lines.append(f"| `{TOKEN_VARIABLE}` | (serve only) | bearer token for `lightsearch serve`; required off loopback |")
+    return "\n".join(lines)

@@ -1,0 +1,67 @@
+"""The MCP server, on the official ``mcp`` SDK's low-level server: ``lightsearch mcp``
+(stdio) and the ``/mcp`` endpoint of ``lightsearch serve`` (streamable HTTP).
+
+Tools and their schemas come from the toolbox (:mod:`lightsearch.surfaces.tools`): a call
+returns the envelope as ``structuredContent`` plus one text item, the bounded fenced text
+a model reads; a tool failure is a result with ``isError: true`` and the structured error,
+never a protocol error. A call that runs longer than a second sends progress
+notifications (when the client asked for them with a progress token). Calls are limited
+per client (``WEB_TOOLS_SEARCHES_PER_MINUTE``, ``WEB_TOOLS_FETCHES_PER_MINUTE``).
+
+Every search runs on the server's one event loop (the engines' reactor belongs to it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server
+
+from lightsearch import __version__
+from lightsearch.surfaces.tools import INSTRUCTIONS, Toolbox
+
+
+def client_key(ctx: Any) -> str:
+    """Who is calling, for the rate limits: the HTTP peer address, else the stdio peer."""
+    request = getattr(ctx, "request", None)
+    peer = getattr(request, "client", None)
+    if peer is not None and getattr(peer, "host", None):
+        return f"http:{peer.host}"
+    return "stdio"
+
+
+def to_call_result(result: dict[str, Any]) -> types.CallToolResult:
+    """A toolbox answer as an MCP tool result."""
+    text = types.TextContent(type="text", text=result.get("text") or "")
+    if "error" in result:
+        return types.CallToolResult(content=[text], structured_content={"error": result["error"]}, is_error=True)
+    return types.CallToolResult(content=[text], structured_content=result, is_error=False)
+
+
+def build_server(toolbox: Toolbox) -> Server[Any]:
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in toolbox.definitions("mcp")])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        async def progress(elapsed: float, message: str) -> None:
+            await ctx.session.report_progress(round(elapsed, 1), None, message)
+
+        result = await toolbox.invoke(params.name, params.arguments or {}, client=client_key(ctx),
+                                      on_progress=progress)
+        return to_call_result(result)
+
+    return Server("lightsearch", version=__version__, title="lightsearch web search",
+                  instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def run_stdio(toolbox: Toolbox) -> None:
+    """Serve MCP on stdin/stdout until the client closes the connection."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(toolbox)
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        await toolbox.aclose()

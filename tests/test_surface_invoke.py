@@ -1,0 +1,108 @@
+"""POST /api/skills/invoke over real HTTP on loopback (``lightsearch serve`` in a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+
+from tests.test_surface_mcp import CLI, Served, clean_env, world
+
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, never a proxy
+
+
+def post(url: str, body: bytes | dict, token: str | None = None, path: str = "/api/skills/invoke") -> tuple[int, Any]:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    headers = {"content-type": "application/json"}
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url + path, data=data, headers=headers, method="POST")
+    try:
+        with OPENER.open(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.fixture(scope="module")
+def served(origins):
+    server = Served([*world(origins), "-s", "WEB_INVOKE_MAX_BODY_BYTES=2048"], clean_env())
+    yield server.url
+    server.stop()
+
+
+def test_search_ok(served):
+    status, body = post(served, {"name": "web.search", "input": {"query": "NASA artemis moon", "maxResults": 2}})
+    assert status == 200
+    assert body["ok"] is True
+    assert isinstance(body["durationMs"], int)
+    assert 1 <= len(body["output"]["hits"]) <= 2
+    assert body["output"]["provider"] == "light"
+
+
+def test_fetch_ok_and_tool_failure(served):
+    status, body = post(served, {"name": "web.fetch", "input": {"url": "https://www.nasa.gov/", "max_length": 20}})
+    assert status == 200
+    assert len(body["output"]["content"]) <= 20
+    status, body = post(served, {"name": "web.fetch", "input": {"url": "http://10.0.0.1/"}})
+    assert status == 200  # the request was fine; the URL is refused
+    assert body["ok"] is False
+    assert body["error"]["code"] in ("blocked_address", "invalid_url")
+
+
+@pytest.mark.parametrize(("body", "status", "code"), [
+    (b"{not json", 400, "invalid_json"),
+    (b"[1, 2]", 400, "invalid_request"),
+    ({"input": {"query": "x"}}, 400, "invalid_request"),
+    ({"name": "web.search", "input": "x"}, 400, "invalid_request"),
+    ({"name": "web.browse", "input": {}}, 400, "unknown_tool"),
+    ({"name": "web.search", "input": {"query": ""}}, 400, "invalid_input"),
+    ({"name": "web.search", "input": {"query": "x", "colour": "red"}}, 400, "invalid_input"),
+    ({"name": "web.fetch", "input": {}}, 400, "invalid_input"),
+    ({"name": "web.search", "input": {"query": "x" * 3000}}, 413, "payload_too_large"),
+])
+def test_bad_requests_are_structured(served, body, status, code):
+    got, answer = post(served, body)
+    assert got == status
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == code
+    assert answer["error"]["message"]
+    assert "durationMs" in answer
+
+
+def test_disabled(origins):
+    server = Served(world(origins), clean_env(WEB_RETRIEVAL_ENABLED="false"))
+    try:
+        status, body = post(server.url, {"name": "web.search", "input": {"query": "x"}})
+    finally:
+        server.stop()
+    assert status == 403
+    assert body["error"]["code"] == "disabled"
+
+
+def test_token_required_when_configured(origins):
+    server = Served(world(origins), clean_env(LIGHTSEARCH_API_TOKEN="s3cret"))
+    try:
+        missing = post(server.url, {"name": "web.search", "input": {"query": "x"}})
+        wrong = post(server.url, {"name": "web.search", "input": {"query": "x"}}, token="guess")
+        mcp = post(server.url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, path="/mcp")
+        ok = post(server.url, {"name": "web.search", "input": {"query": "europa clipper", "maxResults": 1}},
+                  token="s3cret")
+    finally:
+        server.stop()
+    for status, body in (missing, wrong, mcp):
+        assert status == 401
+        assert body["error"]["code"] == "unauthorized"
+    assert ok[0] == 200
+    assert ok[1]["ok"] is True
+
+
+def test_non_loopback_bind_without_token_refuses_to_start():
+    done = subprocess.run([*CLI, "serve", "--host", "0.0.0.0", "--port", "0"], env=clean_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "LIGHTSEARCH_API_TOKEN" in done.stderr

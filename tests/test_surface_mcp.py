@@ -1,0 +1,176 @@
+"""The MCP server driven by the SDK's own client: over stdio (``lightsearch mcp`` as a
+subprocess) and over streamable HTTP (``lightsearch serve`` on loopback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from lightsearch.surfaces.tools import INSTRUCTIONS
+from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test
+
+CLI = [sys.executable, "-m", "lightsearch.surfaces.cli"]
+
+
+def setting_args(settings: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key, value in settings.items():
+        text = value if isinstance(value, str) else json.dumps(value)
+        out += ["-s", f"{key}={text}"]
+    return out
+
+
+def world(origins) -> list[str]:
+    """The test process's offline origins (with a slow page) as command-line settings."""
+    origins.add_site("slow.example", {"/robots.txt": ROBOTS_ALLOW,
+                                      "/": {"body": article_html("Slow page"), "type": "text/html", "delay": 2.2}})
+    return setting_args({**origins.settings(), "LOG_LEVEL": "ERROR"})
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_", "TAVILY_", "OPENROUTER_"))}
+    return {**env, **extra}
+
+
+@asynccontextmanager
+async def stdio_session(args: list[str], env: dict[str, str] | None = None):
+    params = StdioServerParameters(command=CLI[0], args=[*CLI[1:], "mcp", *args], env=env or clean_env())
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            yield session, init
+
+
+def check_structured(tools: dict[str, Any], name: str, result: Any) -> dict[str, Any]:
+    assert result.is_error is False, result.content
+    data = result.structured_content
+    errors = list(Draft202012Validator(tools[name].output_schema).iter_errors(data))
+    assert errors == [], [e.message for e in errors]
+    assert result.content[0].type == "text"
+    assert result.content[0].text == data["text"]
+    return data
+
+
+async def exercise(session: Any) -> None:
+    """The checks both transports must pass."""
+    listed = await session.list_tools()
+    tools = {t.name: t for t in listed.tools}
+    assert sorted(tools) == ["web_fetch", "web_news", "web_search"]
+    for tool in tools.values():
+        Draft202012Validator.check_schema(tool.input_schema)
+        assert tool.annotations.read_only_hint is True
+
+    search = await session.call_tool("web_search", {"query": "NASA artemis moon", "maxResults": 2})
+    data = check_structured(tools, "web_search", search)
+    assert 1 <= len(data["hits"]) <= 2
+    assert "EXTERNAL_DATA" in data["text"]
+
+    page = await session.call_tool("web_fetch", {"url": "https://www.nasa.gov/", "max_length": 50})
+    data = check_structured(tools, "web_fetch", page)
+    assert len(data["content"]) <= 50
+
+    bad = await session.call_tool("web_search", {"query": "x", "maxResults": 99})
+    assert bad.is_error is True
+    assert bad.structured_content["error"]["code"] == "invalid_input"
+    assert bad.content[0].text.startswith("ERROR: invalid_input")
+
+    unknown = await session.call_tool("web_browse", {"url": "https://www.nasa.gov/"})
+    assert unknown.is_error is True
+    assert unknown.structured_content["error"]["code"] == "unknown_tool"
+
+    blocked = await session.call_tool("web_fetch", {"url": "http://169.254.169.254/latest/meta-data/"})
+    assert blocked.is_error is True
+    assert blocked.structured_content["error"]["code"] in ("blocked_address", "invalid_url")
+
+    progress: list[tuple[float, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, message))
+
+    slow = await session.call_tool("web_fetch", {"url": "https://slow.example/"}, progress_callback=on_progress)
+    assert slow.is_error is False
+    assert progress, "a call longer than a second reports progress"
+    assert progress[0][0] >= 1
+    assert "web_fetch" in progress[0][1]
+
+
+@coroutine_test
+async def test_stdio_server(origins):
+    async with stdio_session(world(origins)) as (session, init):
+        assert init.instructions == INSTRUCTIONS
+        assert init.server_info.name == "lightsearch"
+        await exercise(session)
+
+
+@coroutine_test
+async def test_stdio_server_disabled_lists_no_tools(origins):
+    async with stdio_session(world(origins), clean_env(LIGHTSEARCH_NO_WEB="1")) as (session, _):
+        assert (await session.list_tools()).tools == []
+        result = await session.call_tool("web_search", {"query": "x"})
+    assert result.is_error is True
+    assert result.structured_content["error"]["code"] == "disabled"
+
+
+@coroutine_test
+async def test_stdio_rate_limit_is_an_error_result(origins):
+    env = clean_env(WEB_TOOLS_FETCHES_PER_MINUTE="1")
+    async with stdio_session(world(origins), env) as (session, _):
+        first = await session.call_tool("web_fetch", {"url": "https://www.nasa.gov/"})
+        second = await session.call_tool("web_fetch", {"url": "https://www.nasa.gov/"})
+    assert first.is_error is False
+    assert second.is_error is True
+    assert second.structured_content["error"]["code"] == "rate_limited"
+
+
+@coroutine_test
+async def test_stdio_offline_flag(origins):
+    async with stdio_session(["--offline"]) as (session, _):
+        result = await session.call_tool("web_search", {"query": "europa clipper", "maxResults": 1})
+    assert result.is_error is False
+    assert result.structured_content["provider"] == "light"
+
+
+# ------------------------------------------------------------------ streamable HTTP
+class Served:
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen([*CLI, "serve", "--port", "0", *args], env=env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+        line = self.proc.stderr.readline()
+        assert "serving on http://" in line, line
+        self.url = line.split("serving on ", 1)[1].split(" ", 1)[0]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def http_server(origins):
+    server = Served(world(origins), clean_env())
+    yield server
+    server.stop()
+
+
+@coroutine_test
+async def test_streamable_http_server(http_server):
+    async with streamable_http_client(f"{http_server.url}/mcp") as (read, write), \
+            ClientSession(read, write) as session:
+        init = await session.initialize()
+        assert init.instructions == INSTRUCTIONS
+        await exercise(session)
