@@ -59,8 +59,12 @@ def quote_untrusted(value: Any, limit: int = 40) -> str:
     else:
         text = str(value)
         raw = text.encode("utf-8", "surrogatepass")
-    shown = ascii(text)[1:-1]  # escapes controls, bidi marks and non-ASCII; no quotes
-    shown = shown.replace("'", "\\'")
+    # unicode_escape escapes the backslash itself, controls, bidi marks and non-ASCII; the
+    # quote is escaped after, so no quote inside the value can close the quoting.
+    shown = text.encode("unicode_escape").decode("ascii").replace("'", "\\'")
     if len(shown) <= limit:
         return f"'{shown}'"
-    return f"'{shown[:limit]}…' ({len(raw)} bytes)"
+    cut = shown[:limit]
+    if (len(cut) - len(cut.rstrip("\\"))) % 2:  # never end on half an escape
+        cut = cut[:-1]
+    return f"'{cut}…' ({len(raw)} bytes)"

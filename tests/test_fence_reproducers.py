@@ -166,3 +166,14 @@ def test_scrapy_read_prints_the_text_web_fetch_returned(origins, tmp_path):
     token = re.search(r"<<<EXTERNAL_DATA ([0-9a-f]+) BEGIN>>>", text.stdout).group(1)
     assert text.stdout.count(token) == 3  # guidance and the two fences: one rendering
     assert check_render_invariants(result, 9000, text=text.stdout.removesuffix("\n")) == []
+
+
+def test_quote_untrusted_keeps_every_quote_escaped():
+    """A value with both quote kinds (found by benchmarks/fuzz.py) must not close the quoting."""
+    import re
+
+    from lightsearch.errors import quote_untrusted
+
+    for value in ("<a href='x'>\"y\"", "back\\slash'", "'" * 100, "\u202e\ud800'", "a" * 39 + "\\x" * 9):
+        shown = quote_untrusted(value)
+        assert re.fullmatch(r"'(?:[^'\\]|\\.)*(?:'|\\?…' \(\d+ bytes\))", shown), shown
