@@ -37,6 +37,7 @@ from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.http_exceptions import LineTooLong
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
@@ -308,7 +309,9 @@ class ApiClient:
             async with aiohttp.ClientSession(
                 connector=connector, trust_env=False, cookie_jar=aiohttp.DummyCookieJar(),
                 auto_decompress=False, max_line_size=MAX_HEADER_LINE, max_field_size=MAX_HEADER_LINE,
-                max_headers=MAX_HEADERS,
+                # aiohttp's own cap only guards memory (its error cannot be told from any other bad
+                # head without reading its message); the exact bound is checked in _headers.
+                max_headers=MAX_HEADERS * 4,
             ) as session, session.request(method, url, data=data, json=json, headers=sent,
                                           allow_redirects=False, proxy=None) as resp:
                 head = self._headers(resp)
@@ -323,8 +326,9 @@ class ApiClient:
     def _headers(self, resp: aiohttp.ClientResponse) -> dict[str, list[str]]:
         total = sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
         if total > MAX_HEADER_BYTES or len(resp.raw_headers) > MAX_HEADERS:
-            raise self.error("provider_bad_response", f"{self.provider} sent too many header bytes",
-                             reason="headers_too_large", limit=MAX_HEADER_BYTES)
+            raise self.error("provider_bad_response", f"{self.provider} sent {len(resp.raw_headers)} "
+                             f"headers, {total} bytes (at most {MAX_HEADERS}, {MAX_HEADER_BYTES} bytes)",
+                             reason="headers_too_large", limit=MAX_HEADER_BYTES, fields=MAX_HEADERS)
         out: dict[str, list[str]] = {}
         for key, value in resp.raw_headers:
             out.setdefault(key.decode("latin-1").lower(), []).append(value.decode("latin-1"))
@@ -390,6 +394,9 @@ class ApiClient:
         if isinstance(exc, aiohttp.ClientConnectorError):
             return self.error("provider_network_error", f"could not connect to {self.provider}: {exc}",
                               reason="connect")
+        if _caused_by(exc, LineTooLong):
+            return self.error("provider_bad_response", f"{self.provider} sent a header line longer than "
+                              f"{MAX_HEADER_LINE} bytes", reason="headers_too_large", limit=MAX_HEADER_LINE)
         if isinstance(exc, aiohttp.ClientPayloadError | aiohttp.ClientResponseError):
             return self.error("provider_bad_response", f"{self.provider} sent a malformed response: {exc}",
                               reason="bad_response")
@@ -400,6 +407,17 @@ class ApiClient:
             return self.error("provider_bad_response", f"{self.provider}: {exc}", reason="bad_response")
         return self.error("provider_network_error", f"the {self.provider} request failed: "
                           f"{type(exc).__name__}", reason="unexpected")
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(8):  # aiohttp wraps its parser errors a level or two deep
+        if seen is None:
+            return False
+        if isinstance(seen, kind):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def refusal_details(refusal: GuardRefusal) -> dict[str, Any]:
