@@ -40,8 +40,27 @@ class SearchCancelled(LightSearchError, asyncio.CancelledError):
         super().__init__("cancelled", message, details)
 
 
-def invalid_input(message: str, **details: Any) -> LightSearchError:
+def invalid_input(message: str, *, parameter: str | None = None, **details: Any) -> LightSearchError:
+    """A caller's bad input; ``parameter`` names the API parameter (``maxResults``) so that a
+    surface can name its own spelling of it (the command line's ``--max-results``)."""
+    if parameter:
+        details = {"parameter": parameter, **details}
     return LightSearchError("invalid_input", message, details)
+
+
+def with_flags(error: dict[str, Any], flags: dict[str, str]) -> dict[str, Any]:
+    """``{"code", "message", "details"}`` with the parameter spelled as ``flags`` spell it.
+
+    The message is ours (parameters are named at its start, never taken from input), so
+    naming the flag is a replacement of that one word.
+    """
+    parameter = (error.get("details") or {}).get("parameter")
+    flag = flags.get(parameter) if isinstance(parameter, str) else None
+    if not flag:
+        return error
+    message = str(error.get("message", ""))
+    message = message.replace(parameter, flag, 1) if parameter in message else f"{flag}: {message}"
+    return {**error, "message": message, "details": {**error.get("details", {}), "flag": flag}}
 
 
 def quote_untrusted(value: Any, limit: int = 40) -> str:

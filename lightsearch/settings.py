@@ -68,6 +68,9 @@ DOWNLOADER_MIDDLEWARES = {
     "lightsearch.crawl.middlewares.budget.HopBudgetMiddleware": 950,
     "lightsearch.crawl.middlewares.decoded.DecompressionReserveMiddleware": 591,
     "lightsearch.crawl.middlewares.decoded.DecodedBytesMiddleware": 580,
+    # Scrapy's decompression, with its size refusal carrying a code (crawl/failures.py).
+    "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware": None,
+    "lightsearch.crawl.middlewares.decoded.BoundedDecompressionMiddleware": 590,
 }
 EXTENSIONS = {
     "lightsearch.crawl.extensions.bytebudget.EncodedByteBudget": 100,

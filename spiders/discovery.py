@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from scrapy import Request, Spider, signals
-from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from w3lib.url import canonicalize_url
@@ -32,7 +31,7 @@ from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import record_stop
-from lightsearch.crawl.failures import is_tls_failure
+from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import page_directives
 from lightsearch.documents.feeds import FeedError, read_feed
@@ -422,29 +421,10 @@ class DiscoverySpider(Spider):
         stage = request.meta.get("stage", "page")
         exc = failure.value
         if isinstance(exc, BudgetExceeded):
-            return
-        if isinstance(exc, HttpError):
-            status = exc.response.status
-            if stage == "lookup" and status == 404:
-                return  # a lookup miss is an answer, not a failure
-            self._error(source, request.url, stage, "http_status", f"HTTP {status}", status=status)
-        elif isinstance(exc, IgnoreRequest):
-            text = str(exc)
-            code = getattr(exc, "code", None)
-            if isinstance(code, str):
-                pass  # robots, encoding, confinement and guard refusals name their code
-            elif "robots" in text.lower():
-                code = "robots_disallowed"
-            elif "DOWNLOAD_MAXSIZE" in text:
-                code = "too_large"
-            else:
-                code = "refused"
-            self._error(source, request.url, stage, code, text[:200])
-        elif isinstance(exc, DownloadCancelledError):
-            self._error(source, request.url, stage, "too_large", str(exc)[:200])
-        elif isinstance(exc, (TimeoutError, DownloadTimeoutError)):
-            self._error(source, request.url, stage, "timeout", str(exc)[:200])
-        elif is_tls_failure(exc):
-            self._error(source, request.url, stage, "tls_error", f"{type(exc).__name__}: {exc}"[:200])
-        else:
-            self._error(source, request.url, stage, "network_error", f"{type(exc).__name__}: {exc}"[:200])
+            return  # the search's own limit: counted in the stop reason, not the source's fault
+        if isinstance(exc, HttpError) and stage == "lookup" and exc.response.status == 404:
+            return  # a lookup miss is an answer, not a failure
+        named = classify(exc)
+        extra = {"status": named.details["status"]} if "status" in named.details else {}
+        message = named.message if isinstance(exc, CodedRefusal | HttpError) else f"{type(exc).__name__}: {exc}"
+        self._error(source, request.url, stage, named.source_code, message[:200], **extra)

@@ -22,7 +22,7 @@ def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
         (("",), "query is empty"),
         (("x" * 401,), "400 characters"),
         ((" ".join(["w"] * 51),), "50 words"),
-        (("--max-results", "99", "ok"), "maxResults"),
+        (("--max-results", "99", "ok"), "--max-results must be between 1 and 20"),
     ],
 )
 def test_bad_queries_exit_with_a_clear_error(tmp_path, args, needle):

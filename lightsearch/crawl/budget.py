@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from scrapy.exceptions import IgnoreRequest
+from lightsearch.crawl.failures import CodedRefusal
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -72,7 +72,17 @@ class HopGate:
         self.crawler.stats.set_value(HOPS, self.hops)
 
 
-class BudgetExceeded(IgnoreRequest):
+class BudgetExceeded(CodedRefusal):
+    """The search's own budget stopped the hop: the search's limit, not the origin's fault."""
+
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
-        self.reason = reason
+        self.reason = reason  # hops | soft_deadline | deadline | encoded_bytes | decoded_bytes | ...
+
+    @property
+    def code(self) -> str:  # type: ignore[override]
+        if self.reason in ("soft_deadline", "deadline"):
+            return "timeout"
+        if self.reason in ("encoded_bytes", "decoded_bytes"):
+            return "too_large"
+        return "network_error"

@@ -1,16 +1,77 @@
-"""Name transport failures the same way wherever they surface (a page, a robots.txt)."""
+"""One taxonomy of crawl failures: every exception a hop can end with, mapped to a code.
+
+Our own refusals are typed and carry their code (:class:`CodedRefusal`); Scrapy's,
+Twisted's and the TLS stack's exceptions are mapped here by type, never by their message.
+Everything that reports a failed hop (web_fetch's error, a Light source error, a
+robots.txt that could not be read) asks :func:`classify`, so one failure has one name
+wherever it surfaces.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import ssl
+from dataclasses import dataclass, field
 from typing import Any
 
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+    NotSupported,
+    ResponseDataLossError,
+    UnsupportedURLSchemeError,
+)
+from scrapy.spidermiddlewares.httperror import HttpError
+from twisted.internet.error import ConnectError, ConnectionLost, DNSLookupError
+from twisted.internet.error import TimeoutError as TxTimeoutError
+from twisted.web.client import ResponseFailed, ResponseNeverReceived
+
+
+class CodedRefusal(IgnoreRequest):
+    """A hop lightsearch itself refused or stopped; ``code`` and ``reason`` name why.
+
+    ``code`` is the web_fetch error code (the source-error code too, see
+    :attr:`Failure.source_code`), ``reason`` the specific rule or bound.
+    """
+
+    code = "refused"
+    reason = ""
+
+    def details(self) -> dict[str, Any]:
+        return {"reason": self.reason} if self.reason else {}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What :func:`classify` says about an exception."""
+
+    code: str
+    message: str
+    reason: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def source_code(self) -> str:
+        """The code of a Light source error: web_fetch's, with TLS and plain refusals named."""
+        if self.code == "network_error" and self.reason == "tls":
+            return "tls_error"
+        return self.code
+
+    def as_details(self) -> dict[str, Any]:
+        out = dict(self.details)
+        if self.reason:
+            out.setdefault("reason", self.reason)
+        return out
+
 
 # The ``reason`` of each ResponseRefused: which bound of a response was crossed.
 BOUND_REASONS = frozenset({"header_count", "header_bytes", "body_bytes", "encoding_layers"})
 
 
-class ResponseRefused(IgnoreRequest):
+class ResponseRefused(CodedRefusal):
     """A response the transport stopped reading because it breaks a per-response bound.
 
     ``code`` is the web_fetch / source-error code (``too_large``, ``unsupported_encoding``),
@@ -28,6 +89,13 @@ class ResponseRefused(IgnoreRequest):
 
     def details(self) -> dict[str, Any]:
         return {"reason": self.reason, **self.extra}
+
+
+class HostNotMappedError(CodedRefusal):
+    """The host is outside the configured offline world (``LIGHT_HOST_MAP``)."""
+
+    code = "network_error"
+    reason = "not_in_offline_world"
 
 
 def _inner(exc: BaseException) -> list[BaseException]:
@@ -48,12 +116,11 @@ def _inner(exc: BaseException) -> list[BaseException]:
 
 
 def is_tls_failure(exc: BaseException) -> bool:
-    """Certificate and handshake failures, however Twisted wraps them."""
+    """Certificate and handshake failures, however Twisted or asyncio wrap them."""
     from OpenSSL.SSL import Error as OpenSSLError
     from service_identity.exceptions import VerificationError
 
-    return any(isinstance(e, (OpenSSLError, VerificationError)) for e in _inner(exc)) \
-        or "certificate verify failed" in str(exc)
+    return any(isinstance(e, (OpenSSLError, VerificationError, ssl.SSLError)) for e in _inner(exc))
 
 
 def response_refusal(exc: BaseException) -> ResponseRefused | None:
@@ -61,18 +128,40 @@ def response_refusal(exc: BaseException) -> ResponseRefused | None:
     return next((e for e in _inner(exc) if isinstance(e, ResponseRefused)), None)
 
 
-def failure_code(exc: BaseException) -> str | None:
-    """A specific code for a failure that is the origin's transport, not its content.
+_TIMEOUTS = (DownloadTimeoutError, TxTimeoutError, asyncio.TimeoutError, TimeoutError)
+_DNS = (CannotResolveHostError, DNSLookupError)
+_CONNECT = (DownloadConnectionRefusedError, ConnectError, ConnectionRefusedError)
+_CUT = (ResponseDataLossError, ResponseFailed, ResponseNeverReceived, ConnectionLost, ConnectionError)
 
-    A response refused for its size or head is incomplete content (for robots.txt:
-    "unreachable", which blocks the origin), so it has no code of its own here; its
-    ``reason`` says which bound it broke.
-    """
-    if isinstance(exc, ResponseRefused):
-        return None
-    code = getattr(exc, "code", None)
-    if isinstance(code, str):
-        return code
+
+def classify(exc: BaseException) -> Failure:
+    """The one name of a failed hop (web_fetch's vocabulary; see DESIGN.md's codes)."""
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, CodedRefusal):
+        return Failure(exc.code, message, exc.reason, exc.details())
+    refusal = response_refusal(exc)  # a bound of the head or body, wrapped by Twisted
+    if refusal is not None:
+        return Failure(refusal.code, str(refusal), refusal.reason, refusal.details())
+    if isinstance(exc, HttpError):
+        status = exc.response.status
+        return Failure("http_status", f"HTTP {status}", "status", {"status": status})
+    if isinstance(exc, IgnoreRequest):  # another component's refusal with no code of ours
+        return Failure("refused", message, type(exc).__name__)
+    if isinstance(exc, (NotSupported, UnsupportedURLSchemeError)):
+        return Failure("invalid_url", message, "unsupported_scheme")
+    inner = _inner(exc)
+    if any(isinstance(e, DNSLookupError) and isinstance(e, _TIMEOUTS) for e in inner):
+        return Failure("timeout", message, "dns_timeout")
+    if any(isinstance(e, _TIMEOUTS) for e in inner):
+        return Failure("timeout", message, "timeout")
+    if any(isinstance(e, _DNS) for e in inner):
+        return Failure("network_error", message, "dns")
     if is_tls_failure(exc):
-        return "tls_error"
-    return None
+        return Failure("network_error", message, "tls")
+    if any(isinstance(e, _CONNECT) for e in inner):
+        return Failure("network_error", message, "connect")
+    if isinstance(exc, DownloadCancelledError):
+        return Failure("network_error", message, "cancelled")
+    if any(isinstance(e, _CUT) for e in inner):
+        return Failure("network_error", message, "connection_lost")
+    return Failure("network_error", message, type(exc).__name__)

@@ -46,7 +46,7 @@ from scrapy.core.downloader.handlers.http11 import (
     _LenientHTTPClientParser,
     _ScrapyAgent,
 )
-from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, IgnoreRequest
+from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError
 from scrapy.utils._download_handlers import wrap_twisted_exceptions
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
@@ -60,8 +60,8 @@ from twisted.internet.endpoints import (
 
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import HopGate
-from lightsearch.crawl.failures import ResponseRefused, response_refusal
-from lightsearch.crawl.guard import BlockedAddress, GuardRefusal
+from lightsearch.crawl.failures import HostNotMappedError, ResponseRefused, response_refusal
+from lightsearch.crawl.guard import BlockedAddress, GuardRefusal, InvalidURL
 from lightsearch.crawl.guard.addresses import classify
 from lightsearch.crawl.guard.resolver import ResolveTimeout
 from lightsearch.crawl.guard.urls import Target, check_url
@@ -76,10 +76,6 @@ if TYPE_CHECKING:
 
 CREDENTIAL_HEADERS = (b"Authorization", b"Proxy-Authorization", b"Cookie")
 REFUSED = "light/transport/refused"
-
-
-class HostNotMappedError(IgnoreRequest):
-    """The host is outside the configured offline world."""
 
 
 def parse_host_map(raw: dict[str, Any]) -> dict[str, dict[str, tuple[str, int]]]:
@@ -229,7 +225,7 @@ class _LightAgent(_ScrapyAgent):
         from twisted.internet import reactor
 
         if request.meta.get("proxy"):
-            raise IgnoreRequest("proxies are not used by lightsearch")
+            raise InvalidURL("proxies are not used by lightsearch", reason="proxy")
         return _PinnedAgent(
             address=self._address,
             mapped=self._mapped,

@@ -35,19 +35,19 @@ class SearchRequest:
 
 def _check_query(q: Any, *, max_chars: int, max_words: int) -> str:
     if not isinstance(q, str):
-        raise invalid_input("query must be text", bound="type", got=type(q).__name__)
+        raise invalid_input("query must be text", parameter="query", bound="type", got=type(q).__name__)
     text = " ".join(q.split())
     if not text:
-        raise invalid_input("query is empty", bound="non_empty")
+        raise invalid_input("query is empty", parameter="query", bound="non_empty")
     if len(text) > max_chars:
         raise invalid_input(
-            f"query is longer than {max_chars} characters",
+            f"query is longer than {max_chars} characters", parameter="query",
             bound="max_chars", limit=max_chars, got=len(text),
         )
     words = len(text.split())
     if words > max_words:
         raise invalid_input(
-            f"query has more than {max_words} words",
+            f"query has more than {max_words} words", parameter="query",
             bound="max_words", limit=max_words, got=words,
         )
     return text
@@ -75,20 +75,20 @@ def build_request(
         raise invalid_input("queries must be a list of text", bound="type")
     if not 1 <= len(queries) <= max_queries:
         raise invalid_input(
-            f"between 1 and {max_queries} queries are allowed",
+            f"between 1 and {max_queries} queries are allowed", parameter="queries",
             bound="max_queries", limit=max_queries, got=len(queries),
         )
     checked = tuple(_check_query(q, max_chars=max_chars, max_words=max_words) for q in queries)
     if isinstance(max_results, bool) or not isinstance(max_results, int):
-        raise invalid_input("maxResults must be an integer", bound="maxResults")
+        raise invalid_input("maxResults must be an integer", parameter="maxResults", bound="maxResults")
     if not 1 <= max_results <= max_results_limit:
         raise invalid_input(
-            f"maxResults must be between 1 and {max_results_limit}",
+            f"maxResults must be between 1 and {max_results_limit}", parameter="maxResults",
             bound="maxResults", limit=max_results_limit, got=max_results,
         )
     if recency is not None and recency not in RECENCY_WINDOWS:
         raise invalid_input(
-            f"recency must be one of {', '.join(RECENCY_WINDOWS)}",
+            f"recency must be one of {', '.join(RECENCY_WINDOWS)}", parameter="recency",
             bound="recency", got=str(recency)[:40], allowed=list(RECENCY_WINDOWS),
         )
     # Duplicate queries would only double-count in fusion.

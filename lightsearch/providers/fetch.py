@@ -19,28 +19,15 @@ from datetime import datetime, timezone
 from typing import Any
 
 from scrapy import Request
-from scrapy.exceptions import (
-    CannotResolveHostError,
-    DownloadCancelledError,
-    DownloadTimeoutError,
-    NotSupported,
-    UnsupportedURLSchemeError,
-)
 from scrapy.http import Response, TextResponse
 from scrapy.settings import Settings
-from twisted.internet.error import DNSLookupError
-from twisted.internet.error import TimeoutError as TxTimeoutError
 
-from lightsearch.crawl.budget import BudgetExceeded
-from lightsearch.crawl.failures import BOUND_REASONS, is_tls_failure, response_refusal
+from lightsearch.crawl.failures import BOUND_REASONS, classify
 from lightsearch.crawl.guard import GuardRefusal
-from lightsearch.crawl.guard.resolver import ResolveTimeout
 from lightsearch.crawl.guard.urls import check_url
-from lightsearch.crawl.middlewares.encoding import EncodingRefused
 from lightsearch.crawl.middlewares.robots import RobotsDenied
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
-from lightsearch.crawl.transport import HostNotMappedError
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.model import ResultLimits
@@ -106,9 +93,11 @@ class WebFetch:
             raise fetch_error("disabled", "web_fetch is disabled by configuration (WEB_FETCH_ENABLED)")
         max_chars = s.getint("WEB_FETCH_MAX_CHARS") if max_chars is None else max_chars
         if isinstance(max_chars, bool) or not isinstance(max_chars, int) or not 1 <= max_chars <= MAX_CHARS_LIMIT:
-            raise invalid_input(f"maxChars must be an integer from 1 to {MAX_CHARS_LIMIT}", maxChars=max_chars)
+            raise invalid_input(f"maxChars must be an integer from 1 to {MAX_CHARS_LIMIT}", parameter="maxChars",
+                                maxChars=max_chars)
         if isinstance(start_index, bool) or not isinstance(start_index, int) or start_index < 0:
-            raise invalid_input("startIndex must be a non-negative integer", startIndex=start_index)
+            raise invalid_input("startIndex must be a non-negative integer", parameter="startIndex",
+                                startIndex=start_index)
         request_url = self._checked_url(url)
         started = time.monotonic()
         fetched = await self._crawl(request_url, robots)
@@ -340,39 +329,14 @@ def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool 
 
 
 def error_for_exception(exc: BaseException, url: str) -> LightSearchError:
-    """The web_fetch error code for what a hop raised."""
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, GuardRefusal):
-        return fetch_error(exc.code, message, **exc.details())
-    refusal = response_refusal(exc)  # a bound of the response head or body (transport)
-    if refusal is not None:
-        return fetch_error(refusal.code, str(refusal), **refusal.details(), url=url)
-    if isinstance(exc, EncodingRefused):  # unsupported_encoding / undeclared_encoding / encoding_mismatch
-        return fetch_error(exc.code, message, url=url)
-    if isinstance(exc, HostNotMappedError):
-        return fetch_error("network_error", message, reason="not_in_offline_world", url=url)
-    if isinstance(exc, BudgetExceeded):
-        if exc.reason in ("soft_deadline", "deadline"):
-            return fetch_error("timeout", message, reason=exc.reason, url=url)
-        if exc.reason in ("encoded_bytes", "decoded_bytes"):
-            return fetch_error("too_large", message, reason=exc.reason, url=url)
-        return fetch_error("network_error", message, reason=exc.reason, url=url)
-    if isinstance(exc, (DownloadTimeoutError, TxTimeoutError, ResolveTimeout)):
-        return fetch_error("timeout", message, url=url)
-    lowered = message.lower()
-    if "max size" in lowered or "maxsize" in lowered or "too large" in lowered:
-        return fetch_error("too_large", message, url=url)
+    """The web_fetch error for what a hop raised, named by the crawl's one taxonomy."""
     if isinstance(exc, RobotsDenied):
         return _robots_error(exc, url)
-    if isinstance(exc, (CannotResolveHostError, DNSLookupError)):
-        return fetch_error("network_error", message, reason="dns", url=url)
-    if isinstance(exc, (NotSupported, UnsupportedURLSchemeError)):
-        return fetch_error("invalid_url", message, url=url)
-    if is_tls_failure(exc):
-        return fetch_error("network_error", message, reason="tls", url=url)
-    if isinstance(exc, DownloadCancelledError):
-        return fetch_error("network_error", message, reason="cancelled", url=url)
-    return fetch_error("network_error", message, reason=type(exc).__name__, url=url)
+    failure = classify(exc)
+    details = failure.as_details()
+    if not isinstance(exc, GuardRefusal):  # the guard's refusal names its own URL
+        details["url"] = url
+    return fetch_error(failure.code, failure.message, **details)
 
 
 def _robots_error(exc: RobotsDenied, url: str) -> LightSearchError:
@@ -381,24 +345,23 @@ def _robots_error(exc: RobotsDenied, url: str) -> LightSearchError:
     When the robots.txt fetch itself failed at the transport (refused by the guard, TLS,
     DNS, a timeout), that failure is the site's real problem and is reported as such.
     """
-    cause, detail = exc.code, exc.detail
+    cause, detail, reason = exc.code, exc.detail, exc.reason
     if cause == "robots_disallowed":
         return fetch_error("robots_disallowed", "robots.txt of the site disallows this URL", url=url)
-    reason = {"reason": exc.reason} if getattr(exc, "reason", "") else {}
     if cause in ("blocked_address", "invalid_url"):
-        return fetch_error(cause, f"robots.txt refused by the transport guard: {detail}", **reason, url=url)
+        return fetch_error(cause, f"robots.txt refused by the transport guard: {detail}",
+                           **({"reason": reason} if reason else {}), url=url)
     if cause == "tls_error":
         return fetch_error("network_error", f"robots.txt: {detail}", reason="tls", url=url)
-    if exc.reason in BOUND_REASONS:  # over a size or head bound: incomplete, not unreachable
+    if reason in BOUND_REASONS:  # over a size or head bound: incomplete, not unreachable
         return fetch_error("robots_disallowed", "robots.txt of the site could not be read completely "
-                           f"({detail}), so the site is not fetched", reason=cause, bound=exc.reason,
+                           f"({detail}), so the site is not fetched", reason=cause, bound=reason,
                            url=url)
-    lowered = detail.lower()
-    if "timeout" in lowered or "timed out" in lowered:
+    if reason in ("timeout", "dns_timeout"):
         return fetch_error("timeout", f"robots.txt did not arrive: {detail}", url=url)
-    if "dns" in lowered or "connect" in lowered or "refused" in lowered:
+    if reason in ("dns", "connect", "connection_lost"):
         return fetch_error("network_error", f"robots.txt could not be fetched: {detail}",
-                           reason="robots_unreachable", url=url)
+                           reason="robots_unreachable", cause=reason, url=url)
     return fetch_error("robots_disallowed", "robots.txt of the site could not be read completely "
                        f"({detail}), so the site is not fetched", reason=cause, url=url)
 

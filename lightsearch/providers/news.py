@@ -39,7 +39,7 @@ class NewsSearch(EngineSearch):
         """The news envelope for ``query`` within ``when`` (default ``WEB_NEWS_WHEN``)."""
         when = when or self.settings.get("WEB_NEWS_WHEN")
         if when not in WHEN:
-            raise invalid_input(f"when must be one of {', '.join(WHEN)}", bound="when", got=str(when)[:20])
+            raise invalid_input(f"when must be one of {', '.join(WHEN)}", parameter="when", bound="when", got=str(when)[:20])
         return await self.search(query, max_results=max_results, recency=RECENCY[when], region=region,
                                  when=when)
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lightsearch.errors import LightSearchError
+from lightsearch.surfaces.commands import for_command_line
 
 EXAMPLES = {
     None: """examples:
@@ -201,6 +202,7 @@ def fetch_table(result: dict[str, Any]) -> Any:
 
 def emit(command: str, result: dict[str, Any], fmt: str) -> int:
     """Print ``result``; 1 for an error, else 0."""
+    result = for_command_line(result)
     if "error" in result:
         if fmt in ("json", "jsonl"):
             print(json.dumps({"error": result["error"]}, ensure_ascii=False, indent=2 if fmt == "json" else None))
@@ -294,7 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 asyncio.run(serve(_toolbox(opts), host=opts.host, port=opts.port, token=token))
             return 0
     except LightSearchError as exc:
-        print(f"ERROR: {exc.code}: {exc.message}", file=sys.stderr)
+        err = for_command_line(exc.to_dict())["error"]
+        print(f"ERROR: {err['code']}: {err['message']}", file=sys.stderr)
         return 2
     return 2  # pragma: no cover
 

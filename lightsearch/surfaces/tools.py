@@ -462,7 +462,7 @@ class Toolbox:
                           recency: str | None = None) -> dict[str, Any]:
         """Several queries searched together and fused (the command line's form)."""
         self.tool("web_search")  # the kill switch holds here too
-        return await self._provider(None).search(queries=queries, max_results=max_results or self.config.max_results,
+        return await self._provider(None).search(queries=queries, max_results=self.config.max_results if max_results is None else max_results,
                                                  recency=recency)
 
     # -- providers, loaded once each

@@ -9,10 +9,10 @@ The handler then connects to the vetted address itself, so no second lookup can 
 
 from __future__ import annotations
 
-from scrapy.exceptions import IgnoreRequest
+from lightsearch.crawl.failures import CodedRefusal
 
 
-class GuardRefusal(IgnoreRequest):
+class GuardRefusal(CodedRefusal):
     """A hop refused before any connection was made; ``code`` is the web_fetch error code."""
 
     code = "blocked_address"

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 
-class ResolveTimeout(DNSLookupError):
+class ResolveTimeout(DNSLookupError, TimeoutError):
     """The resolver did not answer within ``DNS_TIMEOUT``."""
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scrapy.exceptions import IgnoreRequest
-
+from lightsearch.crawl.failures import CodedRefusal
 from lightsearch.errors import quote_untrusted
 
 if TYPE_CHECKING:
@@ -25,8 +24,11 @@ if TYPE_CHECKING:
 REFUSED = "light/redirects/refused"
 
 
-class RedirectRefused(IgnoreRequest):
+class RedirectRefused(CodedRefusal):
+    """A redirect that leaves the origins its catalog source vouches for."""
+
     code = "redirect_refused"
+    reason = "off_source"
 
 
 class RedirectConfinementMiddleware:

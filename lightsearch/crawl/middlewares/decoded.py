@@ -18,6 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
+from scrapy.exceptions import IgnoreRequest
+
 from lightsearch.crawl.budget import DECODED, record_stop
 from lightsearch.crawl.failures import ResponseRefused
 from lightsearch.errors import quote_untrusted
@@ -90,3 +93,28 @@ class DecodedBytesMiddleware(_DecodedBase):
         if stats.get_value(DECODED, 0) >= self.max_decoded:
             record_stop(stats, "decoded_bytes")
         return response
+
+
+class BoundedDecompressionMiddleware(HttpCompressionMiddleware):
+    """Scrapy's decompression, whose refusal of an output over ``DOWNLOAD_MAXSIZE`` (a bomb)
+    is a typed ``too_large`` with reason ``decoded_bytes`` instead of a bare IgnoreRequest.
+
+    In Scrapy 2.19 ``HttpCompressionMiddleware.process_response`` raises IgnoreRequest
+    for that one case only, so no message has to be read to name it.
+    """
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        middleware = super().from_crawler(crawler)
+        middleware.default_max = crawler.settings.getint("DOWNLOAD_MAXSIZE")
+        return middleware
+
+    def process_response(self, request: Request, response: Response, spider: object = None) -> Response:
+        try:
+            return super().process_response(request, response)
+        except IgnoreRequest as exc:
+            limit = request.meta.get("download_maxsize", self.default_max)
+            if self.stats is not None:
+                self.stats.inc_value(f"{REFUSED}/decoded_bytes")
+            raise ResponseRefused("too_large", f"the decompressed response is larger than {limit} bytes",
+                                  reason="decoded_bytes", limit=limit) from exc

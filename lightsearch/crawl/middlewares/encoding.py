@@ -12,9 +12,8 @@ source's error, before text or links are extracted.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
 from w3lib.encoding import (
     html_body_declared_encoding,
@@ -22,6 +21,7 @@ from w3lib.encoding import (
     resolve_encoding,
 )
 
+from lightsearch.crawl.failures import CodedRefusal
 from lightsearch.errors import quote_untrusted
 
 if TYPE_CHECKING:
@@ -36,11 +36,17 @@ _CHARSET = re.compile(r"charset\s*=\s*[\"']?([^\s;\"']+)", re.I)
 _MAX_BAD_SHARE = 0.002
 
 
-class EncodingRefused(IgnoreRequest):
+class EncodingRefused(CodedRefusal):
+    """The body cannot be decoded as declared (or at all); nothing of it is read."""
+
     def __init__(self, message: str, *, code: str, declared: str | None) -> None:
         super().__init__(message)
         self.code = code  # unsupported_encoding | undeclared_encoding | encoding_mismatch
+        self.reason = code
         self.declared = declared
+
+    def details(self) -> dict[str, Any]:
+        return {"declared": quote_untrusted(self.declared)} if self.declared else {}
 
 
 def declared_encoding(response: Response) -> tuple[str | None, str | None]:

@@ -21,7 +21,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from scrapy import Request, signals
-from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.exceptions import NotConfigured
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.httpobj import urlparse_cached
 
@@ -29,7 +29,7 @@ from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.robots import RobotsRules
 from lightsearch.crawl.budget import BudgetExceeded
-from lightsearch.crawl.failures import failure_code
+from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.errors import quote_untrusted
 
 if TYPE_CHECKING:
@@ -43,9 +43,11 @@ FETCHES = "light/robots/fetches"
 CACHE_HITS = "light/robots/cache_hits"
 DENIED = "light/robots/denied"
 BLOCKED = "light/robots/blocked"
+# Failures of the robots.txt fetch reported under their own code, not robots_unreachable.
+ORIGIN_FAULTS = frozenset({"blocked_address", "invalid_url", "tls_error"})
 
 
-class RobotsDenied(IgnoreRequest):
+class RobotsDenied(CodedRefusal):
     """The origin's robots.txt disallows the URL, or could not be read completely."""
 
     def __init__(self, message: str, *, code: str, origin: str, detail: str = "", reason: str = "") -> None:
@@ -162,10 +164,10 @@ class RobotsMiddleware:
                 raise  # the search's budget, not the origin's fault: nothing is learned
             except Exception as exc:  # timeouts, cuts, oversize, refusals: incomplete
                 # A transport fault (TLS, the guard) is the origin's real error: name it.
-                cause = failure_code(exc) or "robots_unreachable"
-                reason = getattr(exc, "reason", "")
+                failure = classify(exc)
+                cause = failure.source_code if failure.source_code in ORIGIN_FAULTS else "robots_unreachable"
                 return RobotsRules("block", detail=f"{type(exc).__name__}: {exc}"[:200], cause=cause,
-                                   reason=reason if isinstance(reason, str) else "")
+                                   reason=failure.reason)
             status = response.status
             if 300 <= status < 400 and response.headers.get(b"Location"):
                 url = response.urljoin(response.headers[b"Location"].decode("latin-1"))

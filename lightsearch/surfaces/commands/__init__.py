@@ -12,6 +12,19 @@ from typing import Any
 
 from scrapy.settings import BaseSettings
 
+from lightsearch.errors import with_flags
+
+# The command-line spelling of each API parameter an error can name (both CLIs).
+FLAGS = {"maxResults": "--max-results", "recency": "--recency", "maxChars": "--max-chars",
+         "startIndex": "--start-index", "when": "--when", "query": "the query", "queries": "the queries"}
+
+
+def for_command_line(result: dict[str, Any]) -> dict[str, Any]:
+    """A result whose error, if any, names the command-line flag instead of the parameter."""
+    if "error" not in result:
+        return result
+    return {**result, "error": with_flags(result["error"], FLAGS)}
+
 
 def engine_overrides(settings: BaseSettings, prefixes: tuple[str, ...]) -> dict[str, Any]:
     """The command-line settings an engine takes: those whose names start with ``prefixes``."""

@@ -14,7 +14,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
-from lightsearch.surfaces.commands import engine_overrides
+from lightsearch.surfaces.commands import engine_overrides, for_command_line
 from lightsearch.surfaces.commands.search import WHEN, format_table
 
 
@@ -46,7 +46,7 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         started = time.monotonic()
-        result = asyncio.run(self._news(" ".join(args), opts))
+        result = for_command_line(asyncio.run(self._news(" ".join(args), opts)))
         if "error" in result:
             if opts.output == "json":
                 print(json.dumps(result, ensure_ascii=False, indent=2))

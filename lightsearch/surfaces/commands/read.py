@@ -21,7 +21,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
-from lightsearch.surfaces.commands import engine_overrides, offline_world
+from lightsearch.surfaces.commands import engine_overrides, for_command_line, offline_world
 
 # Settings a command line (-s KEY=VALUE) may pass on to web_fetch.
 SETTING_PREFIXES = ("LIGHT_", "WEB_FETCH_", "RESULT_")
@@ -67,7 +67,7 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
-        result = asyncio.run(self._read(args[0], opts))
+        result = for_command_line(asyncio.run(self._read(args[0], opts)))
         if opts.output == "json":
             print(json.dumps(result, ensure_ascii=False, indent=2))
         else:

@@ -23,7 +23,7 @@ from lightsearch.errors import LightSearchError
 from lightsearch.evidence.receipts import PRESENTATION
 from lightsearch.evidence.render import clean_untrusted
 from lightsearch.plan.request import RECENCY_WINDOWS
-from lightsearch.surfaces.commands import engine_overrides, offline_world
+from lightsearch.surfaces.commands import engine_overrides, for_command_line, offline_world
 
 WHEN = ("1h", "12h", "1d", "7d", "30d", "1y")
 WHEN_RECENCY = {"1h": "hour", "12h": "day", "1d": "day", "7d": "week", "30d": "month", "1y": "year"}
@@ -82,7 +82,7 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
         started = time.monotonic()
-        result = asyncio.run(self._search(args, opts))
+        result = for_command_line(asyncio.run(self._search(args, opts)))
         wall = time.monotonic() - started
         if "error" in result:
             if opts.output == "json":
