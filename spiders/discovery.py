@@ -82,6 +82,7 @@ class CrawlPlan:
     max_results: int = 8
     started_monotonic: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    terms: tuple[tuple[str, ...], ...] = ()  # the request's, tokenized once (plan/request.py)
 
 
 def lookup_title(query: str) -> str | None:
@@ -101,7 +102,7 @@ class DiscoverySpider(Spider):
         super().__init__(*args, **kwargs)
         self.plan = plan
         self.started_monotonic = plan.started_monotonic
-        self.query_terms = [set(tokenize(q)) for q in plan.queries]
+        self.query_terms = [set(t) for t in plan.terms or [tokenize(q) for q in plan.queries]]
         self.sources = {s.id: s for s in plan.sources}
         self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
         self.candidates: dict[str, float] = {}

@@ -39,3 +39,13 @@ def test_limits_are_inclusive():
 def test_queries_are_normalised_and_deduplicated():
     req = build_request(queries=["  solar   power ", "solar power", "wind"])
     assert req.queries == ("solar power", "wind")
+
+
+def test_the_query_is_tokenized_once_into_the_request():
+    """Selection, the crawl, ranking and the envelope read ``request.terms``."""
+    from lightsearch.ranking.tokenize import tokenize
+
+    request = build_request(queries=["Solar panels in Eilat", "חשמל סולארי"])
+    assert request.terms == tuple(tuple(tokenize(q)) for q in request.queries)
+    assert request.all_terms == {t for q in request.queries for t in tokenize(q)}
+    assert request.terms[0]  # a real query has terms

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lightsearch.errors import invalid_input
+from lightsearch.ranking.tokenize import tokenize
 
 RECENCY_WINDOWS = {
     "hour": 3600,
@@ -27,6 +28,16 @@ class SearchRequest:
     max_results: int = 8
     recency: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Each query's index terms, tokenized once here; selection, the crawl's candidate
+    # scores, ranking, excerpts and coverage all read these.
+    terms: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "terms", tuple(tuple(tokenize(q)) for q in self.queries))
+
+    @property
+    def all_terms(self) -> frozenset[str]:
+        return frozenset(t for terms in self.terms for t in terms)
 
     @property
     def query(self) -> str:

@@ -62,9 +62,7 @@ def select_sources(
 ) -> list[SelectedSource]:
     """Up to ``max_sources`` sources, best first, fair across the query languages."""
     languages = query_languages(request)
-    query_terms: set[str] = set()
-    for q in request.queries:
-        query_terms.update(tokenize(q))
+    query_terms = set(request.all_terms)
     pools: dict[str, list[tuple[float, Source]]] = {}
     for source in catalog.sources:
         if source.language in languages:

@@ -23,13 +23,13 @@ from lightsearch.plan.request import SearchRequest
 from lightsearch.ranking.tokenize import tokenize
 
 
-def term_match(hit: Any, queries: Sequence[str]) -> float:
+def term_match(hit: Any, per_query: Sequence[Sequence[str]]) -> float:
     """Best share of one query's terms in the hit's title, snippet and page text (as Light's
     ``matched``: a hit answering one of several queries fully is a full match)."""
     tokens = set(tokenize(f"{hit.title}\n{hit.snippet}\n{hit.content}"))
     best = 0.0
-    for query in queries:
-        terms = set(tokenize(query))
+    for query_terms in per_query:
+        terms = set(query_terms)
         if terms:
             best = max(best, len(terms & tokens) / len(terms))
     return best
@@ -39,10 +39,10 @@ def _chars(text: str) -> int:
     return len(" ".join(text.split()))
 
 
-def evidence(hit: Any, queries: Sequence[str], content_chars: int) -> Evidence:
+def evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars: int) -> Evidence:
     """One hit as evidence; a read page contributes the passage around its best match
     (as Light's pages do), not its first characters, which are often navigation."""
-    terms = {t for q in queries for t in tokenize(q)}
+    terms = {t for query_terms in per_query for t in query_terms}
     passage = excerpt(hit.content, terms, content_chars) if hit.content else ""
     status = hit.fetch.get("status")
     if hit.content:
@@ -68,7 +68,7 @@ def evidence(hit: Any, queries: Sequence[str], content_chars: int) -> Evidence:
         retrieval_error=error,
         extraction_clipped=hit.content_partial,
         content_clipped=hit.content_truncated or _chars(passage.strip("…")) < _chars(hit.content),
-        matched=term_match(hit, queries),
+        matched=term_match(hit, per_query),
     )
 
 
@@ -84,7 +84,7 @@ def brave_result(
 ) -> dict[str, Any]:
     """The ``web_search`` envelope of one Brave search."""
     limits = ResultLimits.from_settings(settings)
-    items = [evidence(h, request.queries, limits.content_max_chars) for h in hits]
+    items = [evidence(h, request.terms, limits.content_max_chars) for h in hits]
     brave_meta = {
         "apiRequests": api_requests,
         "sourceFetches": {
@@ -104,16 +104,16 @@ def brave_result(
         notes=notes,
         meta={"braveSearch": brave_meta},
         extra={"sourceFetchErrors": source_fetch_errors},
-        terms={t for q in request.queries for t in tokenize(q)},
+        terms=set(request.all_terms),
     )
 
 
-def engine_evidence(hit: Any, queries: Sequence[str], content_chars: int) -> Evidence:
+def engine_evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars: int) -> Evidence:
     """An engine hit as evidence: a snippet (``search_result``), or page text when the
     engine read the page (Light in a fused search)."""
     from urllib.parse import urlsplit
 
-    terms = {t for q in queries for t in tokenize(q)}
+    terms = {t for query_terms in per_query for t in query_terms}
     passage = excerpt(hit.content, terms, content_chars) if hit.content else ""
     source = (urlsplit(hit.url).hostname or "").lower().removeprefix("www.")
     extra = {"engines": list(hit.engines)}
@@ -121,7 +121,7 @@ def engine_evidence(hit: Any, queries: Sequence[str], content_chars: int) -> Evi
     return Evidence(
         title=hit.title, url=hit.url, source=source, snippet=hit.snippet, content=passage or None,
         source_name=hit.source_name, published_at=hit.published_at, score=hit.score,
-        retrieval="fetched" if hit.content else "search_result", matched=term_match(hit, queries),
+        retrieval="fetched" if hit.content else "search_result", matched=term_match(hit, per_query),
         extra=extra,
     )
 
@@ -150,7 +150,7 @@ def engine_result(
 ) -> dict[str, Any]:
     """The ``web_search`` envelope of a fallback, fused or single-engine search."""
     limits = ResultLimits.from_settings(settings)
-    items = [engine_evidence(h, request.queries, limits.content_max_chars) for h in hits]
+    items = [engine_evidence(h, request.terms, limits.content_max_chars) for h in hits]
     return build_envelope(
         provider=provider,
         query=request.query,
@@ -161,5 +161,5 @@ def engine_result(
         meta={"engines": {o.engine: o.meta() for o in outcomes},
               "engineSearch": {"mode": mode, "elapsedMs": elapsed_ms}},
         extra={"results": results_view(hits), "cached": False},
-        terms={t for q in request.queries for t in tokenize(q)},
+        terms=set(request.all_terms),
     )

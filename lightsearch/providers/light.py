@@ -138,6 +138,7 @@ class LightSearch:
             recency=request.recency,
             max_results=request.max_results,
             started_monotonic=started,
+            terms=request.terms,
         )
         try:
             outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan)
@@ -167,7 +168,8 @@ class LightSearch:
             notes.append("no catalog source matches the query language")
         # Ranking needs every document (BM25's statistics are over the whole retrieved
         # corpus), so it runs here, once the crawl has returned.
-        ranked = rank_documents(fetched + cached, plan.queries, snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"))
+        ranked = rank_documents(fetched + cached, plan.queries, snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"),
+                                terms=request.terms)
         return assemble(
             query=request.query,
             ranked=ranked,
@@ -184,6 +186,7 @@ class LightSearch:
             elapsed_ms=int((time.monotonic() - started) * 1000),
             settings=s,
             cached_urls=[d.url for d in cached],
+            terms=request.all_terms,
         )
 
     def _reachable(self, catalog: Catalog) -> Catalog:

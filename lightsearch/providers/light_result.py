@@ -77,6 +77,7 @@ def assemble(
     elapsed_ms: int,
     settings: BaseSettings | None = None,
     cached_urls: Iterable[str] = (),
+    terms: Iterable[str] | None = None,
 ) -> dict[str, Any]:
     """Light's envelope: :func:`build_envelope` plus ``meta.lightSearch``.
 
@@ -85,7 +86,7 @@ def assemble(
     """
     base = ResultLimits.from_settings(settings) if settings is not None else ResultLimits()
     limits = replace(base, text_max_bytes=text_max_bytes)
-    terms = set(tokenize(query))
+    terms = set(tokenize(query) if terms is None else terms)
     evidence = light_evidence(ranked[:max_results], source_names, terms, limits.content_max_chars,
                               cached_urls)
     cached = set(cached_urls)

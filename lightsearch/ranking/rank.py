@@ -26,8 +26,10 @@ class RankedDocument:
 
 
 def rank_documents(
-    documents: Sequence[Document], queries: Sequence[str], *, snippet_chars: int = 280
+    documents: Sequence[Document], queries: Sequence[str], *, snippet_chars: int = 280,
+    terms: Sequence[Sequence[str]] | None = None,
 ) -> list[RankedDocument]:
+    """``terms``: each query's index terms when the caller has them (a SearchRequest's)."""
     docs = _dedupe(documents)
     if not docs:
         return []
@@ -37,13 +39,13 @@ def rank_documents(
     best_bm25 = [0.0] * len(docs)
     matched = [0.0] * len(docs)
     all_terms: set[str] = set()
-    for query in queries:
-        terms = tokenize(query)
-        unique = set(terms)
+    per_query = terms if terms is not None else [tokenize(q) for q in queries]
+    for query_terms in per_query:
+        unique = set(query_terms)
         all_terms |= unique
         if not unique:
             continue
-        scores = bm25_scores(corpus, terms)
+        scores = bm25_scores(corpus, list(query_terms))
         hits = []
         for i, score in enumerate(scores):
             share = len(unique & token_sets[i]) / len(unique)
