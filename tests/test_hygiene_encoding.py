@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lightsearch.providers.light import LightSearch
 from tests.conftest import coroutine_test, shared_data
@@ -88,3 +90,27 @@ async def test_declared_encoding(origins, tmp_path, case_name):
         assert [e["code"] for e in errors(result)] == [code]
         assert counts(result)["encodingRefused"] == 1
         assert all("שמעון" not in h["snippet"] or h["url"] != url for h in result["hits"])
+
+
+@pytest.mark.parametrize(("value", "label"), [
+    ('text/html; charset="windows-1255"', "windows-1255"),
+    ("text/html;charset=UTF-8", "utf-8"),
+    ("text/html; charset = iso-8859-8", "iso-8859-8"),
+    ("text/html; charset='utf-8'", "utf-8"),
+    ("text/html; charset*=utf-8''iso-8859-8", "iso-8859-8"),
+    ("text/html; charset=", None),
+    ("text/html", None),
+])
+def test_the_charset_parameter_is_read_as_mime_writes_it(value, label):
+    from lightsearch.crawl.middlewares.encoding import charset_param
+
+    assert charset_param(value) == label
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(max_size=300))
+def test_the_charset_parameter_reader_never_raises(value):
+    from lightsearch.crawl.middlewares.encoding import charset_param
+
+    label = charset_param(value)
+    assert label is None or (isinstance(label, str) and label == label.lower())

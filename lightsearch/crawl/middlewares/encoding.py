@@ -11,7 +11,7 @@ source's error, before text or links are extracted.
 
 from __future__ import annotations
 
-import re
+from email.message import Message
 from typing import TYPE_CHECKING, Any
 
 from scrapy.http import HtmlResponse
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 REFUSED = "light/encoding/refused"
-_CHARSET = re.compile(r"charset\s*=\s*[\"']?([^\s;\"']+)", re.I)
 # More replacement characters than this share means the declaration is wrong.
 _MAX_BAD_SHARE = 0.002
 
@@ -49,15 +48,32 @@ class EncodingRefused(CodedRefusal):
         return {"declared": quote_untrusted(self.declared)} if self.declared else {}
 
 
+def charset_param(content_type: str) -> str | None:
+    """The ``charset`` parameter of a Content-Type value, as written (lower case).
+
+    Read with the standard library's MIME header parser rather than a regex: it follows
+    RFC 9110's quoting and RFC 2231 continuations. w3lib's ``http_content_type_encoding``
+    returns only a resolved codec (an unknown label must be reported as written) and
+    misses ``charset = x`` with spaces, which real servers send.
+    """
+    message = Message()
+    message["content-type"] = content_type
+    value = message.get_param("charset")
+    if isinstance(value, tuple):  # RFC 2231: (charset, language, value)
+        value = value[2]
+    if not isinstance(value, str):
+        return None
+    return value.strip().strip("'\"").strip().lower() or None
+
+
 def declared_encoding(response: Response) -> tuple[str | None, str | None]:
     """(codec, label): the encoding a response declares, the label as written."""
     bom, _ = read_bom(response.body)
     if bom:
         return resolve_encoding(bom), bom
     ctype = response.headers.get(b"Content-Type", b"").decode("latin-1")
-    match = _CHARSET.search(ctype)
-    if match:
-        label = match.group(1).strip().lower()
+    label = charset_param(ctype)
+    if label:
         return resolve_encoding(label), label
     label = html_body_declared_encoding(response.body)
     if label:
