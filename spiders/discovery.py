@@ -161,7 +161,7 @@ class DiscoverySpider(Spider):
         return [r for r in out if r is not None]
 
     def _request(self, url: str, source: Source, stage: str, priority: int, depth: int,
-                 query_index: int = 0) -> Request | None:
+                 query_index: int = 0, child: bool = False) -> Request | None:
         key = canonicalize_url(url)
         if key in self.requested:
             return None
@@ -189,7 +189,8 @@ class DiscoverySpider(Spider):
                 callback=callback,
                 errback=self.on_error,
                 priority=priority,
-                meta={"source_id": source.id, "stage": stage, "depth": depth, "query_index": query_index},
+                meta={"source_id": source.id, "stage": stage, "depth": depth, "query_index": query_index,
+                      **({"sitemap_child": True} if child else {})},
             )
         except ValueError:  # a discovered URL links.absolute_url let through: only it is lost
             self.crawler.stats.inc_value(LINKS_DROPPED)
@@ -279,7 +280,7 @@ class DiscoverySpider(Spider):
             )
             for entry in entries:
                 if source.admits(entry.loc):
-                    req = self._request(entry.loc, source, "sitemap", PRIORITY["sitemap"] - 1, 0)
+                    req = self._request(entry.loc, source, "sitemap", PRIORITY["sitemap"] - 1, 0, child=True)
                     if req is not None:
                         yield req
             return

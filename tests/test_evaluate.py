@@ -53,7 +53,60 @@ def test_scrapy_evaluate_on_the_hebrew_world(tmp_path):
     assert set(report["summary"]) == {"light", "oracle", "baseline"}
     assert report["summary"]["oracle"]["mrr10"] > 0.5
     for run in ("light", "baseline"):
-        assert report["summary"][run]["hopsMax"] <= 24
+        summary = report["summary"][run]
+        assert summary["hopsMax"] <= 24
         assert len(report["queries"][run]) == 6
+        assert summary["cpuMsP50"] is not None and summary["cpuMsP50"] > 0
+        stages = summary["hopsByStageMean"]
+        assert stages["robots"] > 0 and "home" in stages
+        # every hop is counted under exactly one stage
+        assert abs(sum(stages.values()) - summary["hopsMean"]) < 0.05
+        for q in report["queries"][run]:
+            assert q["relevant_read"] <= q["documents_read"]
+    assert "hops by stage" in proc.stdout
+    assert report["meta"]["mode"] == "stream"
     html = (out / "report.html").read_text(encoding="utf-8")
     assert html.count("data:image/png;base64,") >= 3
+
+
+def test_over_long_queries_are_cut_to_the_request_bounds():
+    from lightsearch.evaluation.harness import cut_query
+
+    text, cut = cut_query(" ".join(f"w{i}" for i in range(80)))
+    assert cut and len(text.split()) == 50
+    text, cut = cut_query("x" * 30 + " " + "y" * 500, max_chars=400)
+    assert cut and text == "x" * 30
+    assert cut_query("  short   query ") == ("short query", False)
+
+
+def test_cpu_shares_add_up_to_the_process_clock():
+    import time
+
+    from lightsearch.evaluation.harness import CpuShare
+
+    share = CpuShare()
+    start = time.process_time()
+    share.start(1)
+    share.start(2)
+    sum(i * i for i in range(200_000))
+    a = share.end(1)
+    sum(i * i for i in range(200_000))
+    b = share.end(2)
+    assert b > a > 0
+    assert abs((a + b) - (time.process_time() - start)) < 0.01
+
+
+def test_cold_mode_shares_no_cache_between_searches(tmp_path):
+    shared_data("hebrew-qa", "heq-retrieval")
+    out = tmp_path / "report"
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy", "evaluate", "--world", "heq", "--max-queries", "3", "--cold",
+         "--runs", "light", "--latency", "0", "--jitter", "0", "--concurrency", "1", "--out", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["meta"]["mode"] == "cold"
+    runs = report["queries"]["light"]
+    # robots.txt is read again by every search: nothing was kept from the one before
+    assert all(q["hops_by_stage"].get("robots", 0) > 0 for q in runs)

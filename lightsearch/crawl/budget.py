@@ -19,6 +19,17 @@ HOPS = "light/hops"
 ENCODED = "light/bytes/encoded"
 DECODED = "light/bytes/decoded"
 STOP_REASON = "light/stop_reason"
+HOPS_BY_STAGE = "light/hops/stage/"  # + stage: where the hops went (scrapy evaluate reports it)
+
+
+def hop_stage(meta: dict) -> str:
+    """The discovery stage a hop serves, named as the evaluation report names it."""
+    if meta.get("robots_fetch"):
+        return "robots"
+    stage = meta.get("stage") or "other"
+    if stage == "sitemap":
+        return "child_sitemap" if meta.get("sitemap_child") else "sitemap_index"
+    return {"seed": "home", "explore": "hub", "listing": "listing", "page": "article"}.get(stage, stage)
 
 
 def record_stop(stats: StatsCollector, reason: str) -> None:
@@ -63,13 +74,15 @@ class HopGate:
             return "decoded_bytes"
         return None
 
-    def claim(self, url: str) -> None:
+    def claim(self, url: str, stage: str | None = None) -> None:
         reason = self.refusal()
         if reason is not None:
             record_stop(self.crawler.stats, reason)
             raise BudgetExceeded(reason, f"{reason} budget reached before {url}")
         self.hops += 1
         self.crawler.stats.set_value(HOPS, self.hops)
+        if stage:
+            self.crawler.stats.inc_value(HOPS_BY_STAGE + stage)
 
 
 class BudgetExceeded(CodedRefusal):

@@ -59,7 +59,7 @@ from twisted.internet.endpoints import (
 )
 
 from lightsearch.crawl import signals as light_signals
-from lightsearch.crawl.budget import HopGate
+from lightsearch.crawl.budget import HopGate, hop_stage
 from lightsearch.crawl.failures import HostNotMappedError, ResponseRefused, response_refusal
 from lightsearch.crawl.guard import BlockedAddress, GuardRefusal, InvalidURL
 from lightsearch.crawl.guard.addresses import classify
@@ -286,7 +286,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
             tls_verbose_logging=self._tls_verbose_logging,
         )
         async with self._limiter.slot(origin_of(request.url)):
-            self._gate.claim(request.url)
+            self._gate.claim(request.url, hop_stage(request.meta))
             d = agent.download_request(request)
             self._in_flight.add(d)
             try:

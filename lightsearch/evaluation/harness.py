@@ -1,8 +1,12 @@
 """Run a query set against a provider, several searches at a time, and measure each.
 
-Wall time is per search. CPU time is exact per search only when searches run one at a
-time (the process clock cannot be split between concurrent searches); with concurrency
-the report gives total CPU divided by the number of queries instead.
+Wall time is per search. The process clock cannot be split between concurrent searches,
+so a search's CPU time is its share: the CPU spent between two starts or ends of searches
+is divided equally among the searches running then (exact when one runs at a time; the
+shares add up to the total either way).
+
+Queries longer than the request bounds (a judged collection's long topics) are cut to
+them, as an agent would shorten them, and counted; they do not fail ``invalid_input``.
 """
 
 from __future__ import annotations
@@ -40,6 +44,43 @@ class QueryRun:
     wall_ms: float = 0.0
     cpu_ms: float | None = None
     error: str | None = None
+    truncated: bool = False
+    hops_by_stage: dict[str, int] = field(default_factory=dict)
+    documents_read: int = 0  # pages fetched as evidence this search (article hops that paid off)
+    relevant_read: int = 0  # of those, judged relevant
+
+
+class CpuShare:
+    """Each running search's share of the process CPU, split at every start and end."""
+
+    def __init__(self) -> None:
+        self.active: dict[int, float] = {}
+        self.mark = time.process_time()
+
+    def _split(self) -> None:
+        now = time.process_time()
+        if self.active:
+            share = (now - self.mark) / len(self.active)
+            for key in self.active:
+                self.active[key] += share
+        self.mark = now
+
+    def start(self, key: int) -> None:
+        self._split()
+        self.active[key] = 0.0
+
+    def end(self, key: int) -> float:
+        self._split()
+        return self.active.pop(key)
+
+
+def cut_query(query: str, max_words: int = 50, max_chars: int = 400) -> tuple[str, bool]:
+    """The query within the request bounds (first words, then characters at a word end)."""
+    words = query.split()
+    text = " ".join(words[:max_words])
+    if len(text) > max_chars:
+        text = text[:max_chars].rsplit(" ", 1)[0] if " " in text[:max_chars] else text[:max_chars]
+    return text, text != " ".join(words)
 
 
 class Progress:
@@ -70,25 +111,34 @@ async def run_queries(
     concurrency: int = 4,
     max_results: int = 10,
     progress: Callable[[], None] | None = None,
+    before_each: Callable[[], None] | None = None,
+    max_words: int = 50,
+    max_chars: int = 400,
 ) -> tuple[list[QueryRun], float]:
-    """Every query's run, in query order, and the total process CPU seconds spent."""
+    """Every query's run, in query order, and the total process CPU seconds spent.
+
+    ``before_each`` runs as each search starts (the cold mode empties caches there)."""
     judged = {qid: {doc_key(d): g for d, g in docs.items()} for qid, docs in qrels.items()}
     gate = asyncio.Semaphore(max(1, concurrency))
-    exact_cpu = concurrency <= 1
+    cpu_share = CpuShare()
 
-    async def one(item: Mapping[str, Any]) -> QueryRun:
-        run = QueryRun(id=str(item["id"]), query=item["query"])
+    async def one(index: int, item: Mapping[str, Any]) -> QueryRun:
+        query, truncated = cut_query(item["query"], max_words, max_chars)
+        run = QueryRun(id=str(item["id"]), query=query, truncated=truncated)
         async with gate:
-            wall, cpu = time.monotonic(), time.process_time()
+            if before_each:
+                before_each()
+            wall = time.monotonic()
+            cpu_share.start(index)
             try:
-                result = await provider.search(item["query"], max_results=max_results,
+                result = await provider.search(query, max_results=max_results,
                                                recency=item.get("recency"))
             except LightSearchError as exc:
                 run.error = exc.code
                 result = None
+            run.cpu_ms = round(cpu_share.end(index) * 1000, 1)
             run.wall_ms = round((time.monotonic() - wall) * 1000, 1)
-            if exact_cpu:
-                run.cpu_ms = round((time.process_time() - cpu) * 1000, 1)
+        docs = judged.get(run.id, {})
         if result is not None:
             run.ranked = [doc_key(h["url"]) for h in result["hits"]]
             run.hits = len(run.ranked)
@@ -97,7 +147,11 @@ async def run_queries(
             run.hops = int(counts.get("requests", 0))
             run.encoded_bytes = int(counts.get("encodedBytes", 0))
             run.decoded_bytes = int(counts.get("decodedBytes", 0))
-        docs = judged.get(run.id, {})
+            hops = result.get("meta", {}).get("lightSearch", {}).get("hops", {})
+            run.hops_by_stage = dict(hops.get("byStage", {}))
+            read = [doc_key(u) for u in hops.get("documents", [])]
+            run.documents_read = len(read)
+            run.relevant_read = sum(1 for u in read if docs.get(u, 0) > 0)
         run.ndcg10 = ndcg_at(run.ranked, docs, 10)
         run.recall10 = recall_at(run.ranked, docs, 10)
         run.mrr10 = mrr_at(run.ranked, docs, 10)
@@ -106,7 +160,7 @@ async def run_queries(
         return run
 
     cpu_start = time.process_time()
-    runs = await asyncio.gather(*(one(q) for q in queries))
+    runs = await asyncio.gather(*(one(i, q) for i, q in enumerate(queries)))
     return list(runs), time.process_time() - cpu_start
 
 
@@ -118,6 +172,10 @@ def summarize(runs: Sequence[QueryRun], total_cpu_s: float) -> dict[str, Any]:
     for r in runs:
         key = r.error or r.stop_reason or "unknown"
         stops[key] = stops.get(key, 0) + 1
+    stages: dict[str, int] = {}
+    for r in runs:
+        for stage, count in r.hops_by_stage.items():
+            stages[stage] = stages.get(stage, 0) + count
     return {
         "queries": len(runs),
         "ndcg10": round(sum(r.ndcg10 for r in runs) / n, 4),
@@ -134,6 +192,10 @@ def summarize(runs: Sequence[QueryRun], total_cpu_s: float) -> dict[str, Any]:
         "decodedBytesMean": round(sum(r.decoded_bytes for r in runs) / n),
         "stopReasons": stops,
         "errors": sum(1 for r in runs if r.error),
+        "truncated": sum(1 for r in runs if r.truncated),
+        "hopsByStageMean": {k: round(v / n, 2) for k, v in sorted(stages.items())},
+        "documentsReadMean": round(sum(r.documents_read for r in runs) / n, 2),
+        "relevantReadMean": round(sum(r.relevant_read for r in runs) / n, 2),
     }
 
 

@@ -17,7 +17,8 @@ from typing import Any
 from lightsearch.evaluation.harness import QueryRun, runs_as_dicts
 
 COLUMNS = ("ndcg10", "recall10", "mrr10", "hitsMean", "wallMsP50", "wallMsP95", "cpuMsP50",
-           "cpuMsMean", "hopsMean", "hopsMax", "encodedBytesMean", "decodedBytesMean", "errors")
+           "cpuMsMean", "hopsMean", "hopsMax", "relevantReadMean", "encodedBytesMean", "decodedBytesMean",
+           "errors", "truncated")
 
 
 def format_table(summaries: Mapping[str, Mapping[str, Any]]) -> str:
@@ -26,6 +27,13 @@ def format_table(summaries: Mapping[str, Mapping[str, Any]]) -> str:
     rows = [[name, *(_fmt(s.get(c)) for c in COLUMNS)] for name, s in summaries.items()]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=True)]
     lines = ["  ".join(str(x).rjust(w) for x, w in zip(r, widths, strict=True)) for r in [head, *rows]]
+    for name, s in summaries.items():
+        stages = s.get("hopsByStageMean")
+        if stages:
+            lines.append(f"{name} hops by stage (mean): "
+                         + ", ".join(f"{k} {v:.2f}" for k, v in stages.items())
+                         + f"; documents read {s.get('documentsReadMean', 0):.2f}, "
+                         f"relevant {s.get('relevantReadMean', 0):.2f}")
     oracle = summaries.get("oracle")
     if oracle:
         for name, s in summaries.items():

@@ -19,7 +19,7 @@ from scrapy.settings import Settings
 from lightsearch import settings as default_settings
 from lightsearch.cache import load_cache
 from lightsearch.config import validate_light_settings
-from lightsearch.crawl.budget import DECODED, ENCODED, HOPS
+from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
@@ -170,7 +170,7 @@ class LightSearch:
         # corpus), so it runs here, once the crawl has returned.
         ranked = rank_documents(fetched + cached, plan.queries, snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"),
                                 terms=request.terms)
-        return assemble(
+        result = assemble(
             query=request.query,
             ranked=ranked,
             max_results=request.max_results,
@@ -188,6 +188,8 @@ class LightSearch:
             cached_urls=[d.url for d in cached],
             terms=request.all_terms,
         )
+        result["meta"]["lightSearch"]["hops"] = hops_of(outcome, fetched)
+        return result
 
     def _reachable(self, catalog: Catalog) -> Catalog:
         """With ``LIGHT_HOST_MAP_ONLY`` (an offline world) only mapped sources can answer."""
@@ -218,3 +220,11 @@ def counts_of(outcome: CrawlOutcome) -> dict[str, int]:
               "decodedBytes": outcome.stat(DECODED)}
     counts.update({name: outcome.stat(key) for name, key in HYGIENE_COUNTS.items()})
     return counts
+
+
+def hops_of(outcome: CrawlOutcome, fetched: list[Document]) -> dict[str, Any]:
+    """Where this search's hops went (``byStage``) and which pages were read as evidence,
+    so an evaluation can tell hops spent on discovery from hops that found documents."""
+    by_stage = {k[len(HOPS_BY_STAGE):]: int(v) for k, v in outcome.stats.items()
+                if k.startswith(HOPS_BY_STAGE)}
+    return {"byStage": dict(sorted(by_stage.items())), "documents": [d.url for d in fetched]}

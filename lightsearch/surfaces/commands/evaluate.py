@@ -19,6 +19,8 @@ from scrapy.exceptions import UsageError
 RUNS = ("light", "oracle", "baseline")
 BASELINE = {"LIGHT_DISCOVERY_MAX_SITEMAPS": 0, "LIGHT_DISCOVERY_MAX_DEPTH": 1,
             "LIGHT_DISCOVERY_EXPLORE": False}
+# Cold mode: nothing survives from one search to the next (no record or robots cache).
+COLD = {"LIGHT_RECORD_CACHE": None, "LIGHT_ROBOTS_CACHE": None}
 
 
 class Command(ScrapyCommand):
@@ -46,6 +48,9 @@ class Command(ScrapyCommand):
         parser.add_argument("--latency", type=float, default=0.1, help="simulated seconds per request (worlds)")
         parser.add_argument("--jitter", type=float, default=0.05, help="extra random seconds per request")
         parser.add_argument("--bandwidth", type=float, default=0.0, help="simulated bytes/s per response")
+        parser.add_argument("--cold", action="store_true",
+                            help="each query alone: no record or robots cache shared between searches "
+                                 "(default: stream mode, queries in sequence sharing the caches, as a server sees them)")
         parser.add_argument("--out", default="eval-report", help="folder for report.json and report.html")
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -72,7 +77,7 @@ class Command(ScrapyCommand):
         from lightsearch.evaluation.oracle import OracleProvider
         from lightsearch.evaluation.qrels import read_qrels, read_queries
         from lightsearch.evaluation.report import format_table, write_reports
-        from lightsearch.providers.light import LightSearch
+        from lightsearch.providers.light import LightSearch, make_settings
 
         assert self.settings is not None
         overrides: dict[str, Any] = {
@@ -103,20 +108,25 @@ class Command(ScrapyCommand):
                 queries = queries[: opts.max_queries]
             summaries: dict[str, Any] = {}
             all_runs = {}
+            bounds = make_settings(overrides)
             for name in opts.run_list:
                 if name == "oracle":
                     provider: Any = OracleProvider(world.documents)
                 else:
-                    provider = LightSearch.from_settings({**overrides, **(BASELINE if name == "baseline" else {})})
+                    provider = LightSearch.from_settings({**overrides, **(BASELINE if name == "baseline" else {}),
+                                                          **(COLD if opts.cold else {})})
                 # Each run starts with empty process caches: no run reuses another's records.
                 clear_process_caches()
                 bar = Progress(len(queries), name)
                 runs, cpu = await run_queries(provider, queries, qrels, concurrency=opts.concurrency,
-                                              max_results=opts.max_results, progress=bar.step)
+                                              max_results=opts.max_results, progress=bar.step,
+                                              max_words=bounds.getint("LIGHT_MAX_QUERY_WORDS"),
+                                              max_chars=bounds.getint("LIGHT_MAX_QUERY_CHARS"))
                 all_runs[name] = runs
                 summaries[name] = summarize(runs, cpu)
             meta = {"world": opts.world, "queries": len(queries), "concurrency": opts.concurrency,
-                    "latency": opts.latency, "jitter": opts.jitter, "runs": opts.run_list}
+                    "latency": opts.latency, "jitter": opts.jitter, "runs": opts.run_list,
+                    "mode": "cold" if opts.cold else "stream"}
             print(format_table(summaries))
             json_path, html_path = write_reports(Path(opts.out), meta, summaries, all_runs)
             print(f"reports: {json_path} {html_path}")
