@@ -165,7 +165,8 @@ class DiscoverySpider(Spider):
         key = canonicalize_url(url)
         if key in self.requested:
             return None
-        if stage == "sitemap":
+        if stage == "sitemap" and not self._fresh_discovery(url):
+            # The allowance bounds what one invocation fetches: a fresh cached sitemap is free.
             if self.sitemaps_read >= self.max_sitemaps:
                 self.crawler.stats.inc_value("light/discovery/sitemaps_skipped")
                 return None
@@ -195,6 +196,9 @@ class DiscoverySpider(Spider):
         except ValueError:  # a discovered URL links.absolute_url let through: only it is lost
             self.crawler.stats.inc_value(LINKS_DROPPED)
             return None
+
+    def _fresh_discovery(self, url: str) -> bool:
+        return self.records is not None and self.records.get_response(url) is not None
 
     # ------------------------------------------------------------------ candidates
     def _admit(self, url: str, source: Source, scored: tuple[float, int], depth: int,

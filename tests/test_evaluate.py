@@ -56,9 +56,11 @@ def test_scrapy_evaluate_on_the_hebrew_world(tmp_path):
         summary = report["summary"][run]
         assert summary["hopsMax"] <= 24
         assert len(report["queries"][run]) == 6
-        assert summary["cpuMsP50"] is not None and summary["cpuMsP50"] > 0
+        assert summary["cpuMsP50"] is not None
+        assert summary["cpuMsP50"] > 0
         stages = summary["hopsByStageMean"]
-        assert stages["robots"] > 0 and "home" in stages
+        assert stages["robots"] > 0
+        assert "home" in stages
         # every hop is counted under exactly one stage
         assert abs(sum(stages.values()) - summary["hopsMean"]) < 0.05
         for q in report["queries"][run]:
@@ -73,9 +75,11 @@ def test_over_long_queries_are_cut_to_the_request_bounds():
     from lightsearch.evaluation.harness import cut_query
 
     text, cut = cut_query(" ".join(f"w{i}" for i in range(80)))
-    assert cut and len(text.split()) == 50
+    assert cut
+    assert len(text.split()) == 50
     text, cut = cut_query("x" * 30 + " " + "y" * 500, max_chars=400)
-    assert cut and text == "x" * 30
+    assert cut
+    assert text == "x" * 30
     assert cut_query("  short   query ") == ("short query", False)
 
 

@@ -168,7 +168,9 @@ async def test_expired_record_is_excluded_at_assembly(origins, tmp_path):
     engine = LightSearch.from_settings(cfg)
     await engine.search(QUERY)
     records = load_cache(make_settings(cfg), "LIGHT_RECORD_CACHE")
-    records.lru.clock = lambda: time.time() + 2  # the max-age=1 record is now past its lifetime
+    # The max-age=1 record is now past its lifetime, and so is the cached home page (at most
+    # five minutes), which still links /a.
+    records.lru.clock = lambda: time.time() + 301
     try:
         origins.add_site(host, case_routes(**{"/": {"body": home_html([])}}))  # /a is no longer linked
         second = await engine.search(QUERY)
@@ -224,7 +226,7 @@ async def test_feeds_are_reused_for_five_minutes_at_most(origins, tmp_path):
     origins.reset_log()
     second = await engine.search(QUERY)
     assert "/feed.xml" not in paths(origins, host)
-    assert counts(second)["cacheDiscoveryHits"] == 1
+    assert counts(second)["cacheDiscoveryHits"] == 2  # the feed and the home page
     assert f"https://{host}/a" in hit_urls(second)
 
 
@@ -262,3 +264,26 @@ async def test_cache_bounds_cannot_exceed_the_seed_table(key, value):
         await LightSearch.from_settings({key: value}).search("anything")
     assert info.value.code == "invalid_settings"
     assert info.value.details["key"] == key
+
+
+@coroutine_test
+async def test_fresh_home_page_is_not_read_again_and_its_links_cost_no_hop(origins, tmp_path):
+    """Issue 17 item 1: a stream of searches spends its hops on new ground, not on the home page."""
+    host = "fresh-home.test"
+    routes = {"/": {"body": home_html([("/a", "Glacier moraine sediment survey"), ("/b", "Tidal estuary silt")])},
+              "/a": {"body": article_html("Glacier moraine sediment survey"), "headers": {"Cache-Control": "no-store"}},
+              "/b": {"body": article_html("Tidal estuary silt deposits"), "headers": {"Cache-Control": "no-store"}}}
+    cfg = make_world(origins, tmp_path, {host: routes}, [{"id": "homecase", "host": host}])
+    engine = LightSearch.from_settings(cfg)
+    first = await engine.search(QUERY)
+    assert first["meta"]["lightSearch"]["hops"]["byStage"].get("home") == 1
+    record = load_cache(make_settings(cfg), "LIGHT_RECORD_CACHE").get_response(f"https://{host}/")
+    assert record is not None
+    assert record.expires_at - time.time() <= 300
+    origins.reset_log()
+    second = await engine.search("tidal estuary silt")
+    assert "/" not in paths(origins, host)
+    assert "home" not in second["meta"]["lightSearch"]["hops"]["byStage"]
+    assert counts(second)["cacheDiscoveryHits"] >= 1
+    # the cached home page's link is still a candidate, and fetched
+    assert f"https://{host}/b" in hit_urls(second)

@@ -1,6 +1,9 @@
-"""Serve feeds and sitemaps from the completed-record cache, and store new ones.
+"""Serve discovery documents (feeds, sitemaps, home pages, section hubs, listing pages)
+from the completed-record cache, and store new ones.
 
 A repeated or related search within a few minutes reads the same discovery documents;
+a process serving a stream of queries would otherwise spend most of its hops re-reading
+the same home and listing pages (issue 17). Their links are candidates at no hop;
 serving them from memory saves hops and time. Only complete 200 responses are stored,
 as decoded bytes (this middleware sits inside the decompression middleware), for as
 long as the origin's directives allow and at most ``LIGHT_DISCOVERY_MAX_AGE_SECS``
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
 
 HITS = "light/cache/discovery_hits"
 STORED = "light/cache/discovery_stored"
-CACHEABLE_STAGES = frozenset(["feed", "sitemap"])
+CACHEABLE_STAGES = frozenset(["feed", "sitemap", "seed", "explore", "listing"])
 _DROP_HEADERS = frozenset([b"content-encoding", b"content-length", b"transfer-encoding", b"set-cookie"])
 
 
@@ -60,6 +63,7 @@ class DiscoveryCacheMiddleware:
         if record is None:
             return None
         self.crawler.stats.inc_value(HITS)
+        self.crawler.stats.inc_value(f"{HITS}/{request.meta['stage']}")
         cls = responsetypes.from_args(headers=record.headers, url=record.url, body=record.body)
         return cls(
             url=record.url, status=record.status, headers=record.headers, body=record.body,
