@@ -55,7 +55,10 @@ if TYPE_CHECKING:
 
 # Base priorities: higher is fetched first. A candidate page scores 30..100 by relevance,
 # so a strong candidate overtakes the remaining discovery documents of other sources.
-PRIORITY = {"lookup": 95, "feed": 75, "seed": 70, "sitemap": 45, "secondary": 25, "explore": 30}
+PRIORITY = {"lookup": 95, "feed": 75, "seed": 70, "sitemap": 45, "secondary": 25, "explore": 30, "listing": 29}
+# A rel=next link (HTML's pagination link type): the listing page after this one.
+_NEXT_PAGE = ("//link[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href"
+              " | //a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href")
 FEED_ENTRIES_DROPPED = "light/feeds/entries_dropped"
 SITEMAP_ENTRIES_DROPPED = "light/sitemaps/entries_dropped"
 LINKS_DROPPED = "light/links/dropped"
@@ -83,6 +86,30 @@ class CrawlPlan:
     started_monotonic: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     terms: tuple[tuple[str, ...], ...] = ()  # the request's, tokenized once (plan/request.py)
+
+
+def order_child_sitemaps(entries: list[Any], named: Any) -> list[Any]:
+    """Child sitemaps whose names match the query first; the rest spread across the date
+    range (newest, oldest, then the middles), because a query's documents are no more
+    likely among the newest than elsewhere in an archive."""
+    matched = sorted((e for e in entries if named(e) > 0), key=lambda e: (named(e), e.lastmod or ""), reverse=True)
+    rest = sorted((e for e in entries if named(e) <= 0), key=lambda e: e.lastmod or "", reverse=True)
+    spread: list[Any] = []
+    ranges = [(0, len(rest) - 1)] if rest else []
+    if rest:
+        spread.append(rest[0])
+        if len(rest) > 1:
+            spread.append(rest[-1])
+    while ranges:
+        nxt = []
+        for lo, hi in ranges:
+            if hi - lo < 2:
+                continue
+            mid = (lo + hi) // 2
+            spread.append(rest[mid])
+            nxt += [(lo, mid), (mid, hi)]
+        ranges = nxt
+    return matched + spread
 
 
 def lookup_title(query: str) -> str | None:
@@ -183,6 +210,7 @@ class DiscoverySpider(Spider):
             "lookup": self.parse_page,
             "page": self.parse_page,
             "explore": self.parse_page,
+            "listing": self.parse_page,
         }[stage]
         try:
             return Request(
@@ -277,11 +305,7 @@ class DiscoverySpider(Spider):
         self._consulted(source)
         if sitemap.type == "sitemapindex":
             # Newest child sitemaps first, with a nudge for a slug that matches the query.
-            entries = sorted(
-                entries,
-                key=lambda e: (score_text(self.query_terms, [], e.loc), e.lastmod or ""),
-                reverse=True,
-            )
+            entries = order_child_sitemaps(entries, lambda e: score_text(self.query_terms, [], e.loc))
             for entry in entries:
                 if source.admits(entry.loc):
                     req = self._request(entry.loc, source, "sitemap", PRIORITY["sitemap"] - 1, 0, child=True)
@@ -318,7 +342,12 @@ class DiscoverySpider(Spider):
             stats.inc_value("light/directives/nofollow")
         if stage == "seed" and not directives.nofollow and page_links is not None:
             yield from self._autodiscovered_feeds(page_links.feeds, source)
-        if stage not in ("seed", "explore") and not directives.noindex:
+        if stage in ("seed", "explore", "listing") and not directives.nofollow:
+            # Listing pages 2..N reach past the newest: read when hops are left over.
+            req = self._next_listing(response, source, depth)
+            if req is not None:
+                yield req
+        if stage not in ("seed", "explore", "listing") and not directives.noindex:
             fresh = freshness(response.headers, self.page_max_age)
             yield {
                 "url": response.url,
@@ -346,6 +375,18 @@ class DiscoverySpider(Spider):
                 req = self._explore(link, source, depth + 1)
             if req is not None:
                 yield req
+
+    def _next_listing(self, response: Response, source: Source, depth: int) -> Request | None:
+        try:
+            href = response.xpath(_NEXT_PAGE).get()
+        except ValueError:  # parsel on a hostile document: no pagination, nothing else lost
+            return None
+        url = absolute_url(response.url, href) if href else None
+        if url is None or not source.admits(url):
+            return None
+        rank = self.source_rank.get(source.id, 0)
+        # The next page is a sibling of this one: its articles are at the same depth.
+        return self._request(url, source, "listing", PRIORITY["listing"] - rank, depth)
 
     def _autodiscovered_feeds(self, feeds: list[str], source: Source):
         """Feeds a seed page declares with ``<link rel=alternate>``, when the catalog has none."""
