@@ -38,7 +38,6 @@ from lightsearch.documents.feeds import FeedError, read_feed
 from lightsearch.documents.links import (
     Link,
     absolute_url,
-    best_query,
     extract_links,
     looks_like_page,
     score_text,
@@ -47,6 +46,7 @@ from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.errors import quote_untrusted
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import ENGLISH_STOP, HEBREW_STOP, tokenize
+from lightsearch.spiders.candidates import CandidateScorer
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -138,6 +138,7 @@ class DiscoverySpider(Spider):
         self.sitemaps_read = 0
         self.candidates_dropped = 0
         self.explored: dict[str, int] = {}
+        self.scorer = CandidateScorer(self.query_terms)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DiscoverySpider:
@@ -276,8 +277,8 @@ class DiscoverySpider(Spider):
                              f"none of the feed's {dropped} entries has a usable link", dropped=dropped)
             return
         self._consulted(source)
-        for url, entry in admitted:
-            score = best_query(self.query_terms, [entry.title, entry.summary], url)
+        scores = self.scorer.score_many([(url, [entry.title, entry.summary], url) for url, entry in admitted])
+        for (url, entry), score in zip(admitted, scores, strict=True):
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
             req = self._admit(url, source, score, 1, hint)
             if req is not None:
@@ -312,8 +313,8 @@ class DiscoverySpider(Spider):
                     if req is not None:
                         yield req
             return
-        for entry in entries:
-            score = best_query(self.query_terms, [], entry.loc)
+        scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries])
+        for entry, score in zip(entries, scores, strict=True):
             req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod})
             if req is not None:
                 yield req
@@ -365,11 +366,14 @@ class DiscoverySpider(Spider):
             }
         if not follow or page_links is None:
             return
+        followed = []
         for link in page_links.links:
             if link.nofollow:
                 stats.inc_value("light/directives/nofollow_links")
                 continue
-            score = best_query(self.query_terms, [link.anchor, link.title], link.url)
+            followed.append(link)
+        scores = self.scorer.score_many([(link.url, [link.anchor, link.title], link.url) for link in followed])
+        for link, score in zip(followed, scores, strict=True):
             req = self._admit(link.url, source, score, depth + 1)
             if req is None and stage == "seed" and score[0] <= 0 and self.explore:
                 req = self._explore(link, source, depth + 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from lightsearch.providers.light import LightSearch
-from spiders.discovery import order_child_sitemaps
+from lightsearch.spiders.discovery import order_child_sitemaps
 from tests.conftest import article_html, coroutine_test, make_world
 from tests.hygiene_world import counts, hit_urls, paths
 
@@ -48,3 +48,33 @@ def test_child_sitemaps_spread_across_the_date_range_when_names_say_nothing():
     assert len({m for m in first4}) == 4
     named = order_child_sitemaps(entries, lambda e: 1 if e.loc.endswith("-3.xml") else 0)
     assert named[0].loc.endswith("-3.xml")
+
+
+def test_candidate_scores_weigh_rare_query_terms_over_common_ones():
+    from lightsearch.ranking.tokenize import tokenize
+    from lightsearch.spiders.candidates import CandidateScorer
+
+    scorer = CandidateScorer([set(tokenize("hypersonic flow"))])
+    for i in range(20):  # a pool where "flow" is everywhere
+        scorer.score(f"https://x/{i}", [f"laminar flow note {i}"])
+    rare, _ = scorer.score("https://x/rare", ["hypersonic wedge"])
+    common, _ = scorer.score("https://x/common", ["turbulent flow"])
+    assert rare > common > 0
+    assert scorer.score("https://x/none", ["unrelated words"]) == (0.0, 0)
+    both, _ = scorer.score("https://x/both", ["hypersonic flow"])
+    assert both == 1.0
+
+
+@coroutine_test
+async def test_the_rare_term_decides_what_is_fetched_first(origins, tmp_path):
+    host = "reach-idf.test"
+    common = [(f"/c{i}", f"Boundary layer flow report {i}") for i in range(12)]
+    routes = {"/": {"body": _listing([*common, ("/rare", "Hypersonic wedge")], None)},
+              "/rare": {"body": article_html("Hypersonic wedge", ["Boundary layer flow over a hypersonic wedge."])}}
+    for href, title in common:
+        routes[href] = {"body": article_html(title)}
+    cfg = make_world(origins, tmp_path, {host: routes}, [{"id": "idf", "host": host}], LIGHT_MAX_HOPS=4)
+    result = await LightSearch.from_settings(cfg).search("hypersonic boundary layer flow")
+    # robots, home, then the one page the rare term points at, within a 4-hop budget
+    assert f"https://{host}/rare" in hit_urls(result)
+    assert hit_urls(result)[0] == f"https://{host}/rare"

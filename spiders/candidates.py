@@ -1,0 +1,81 @@
+"""Candidate scores for the discovery frontier: BM25's idf over the candidates seen so far.
+
+The share of query terms a link's text covers treats every term alike, so a long query's
+common words ("flow", "effect") decide what is fetched as much as its rare ones. Ranking
+scores documents with BM25 (ranking/); the frontier scores candidates the same way over
+what it can see of them (anchor text, feed title and summary, link title, URL slug words),
+with document frequencies from the candidate pool of this crawl, so the rare query terms
+decide. The pool grows as discovery reads more; a candidate is scored with the pool as it
+stands when it is admitted (Scrapy cannot re-prioritise a queued request).
+
+The score is the matched terms' idf over the idf of all the query's terms, in 0..1, so it
+stays comparable with the discovery priorities. Candidate texts are a few
+words, so term frequency and length normalisation are left out (each is 1 or near it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from lightsearch.documents.links import slug_terms
+from lightsearch.ranking.tokenize import tokenize
+
+
+class CandidateScorer:
+    def __init__(self, query_terms: Sequence[set[str]]) -> None:
+        self.query_terms = [set(t) for t in query_terms]
+        self.wanted = set().union(*self.query_terms) if self.query_terms else set()
+        self.df: Counter[str] = Counter()
+        self.pool = 0
+        self.seen: set[str] = set()
+
+    def idf(self, term: str) -> float:
+        df = self.df.get(term, 0)
+        return math.log(1.0 + (self.pool - df + 0.5) / (df + 0.5))
+
+    def observe(self, key: str, tokens: set[str]) -> None:
+        """Count one candidate's terms in the pool once (only the query's terms matter)."""
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.pool += 1
+        self.df.update(tokens & self.wanted)
+
+    @staticmethod
+    def tokens(texts: Iterable[str], url: str | None = None) -> set[str]:
+        out: set[str] = set()
+        for text in texts:
+            if text:
+                out.update(tokenize(text))
+        if url:
+            out.update(slug_terms(url))
+        return out
+
+    def score(self, key: str, texts: Iterable[str], url: str | None = None) -> tuple[float, int]:
+        """The best query's idf-weighted share of its terms the candidate covers, and its index."""
+        return self.score_many([(key, texts, url)])[0]
+
+    def score_many(self, items: Sequence[tuple[str, Iterable[str], str | None]]) -> list[tuple[float, int]]:
+        """Score the candidates of one document after counting all of them in the pool, so
+        the first links of the first page are not scored against a pool of one."""
+        seen = []
+        for key, texts, url in items:
+            tokens = self.tokens(texts, url)
+            self.observe(key, tokens)
+            seen.append(tokens)
+        return [self._best(tokens) for tokens in seen]
+
+    def _best(self, tokens: set[str]) -> tuple[float, int]:
+        best, index = 0.0, 0
+        for i, terms in enumerate(self.query_terms):
+            matched = terms & tokens
+            if not matched:
+                continue
+            # A query term the pool has not seen is as rare as a term can be.
+            total = sum(self.idf(t) for t in terms)
+            share = sum(self.idf(t) for t in matched) / total if total > 0 else 0.0
+            if share > best:
+                best, index = min(1.0, share), i
+        return best, index
