@@ -48,3 +48,11 @@ def test_mixed_languages_share_the_bound():
 def test_kinds_are_diverse():
     chosen = select_sources(load_catalog(), build_request("history of the printing press"), 6, min_sources=6)
     assert len({c.source.kind for c in chosen}) >= 3
+
+
+def test_hebrew_query_with_a_latin_brand_asks_hebrew_and_english_sources():
+    # Majority script once made this an English query; a Hebrew catalog then had no source.
+    chosen = select_sources(load_catalog(), build_request("מה ההבדל בין ChatGPT ו Gemini"), 6)
+    assert {c.source.language for c in chosen} == {"he", "en"}
+    chosen = select_sources(load_catalog(), build_request("מחיר iPhone"), 6)
+    assert "he" in {c.source.language for c in chosen}

@@ -13,6 +13,7 @@ under half of the best one costs more hops than it is likely to repay. At least
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lightsearch.plan.catalog import Catalog, Source
@@ -38,8 +39,23 @@ def _topic_terms(source: Source) -> set[str]:
     return terms
 
 
+_HEBREW_WORD = re.compile(r"[\u05d0-\u05ea]{2,}")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
 def query_languages(request: SearchRequest) -> set[str]:
-    return {"he" if is_hebrew(q) else "en" for q in request.queries}
+    """A query with any Hebrew word is asked of Hebrew sources, and of English ones too when
+    it also carries Latin words (a brand or a term of art inside a Hebrew question);
+    majority script alone left "מה זה ChatGPT" with no source in a Hebrew catalog."""
+    languages: set[str] = set()
+    for q in request.queries:
+        if _HEBREW_WORD.search(q) or is_hebrew(q):
+            languages.add("he")
+            if _LATIN_WORD.search(q):
+                languages.add("en")
+        else:
+            languages.add("en")
+    return languages
 
 
 def score_source(source: Source, query_terms: set[str], recency: str | None) -> float:
