@@ -78,3 +78,36 @@ async def test_the_rare_term_decides_what_is_fetched_first(origins, tmp_path):
     # robots, home, then the one page the rare term points at, within a 4-hop budget
     assert f"https://{host}/rare" in hit_urls(result)
     assert hit_urls(result)[0] == f"https://{host}/rare"
+
+
+def _dated(title: str, when: str | None) -> str:
+    page = article_html(title)
+    if when:
+        page = page.replace("</head>", f'<meta property="article:published_time" content="{when}"></head>')
+    return page
+
+
+@coroutine_test
+async def test_recency_drops_hits_dated_outside_the_window_and_keeps_undated_ones(origins, tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    now = datetime.now(timezone.utc)
+    host = "reach-recency.test"
+    routes = {
+        "/": {"body": _listing([("/new", "Glacier moraine survey new"), ("/old", "Glacier moraine survey old"),
+                                ("/undated", "Glacier moraine survey undated")], None)},
+        "/new": {"body": _dated("Glacier moraine survey new", (now - timedelta(days=2)).isoformat())},
+        "/old": {"body": _dated("Glacier moraine survey old", (now - timedelta(days=15)).isoformat())},
+        "/undated": {"body": _dated("Glacier moraine survey undated", None)},
+    }
+    cfg = make_world(origins, tmp_path, {host: routes}, [{"id": "dated", "host": host}])
+    engine = LightSearch.from_settings(cfg)
+    result = await engine.search("glacier moraine survey", recency="week")
+    urls = hit_urls(result)
+    assert f"https://{host}/new" in urls
+    assert f"https://{host}/undated" in urls
+    assert f"https://{host}/old" not in urls
+    assert result["meta"]["lightSearch"]["undated"] == [f"https://{host}/undated"]
+    assert any("recency week: 1 hit(s) dated outside the window were dropped" in n for n in result["notes"])
+    anytime = await engine.search("glacier moraine survey")
+    assert f"https://{host}/old" in hit_urls(anytime)

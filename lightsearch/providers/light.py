@@ -30,6 +30,7 @@ from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
 from lightsearch.providers.light_result import assemble
 from lightsearch.ranking.rank import rank_documents
+from lightsearch.ranking.recency import recency_note, within_recency
 from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
 
 logger = logging.getLogger(__name__)
@@ -170,6 +171,10 @@ class LightSearch:
         # corpus), so it runs here, once the crawl has returned.
         ranked = rank_documents(fetched + cached, plan.queries, snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"),
                                 terms=request.terms)
+        undated: list[str] = []
+        if request.recency:
+            ranked, dropped, undated = within_recency(ranked, request.recency)
+            notes.append(recency_note(request.recency, dropped, len(undated)))
         result = assemble(
             query=request.query,
             ranked=ranked,
@@ -189,6 +194,8 @@ class LightSearch:
             terms=request.all_terms,
         )
         result["meta"]["lightSearch"]["hops"] = hops_of(outcome, fetched)
+        if request.recency:
+            result["meta"]["lightSearch"]["undated"] = undated[:50]  # kept, age unknown
         return result
 
     def _reachable(self, catalog: Catalog) -> Catalog:
