@@ -411,9 +411,13 @@ class DiscoverySpider(Spider):
             return None
         if not link.in_nav or not looks_like_page(url):
             return None
-        self.explored[source.id] = self.explored.get(source.id, 0) + 1
         rank = self.source_rank.get(source.id, 0)
-        return self._request(url, source, "explore", PRIORITY["explore"] - rank, depth)
+        req = self._request(url, source, "explore", PRIORITY["explore"] - rank, depth)
+        if req is not None:
+            # Only a new hub counts: the logo, "home" and language links all lead back to
+            # the page being read, and once used up the allowance before any hub.
+            self.explored[source.id] = self.explored.get(source.id, 0) + 1
+        return req
 
     # ------------------------------------------------------------------ robots sitemaps
     def _robots_parsed(self, robotparser: Any, request: Request) -> None:

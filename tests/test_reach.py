@@ -111,3 +111,15 @@ async def test_recency_drops_hits_dated_outside_the_window_and_keeps_undated_one
     assert any("recency week: 1 hit(s) dated outside the window were dropped" in n for n in result["notes"])
     anytime = await engine.search("glacier moraine survey")
     assert f"https://{host}/old" in hit_urls(anytime)
+
+
+@coroutine_test
+async def test_a_page_linked_only_from_a_hub_is_found_by_its_own_title(offline_settings):
+    """The gov.il guide is linked from a section hub only; the home page's logo, language and
+    "home" links once used up the hub allowance before any hub was read."""
+    from lightsearch.cache import clear_process_caches
+
+    clear_process_caches()
+    result = await LightSearch.from_settings(offline_settings).search("הנחה בארנונה: מי זכאי וכיצד מגישים בקשה")
+    assert "https://www.gov.il/he/departments/guides/arnona-discount" in hit_urls(result)[:3]
+    assert result["meta"]["lightSearch"]["hops"]["byStage"]["hub"] >= 1
