@@ -29,8 +29,8 @@ from lightsearch.plan.catalog import Catalog, load_catalog
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
 from lightsearch.providers.light_result import assemble
+from lightsearch.providers.recency import recency_note, within_recency
 from lightsearch.ranking.rank import rank_documents
-from lightsearch.ranking.recency import recency_note, within_recency
 from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
 
 logger = logging.getLogger(__name__)
