@@ -61,6 +61,21 @@ def test_a_cut_inside_a_long_hebrew_line_leaves_no_page_text_unquoted():
         assert continued > 0  # the re-quoted tail really was exercised
 
 
+def test_a_head_cut_inside_a_label_drops_the_partial_line():
+    """Found by ``benchmarks/fuzz.py render`` (3 minutes): a byte limit that cut the empty
+    page's ``title: (untitled)`` after ``tit`` left an unlabelled line inside the fence."""
+    result = {"url": "", "originalUrl": "https://example.com/a", "status": 200,
+              "contentType": "zqjcanary", "title": "", "content": "", "totalChars": 0,
+              "startIndex": 0, "truncated": False, "nextStartIndex": 0}
+    full = len(render_result(result, 10**6).encode())
+    for limit in range(300, full + 1):
+        text = render_result(result, limit)
+        assert_fenced(result, limit, text)
+        inside = text.split("\n")[3:-1]
+        labels = ("title: ", "url: ", "requested url: ", "[... ", QUOTE)
+        assert all(line.startswith(labels) for line in inside), (limit, text)
+
+
 @coroutine_test
 async def test_web_fetch_text_of_the_issue_page_is_fenced_when_cut(origins):
     origins.add_site(HOST, {"/robots.txt": ROBOTS_ALLOW, "/long": {"body": PAGE_HTML}})

@@ -445,7 +445,8 @@ def _fit(pre: str, body: str, post: str, max_bytes: int) -> tuple[str, list[tupl
     """Head + tail truncation of ``body`` so that the whole text fits ``max_bytes``.
 
     Both cuts prefer a line end (within :data:`SNAP_CHARS`). A head that ends inside a
-    line is harmless (its line starts with the renderer's prefix); a tail that starts
+    line keeps it only when the line's label survived (``tit`` of a cut ``title:`` would be
+    unlabelled text in the fence); a tail that starts
     inside a line would put page text at column 0, so it is given the quote prefix and
     an ellipsis (:data:`CONTINUED`).
     """
@@ -460,7 +461,10 @@ def _fit(pre: str, body: str, post: str, max_bytes: int) -> tuple[str, list[tupl
         return clip_utf8(cut_marker(len(body) + len(pre) + len(post)), max_bytes), [], len(body)
     head = clip_utf8(body, int(room * HEAD_SHARE))
     newline = head.rfind("\n")
-    if newline >= 0 and len(head) - newline - 1 <= SNAP_CHARS:
+    partial = head[newline + 1 :]
+    if partial and (len(partial) <= SNAP_CHARS or not _PARTIAL_LINE_OK.match(partial)):
+        # Snap to the line end; a partial line whose own label was cut ("tit") would be
+        # a line of unlabelled text inside the fence.
         head = head[: newline + 1]
     rest = body[len(head):]
     tail_room = room - utf8_len(head)
@@ -478,6 +482,10 @@ def _fit(pre: str, body: str, post: str, max_bytes: int) -> tuple[str, list[tupl
     text = f"{pre}{head}{head_sep}{cut_marker(cut)}\n{prefix}{tail}{post}"
     keep = [(0, len(head)), (len(body) - len(tail), len(body))]
     return text, keep, cut
+
+
+# A head cut inside a line keeps that line only when its renderer label survived whole.
+_PARTIAL_LINE_OK = re.compile(r"\[\d+\] |(    )?[a-z][a-z ]*: |    > ")
 
 
 def _starts_line(body: str, tail: str) -> bool:
