@@ -10,9 +10,11 @@ from __future__ import annotations
 import socket
 
 import pytest
+from jsonschema import validate
 
 from lightsearch.errors import LightSearchError
 from lightsearch.providers.fetch import WebFetch, format_fetch_text, window_text
+from lightsearch.surfaces.tools import FETCH_OUTPUT
 from tests.conftest import ROBOTS_ALLOW, coroutine_test
 
 WALLS = "https://walls.example"
@@ -116,11 +118,35 @@ async def test_head_tail_returns_both_ends_in_one_read(settings):
 
 def test_window_bounds():
     assert window_text("abcdef", 4, 0)["content"] == "abcd"
-    assert window_text("abcdef", 4, 4) == {"content": "ef", "totalChars": 6, "startIndex": 4,
-                                           "truncated": False, "nextStartIndex": None}
-    with pytest.raises(LightSearchError) as info:
-        window_text("abc", 4, 10)
-    assert info.value.code == "invalid_input"
+    assert window_text("abcdef", 4, 4) == {"content": "ef", "totalChars": 6, "totalLength": 6,
+                                           "startIndex": 4, "truncated": False, "nextStartIndex": None}
+    # Past the end: an empty window that says how long the text is, not an error.
+    assert window_text("abc", 4, 10) == {"content": "", "totalChars": 3, "totalLength": 3, "startIndex": 10,
+                                         "truncated": False, "nextStartIndex": None, "pastEnd": True}
+
+
+@pytest.mark.parametrize("max_chars", [1, 5, 30, 45, 46, 60, 600, 1999, 2000])
+def test_head_tail_never_exceeds_max_chars(max_chars):
+    """``--max-chars 600 --head-tail`` returned 637 characters: the marker was extra."""
+    text = "".join(f"Paragraph {i} says something.\n\n" for i in range(200))
+    window = window_text(text, max_chars, 0, head_tail=True)
+    assert len(window["content"]) <= max_chars
+    assert window["truncated"] is True
+    if window.get("headTail"):
+        assert window["content"].startswith(text[:window["nextStartIndex"]])
+        assert "characters omitted" in window["content"]
+
+
+@coroutine_test
+async def test_start_index_past_the_end_is_an_empty_window(settings):
+    fetcher = WebFetch.from_settings(settings)
+    page = await fetcher.fetch(f"https://{FAULTS}/long", max_chars=1500, start_index=10**7)
+    assert page["content"] == ""
+    assert page["truncated"] is False
+    assert page["nextStartIndex"] is None
+    assert page["pastEnd"] is True
+    assert page["totalLength"] == page["totalChars"] > 0
+    validate(page, FETCH_OUTPUT)
 
 
 @coroutine_test

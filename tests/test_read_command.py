@@ -65,7 +65,7 @@ def test_text_on_a_recorded_article_is_fenced_and_bounded(origins, recorded, tmp
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("Fetched web page | status 200")
     assert "title: Sweden drops Assange rape investigation" in lines
-    assert "call web_fetch again with startIndex=500" in proc.stdout
+    assert "run the command again with --start-index 500]" in proc.stdout
 
 
 def test_cookie_wall_is_an_error_in_both_forms(origins, tmp_path):

@@ -76,8 +76,8 @@ _OUTSIDE_SEARCH = (
 _OUTSIDE_FETCH = (
     re.compile(rf"Fetched web page(?: \| status {_NUM})?(?: \| {_MIME})?"
                rf"(?: \| characters -?\d+--?\d+ of -?\d+)?"),
-    re.compile(r"\[page continues: (?:-?\d+|\?) characters in all; call web_fetch again with "
-               r"startIndex=-?\d+\]"),
+    re.compile(r"\[page continues: (?:-?\d+|\?) characters in all; (?:call web_fetch again with "
+               r"startIndex=|run the command again with --start-index )-?\d+\]"),
 )
 
 

@@ -413,6 +413,18 @@ def _fetch_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body,
     return head, body, blocks, tail
 
 
+_CONTINUES = re.compile(r"(\[page continues: (?:\d+|\?) characters in all; )"
+                        r"call web_fetch again with startIndex=(\d+)\]\Z")
+
+
+def continuation_for_command_line(text: str) -> str:
+    """``text`` with its last line's read-on hint in command-line words (``--start-index N``).
+
+    The hint is the renderer's own line after the fence, so rewriting it touches no page text.
+    """
+    return _CONTINUES.sub(r"\1run the command again with --start-index \2]", text)
+
+
 # ---------------------------------------------------------------------------- rendering
 def render(result: dict[str, Any], max_bytes: int, *, token: str | None = None) -> Rendering:
     """Render ``result`` within ``max_bytes`` UTF-8 bytes and report what each source kept.

@@ -309,23 +309,30 @@ def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool 
     """The part of ``text`` to return as ``content``, and where the next read should start.
 
     The window is page text as extracted (``content``, like a search hit's); the model
-    text built from it is the result's ``text``.
+    text built from it is the result's ``text``. ``content`` never holds more than
+    ``max_chars`` characters, the head+tail marker included. A ``start_index`` past the
+    end is an empty window that says how long the text is (the MCP fetch server's
+    callers page with it), not an error.
     """
     total = len(text)
-    if start_index > total:
-        raise invalid_input(f"startIndex {start_index} is past the end of the text ({total} characters)",
-                            startIndex=start_index, totalChars=total)
+    if start_index >= total:
+        return {"content": "", "totalChars": total, "totalLength": total, "startIndex": start_index,
+                "truncated": False, "nextStartIndex": None, **({"pastEnd": True} if start_index > total else {})}
     if head_tail and start_index == 0 and total > max_chars:
-        head = int(max_chars * 0.8)
-        tail = max_chars - head
-        omitted = total - head - tail
-        body = f"{text[:head]}\n\n[... {omitted} characters omitted ...]\n\n{text[total - tail:]}"
-        return {"content": body, "totalChars": total, "startIndex": 0, "truncated": True,
-                "nextStartIndex": head, "headTail": True}
+        marker = f"\n\n[... {total} characters omitted ...]\n\n"  # the widest the count can be
+        room = max_chars - len(marker)
+        if room >= 2:
+            head = int(room * 0.8)
+            tail = room - head
+            omitted = total - head - tail
+            body = f"{text[:head]}\n\n[... {omitted} characters omitted ...]\n\n{text[total - tail:]}"
+            return {"content": body, "totalChars": total, "totalLength": total, "startIndex": 0,
+                    "truncated": True, "nextStartIndex": head, "headTail": True}
+        # Too small a window for a head, a marker and a tail: a plain window instead.
     end = min(total, start_index + max_chars)
     truncated = end < total
-    return {"content": text[start_index:end], "totalChars": total, "startIndex": start_index,
-            "truncated": truncated, "nextStartIndex": end if truncated else None}
+    return {"content": text[start_index:end], "totalChars": total, "totalLength": total,
+            "startIndex": start_index, "truncated": truncated, "nextStartIndex": end if truncated else None}
 
 
 def error_for_exception(exc: BaseException, url: str) -> LightSearchError:

@@ -160,8 +160,8 @@ SEARCH_OUTPUT: dict[str, Any] = {
 }
 FETCH_OUTPUT: dict[str, Any] = {
     "type": "object",
-    "required": ["url", "originalUrl", "status", "contentType", "content", "text", "totalChars", "startIndex",
-                 "truncated", "nextStartIndex", "trust", "carryPolicy"],
+    "required": ["url", "originalUrl", "status", "contentType", "content", "text", "totalChars", "totalLength",
+                 "startIndex", "truncated", "nextStartIndex", "trust", "carryPolicy"],
     "properties": {
         "url": {"type": "string"}, "originalUrl": {"type": "string"}, "status": {"type": "integer"},
         "contentType": {"type": "string"}, "title": _NULLABLE_STR, "byline": _NULLABLE_STR,
@@ -169,8 +169,13 @@ FETCH_OUTPUT: dict[str, Any] = {
         "format": {"type": "string"}, "retrievedAt": {"type": "string"},
         "content": {"type": "string", "description": "the page text from startIndex, at most maxChars"},
         "text": {"type": "string", "description": "the bounded, fenced text a model reads"},
-        "totalChars": {"type": "integer", "minimum": 0}, "startIndex": {"type": "integer", "minimum": 0},
-        "truncated": {"type": "boolean"}, "nextStartIndex": {"type": ["integer", "null"]},
+        "totalChars": {"type": "integer", "minimum": 0},
+        "totalLength": {"type": "integer", "minimum": 0,
+                        "description": "characters in the whole page text (totalChars, by its MCP fetch name)"},
+        "startIndex": {"type": "integer", "minimum": 0},
+        "truncated": {"type": "boolean", "description": "more text follows; read on from nextStartIndex"},
+        "nextStartIndex": {"type": ["integer", "null"]},
+        "pastEnd": {"type": "boolean", "description": "startIndex was past the end: an empty window"},
         "partial": {"type": "boolean"}, "redirects": {"type": "array"}, "meta": {"type": "object"},
         **_TRUST,
     },

@@ -13,6 +13,7 @@ from typing import Any
 from scrapy.settings import BaseSettings
 
 from lightsearch.errors import with_flags
+from lightsearch.evidence.render import continuation_for_command_line
 
 # The command-line spelling of each API parameter an error can name (both CLIs).
 FLAGS = {"maxResults": "--max-results", "recency": "--recency", "maxChars": "--max-chars",
@@ -20,10 +21,14 @@ FLAGS = {"maxResults": "--max-results", "recency": "--recency", "maxChars": "--m
 
 
 def for_command_line(result: dict[str, Any]) -> dict[str, Any]:
-    """A result whose error, if any, names the command-line flag instead of the parameter."""
-    if "error" not in result:
-        return result
-    return {**result, "error": with_flags(result["error"], FLAGS)}
+    """A result whose error, if any, names the command-line flag instead of the parameter,
+    and whose read-on hint (outside the fence, our own words) says ``--start-index N``."""
+    if "error" in result:
+        return {**result, "error": with_flags(result["error"], FLAGS)}
+    text = result.get("text")
+    if isinstance(text, str) and result.get("truncated"):
+        return {**result, "text": continuation_for_command_line(text)}
+    return result
 
 
 def engine_overrides(settings: BaseSettings, prefixes: tuple[str, ...]) -> dict[str, Any]:
