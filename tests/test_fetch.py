@@ -328,3 +328,25 @@ def test_error_text_and_json_forms():
     assert error.to_dict() == {"error": {"code": "timeout", "message": "the page did not arrive within 30 s",
                                          "details": {"deadlineSecs": 30}}}
     assert format_fetch_text(error.to_dict()).splitlines()[0].startswith("ERROR: timeout:")
+
+
+def test_date_extraction_never_builds_the_slow_locale_parser():
+    """Issue 18: one page stalled 1.6-5.8 s in htmldate -> dateparser resolving every locale
+    on first use. A date written only in Polish running text used to reach that parser;
+    fast-mode date search must not build it (checked in a fresh process, where the cache
+    of the parser is empty), while a declared date is still read."""
+    import subprocess
+    import sys
+
+    script = """
+from htmldate.extractors import get_external_parser
+from lightsearch.documents.readable import extract_readable
+body = "<p>" + "Some article text that goes on for a while. " * 40 + "</p>"
+free = extract_readable("<html><body><article><h1>A</h1><span class=date>wtorek, 14 grudnia 2021 r.</span>"
+                        + body + "</article></body></html>", "https://example.com/a")
+declared = extract_readable("<html><head><meta property='article:published_time' content='2021-12-14'>"
+                            "</head><body><article>" + body + "</article></body></html>", "https://example.com/b")
+print(get_external_parser.cache_info().currsize, free.published_at, declared.published_at)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "None", "2021-12-14"]
