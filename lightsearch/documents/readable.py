@@ -9,11 +9,16 @@ the page's own metadata first, as in Light.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import trafilatura
+from lxml import etree
+from lxml.html import HtmlElement, document_fromstring
 from parsel import Selector
+from trafilatura.utils import load_html
 
+from lightsearch.documents.cleaning import prune_unseen
 from lightsearch.documents.extract import (
     _MODIFIED_XPATHS,
     _PUBLISHED_XPATHS,
@@ -21,7 +26,11 @@ from lightsearch.documents.extract import (
     _first,
     guarded,
 )
+from lightsearch.documents.repeats import restore_repeats
+from lightsearch.documents.titles import choose_title
 from lightsearch.documents.xmlsafe import scrub_surrogates
+
+THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
 
 _BYLINE_XPATHS = (
     "//meta[@name='author']/@content",
@@ -52,12 +61,25 @@ def main_text(html: str, url: str | None = None, *, markdown: bool = False) -> s
     """Just the main text (the benchmark scores this function); ExtractionError when
     the page cannot be read at all."""
     html = scrub_surrogates(html)
-    return guarded("extraction", lambda: _main_text(html, url, markdown))
+    return guarded("extraction", lambda: _main_text(html, _parsed(html), url, markdown))
 
 
-def _main_text(html: str, url: str | None, markdown: bool) -> str:
+def _parsed(html: str) -> HtmlElement | None:
+    """The page as one tree for metadata, pruning and extraction (parsed once).
+    trafilatura's loader refuses a bare fragment (one element, no ``<html>``); lxml's
+    document parser wraps it instead, as a browser would."""
+    if not html or not html.strip():
+        return None
+    tree = load_html(html)
+    if tree is None:
+        with contextlib.suppress(etree.ParserError, ValueError):
+            tree = document_fromstring(html)
+    return tree
+
+
+def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool) -> str:
     text = trafilatura.extract(
-        html,
+        tree,
         url=url,
         output_format="markdown" if markdown else "txt",
         include_comments=False,
@@ -66,9 +88,23 @@ def _main_text(html: str, url: str | None, markdown: bool) -> str:
         include_links=False,
         deduplicate=False,
     )
-    if text and text.strip():
-        return text.strip()
-    return _fallback_text(Selector(text=html or "<html/>"))
+    return (text or "").strip()
+
+
+def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: bool) -> str:
+    """trafilatura on the page as a reader sees it (hidden elements and furniture pruned,
+    :mod:`lightsearch.documents.cleaning`), with the page's repeated paragraphs restored.
+    ``tree`` is pruned in place."""
+    if tree is None:
+        return ""
+    pruned = prune_unseen(tree)
+    text = _trafilatura(tree, url, markdown)
+    if any(pruned.values()) and len(text) < THIN_CHARS:
+        # a page that hides its body until a script shows it: read it as marked up
+        text = max(text, _trafilatura(_parsed(html), url, markdown), key=len)
+    if text:
+        return restore_repeats(text, tree)
+    return _fallback_text(Selector(root=tree))
 
 
 def extract_readable(html: str, url: str | None = None, *, markdown: bool = False) -> Readable:
@@ -80,19 +116,17 @@ def extract_readable(html: str, url: str | None = None, *, markdown: bool = Fals
 
 
 def _extract_readable(html: str, url: str | None, markdown: bool) -> Readable:
-    sel = Selector(text=html or "<html/>")
+    tree = _parsed(html)
+    if tree is None:
+        return Readable(title=None, text="")
     # extensive=False: htmldate's extensive search hands free-text dates to dateparser,
     # whose first use resolves every locale (seconds: issue 18 measured 1.6-5.8 s on one
     # page). The page's declared dates (meta tags, <time datetime>) are read in fast mode;
     # a date written only in running text in an unusual language is the price.
-    meta = trafilatura.extract_metadata(html, default_url=url, extensive=False)
-    text = _main_text(html, url, markdown)
-    title = _clean(meta.title if meta else None)
-    if not title:
-        for xp in ("//meta[@property='og:title']/@content", "//title/text()", "//h1//text()"):
-            title = _clean(" ".join(sel.xpath(xp).getall()))
-            if title:
-                break
+    meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False)
+    text = _main_text(html, tree, url, markdown)
+    sel = Selector(root=tree)  # pruned: a hidden <h1> is no title
+    title = choose_title(sel, url, meta.title if meta else None)
     byline = _clean(meta.author if meta else None)
     if not byline:
         for xp in _BYLINE_XPATHS:

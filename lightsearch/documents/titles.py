@@ -1,0 +1,140 @@
+"""A page's title by agreement between the places a page states it.
+
+No single source is right on every page (issue 18 measured 13 wrong titles in 50): the
+first ``<h1>`` may be a placeholder ("Lorem") or a site banner ("About This Site"),
+``og:title`` may be shorter than the headline, ``<title>`` carries the site's name. So
+every candidate (``og:title``, ``twitter:title``, schema.org ``headline``, the ``<h1>``
+headings, ``<title>`` and its parts) is scored by how many *other* sources agree with
+it -- state the same words, or contain it -- and the most specific agreed candidate wins.
+The site's name (``og:site_name``, the host, or a ``<title>`` part shared with other
+sources' suffixes) is stripped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from parsel import Selector
+
+_SEPARATORS = re.compile(r"\s+(?:[|\u2013\u2014\u00b7\u2022:/»«]|-{1,2}|::)\s+")
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TITLE_CHARS = 300
+
+
+def _clean(value: str | None) -> str:
+    return " ".join((value or "").split())[:MAX_TITLE_CHARS]
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower()))
+
+
+def _contains(outer: tuple[str, ...], inner: tuple[str, ...]) -> bool:
+    if not inner or len(inner) > len(outer):
+        return False
+    n = len(inner)
+    return any(outer[i : i + n] == inner for i in range(len(outer) - n + 1))
+
+
+def _schema_headlines(sel: Selector) -> Iterable[str]:
+    for raw in sel.xpath("//script[@type='application/ld+json']/text()").getall()[:5]:
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        stack, seen = [data], 0
+        while stack and seen < 200:
+            node = stack.pop()
+            seen += 1
+            if isinstance(node, list):
+                stack.extend(node[:20])
+            elif isinstance(node, dict):
+                headline = node.get("headline")
+                if isinstance(headline, str):
+                    yield headline
+                stack.extend(v for k, v in node.items() if k == "@graph" or k == "mainEntity")
+
+
+def _site_names(sel: Selector, url: str | None) -> list[tuple[str, ...]]:
+    names = [_clean(sel.xpath("//meta[@property='og:site_name']/@content").get()),
+             _clean(sel.xpath("//meta[@name='application-name']/@content").get())]
+    if url:
+        host = re.sub(r"^[a-z]+://(?:www\.)?", "", url.lower()).split("/")[0].split(":")[0]
+        names.append(host.split(".")[0])
+        names.append(host)
+    return [w for w in (_words(n) for n in names) if w]
+
+
+def _strip_site(title: str, sites: list[tuple[str, ...]]) -> str:
+    """``<title>`` without a leading or trailing part that names the site."""
+    parts = [p for p in _SEPARATORS.split(title) if p.strip()]
+    if len(parts) < 2:
+        return title
+    def is_site(part: str) -> bool:
+        words = _words(part)
+        joined = "".join(words)
+        return any(words == s or joined == "".join(s) or _contains(s, words) for s in sites)
+    while len(parts) > 1 and is_site(parts[-1]):
+        parts.pop()
+    while len(parts) > 1 and is_site(parts[0]):
+        parts.pop(0)
+    if len(parts) == len(_SEPARATORS.split(title)):
+        return title
+    # rebuild from the original string so the kept part keeps its own punctuation
+    first, last = parts[0], parts[-1]
+    start = title.find(first)
+    end = title.rfind(last) + len(last)
+    return title[start:end].strip() if 0 <= start < end else title
+
+
+def choose_title(sel: Selector, url: str | None = None, extracted: str | None = None) -> str | None:
+    """The page's title, or None when it states none."""
+    sites = _site_names(sel, url)
+    raw_title = _clean(" ".join(sel.xpath("//title[1]//text()").getall()))
+    sources: dict[str, list[str]] = {
+        "og": [_clean(sel.xpath("//meta[@property='og:title']/@content").get())],
+        "twitter": [_clean(sel.xpath("//meta[@name='twitter:title']/@content").get())],
+        "schema": [_clean(h) for h in list(_schema_headlines(sel))[:3]],
+        "h1": [_clean(" ".join(h.xpath(".//text()").getall())) for h in sel.xpath("//body//h1")[:5]],
+        "title": [_strip_site(raw_title, sites)] if raw_title else [],
+        "extracted": [_clean(extracted)],
+    }
+    candidates: list[tuple[str, str]] = [(src, c) for src, values in sources.items() for c in values if c]
+    if not candidates:
+        return None
+    if raw_title:
+        parts = [p for p in _SEPARATORS.split(raw_title) if len(_words(p)) >= 2]
+        candidates.extend(("title-part", p.strip()) for p in parts)
+    words = {c: _words(c) for _, c in candidates}
+
+    def support(src: str, cand: str) -> int:
+        mine = words[cand]
+        backers = set()
+        for other_src, other in candidates:
+            if other_src == src or (other_src == "title-part" and src == "title"):
+                continue
+            theirs = words[other]
+            if theirs == mine or (_contains(theirs, mine) and len(mine) >= 0.5 * len(theirs)):
+                backers.add(other_src.split("-")[0])
+        backers.discard(src.split("-")[0])
+        return len(backers)
+
+    def is_site(cand: str) -> bool:
+        return any(words[cand] == s or "".join(words[cand]) == "".join(s) for s in sites)
+
+    scored = []
+    for order, (src, cand) in enumerate(candidates):
+        if not words[cand] or is_site(cand) or src == "extracted":
+            continue
+        scored.append((support(src, cand), len(words[cand]), -order, cand))
+    if not scored:
+        return _strip_site(raw_title, sites) if raw_title else None
+    best = max(scored)
+    if best[0] == 0:
+        # nothing agrees: the page's own <title> (site stripped) is the stated one
+        for src in ("title", "og", "schema", "h1", "twitter"):
+            if sources[src] and sources[src][0] and not is_site(sources[src][0]):
+                return sources[src][0]
+    return best[3]
