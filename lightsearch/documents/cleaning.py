@@ -31,17 +31,25 @@ _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hi
 _FURNITURE = re.compile(
     r"(?:^|[\s_-])(?:gallery|galleries|carousel|slideshow|lightbox|modal|popup|jwplayer|vjs|"
     r"video-?player|media-?player|player-?(?:wrapper|container|controls)|"
-    r"read-?more|readmore|recommended|recommendations|trending|most-?read|you-?may-?like)(?:$|[\s_-])",
+    r"read-?more|readmore|recommended|recommendations|trending|most-?read|you-?may-?like|"
+    r"recirc|recirculation|comments?|comment-?(?:list|form|section|thread)|disqus(?:_thread)?|respond|"
+    r"subscribe(?:-?form)?|subscription|share(?:bar|-?buttons?|-?tools|-?compact|-?caption)?|"
+    r"cookie-?(?:msg|notice|banner|bar|consent|message|law|popup))(?:$|[\s_-])",
     re.I,
 )
+# A furniture word on the element that holds most of the page's paragraph text names a
+# feature of the article ("entry-content-read-more": a body with an expander), not furniture.
+MAIN_SHARE = 0.6
 _FURNITURE_TAGS = {"div", "section", "aside", "ul", "ol", "figure", "span", "nav", "dialog"}
 _ALWAYS_DROPPED = ("dialog", "template")
 _READ_ON = re.compile(
     r"^\W*(?:read|see|watch|listen)\s+(?:more|also|next)\b|^\W*continue\s+reading\b|^\W*also\s+read\b|"
-    r"^\W*related(?:\s+(?:articles?|stories|coverage))?\s*:|^\W*more\s*:|^\W*(?:קראו|קרא|ראו)\s+עוד|"
-    r"^\W*לכתבה\s+המלאה",
+    r"^\W*related(?:\s+(?:articles?|stories|coverage|content))?\b|^\W*more\s*:|^\W*more\s+(?:from|on|must-reads)\b|"
+    r"^\W*you\s+(?:may|might)\s+also\s+like\b|^\W*(?:קראו|קרא|ראו)\s+(?:עוד|גם)|^\W*לכתבה\s+המלאה|"
+    r"^\W*(?:כתבות\s+נוספות|עוד\s+בנושא)|^\W*เรื่องที่เกี่ยวข้อง",
     re.I,
 )
+READ_ON_MAX_CHARS = 300
 _HIDDEN_CANDIDATES = etree.XPath(
     ".//*[@hidden or @aria-hidden or contains(translate(@style, 'NOEDSIPLAYVBH', 'noedsiplayvbh'), 'none')"
     " or contains(translate(@style, 'NOEDSIPLAYVBH', 'noedsiplayvbh'), 'hidden')] | .//dialog | .//template")
@@ -53,10 +61,16 @@ _KEEP_TAGS = {"html", "body", "head", "main", "article"}
 _MAIN_MARKERS = ".//article | .//main | .//*[@itemprop='articleBody'] | .//h1"
 
 
-def _protected(el: HtmlElement) -> bool:
+def _paragraph_chars(el: HtmlElement) -> int:
+    return sum(len(p.text_content()) for p in el.iter("p"))
+
+
+def _protected(el: HtmlElement, kind: str = "", page_chars: int = 0) -> bool:
     if not isinstance(el.tag, str) or el.tag in _KEEP_TAGS or el.get("itemprop") == "articleBody":
         return True
-    return bool(el.xpath(_MAIN_MARKERS))
+    if el.xpath(_MAIN_MARKERS):
+        return True
+    return kind == "furniture" and page_chars > 0 and _paragraph_chars(el) >= MAIN_SHARE * page_chars
 
 
 def _hidden(el: HtmlElement) -> bool:
@@ -74,9 +88,9 @@ def _furniture(el: HtmlElement) -> bool:
 
 
 def _read_on(el: HtmlElement) -> bool:
-    if el.tag not in {"p", "li", "div", "h3", "h4", "strong", "a"} or len(el) > 3:
+    if el.tag not in {"p", "li", "div", "h3", "h4", "strong", "a"} or len(el) > 12:
         return False
-    text = _short_text(el, 200)
+    text = _short_text(el, READ_ON_MAX_CHARS)
     if not text or not _READ_ON.search(text):
         return False
     linked = sum(len(" ".join(a.text_content().split())) for a in el.iter("a"))
@@ -139,8 +153,9 @@ def prune_unseen(tree: HtmlElement) -> dict[str, int]:
                 break
             el = el.getparent()
     removed: set[HtmlElement] = set()
+    page_chars = _paragraph_chars(body) if any(kind == "furniture" for kind, _ in doomed) else 0
     for kind, el in doomed:
-        if any(a in removed for a in el.iterancestors()) or _protected(el):
+        if any(a in removed for a in el.iterancestors()) or _protected(el, kind, page_chars):
             continue
         _drop(el)
         removed.add(el)

@@ -27,6 +27,7 @@ from lightsearch.documents.extract import (
     guarded,
 )
 from lightsearch.documents.repeats import restore_repeats
+from lightsearch.documents.structure import restore_structure
 from lightsearch.documents.titles import choose_title
 from lightsearch.documents.xmlsafe import scrub_surrogates
 
@@ -85,7 +86,7 @@ def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool) -> str:
         include_comments=False,
         include_tables=True,
         include_formatting=markdown,
-        include_links=False,
+        include_links=markdown,
         deduplicate=False,
     )
     return (text or "").strip()
@@ -103,7 +104,8 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
         # a page that hides its body until a script shows it: read it as marked up
         text = max(text, _trafilatura(_parsed(html), url, markdown), key=len)
     if text:
-        return restore_repeats(text, tree)
+        text = restore_repeats(text, tree)
+        return restore_structure(text, tree, url) if markdown else text
     return _fallback_text(Selector(root=tree))
 
 

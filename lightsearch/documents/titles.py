@@ -93,17 +93,19 @@ def choose_title(sel: Selector, url: str | None = None, extracted: str | None = 
     """The page's title, or None when it states none."""
     sites = _site_names(sel, url)
     raw_title = _clean(" ".join(sel.xpath("//title[1]//text()").getall()))
+    # order breaks ties: the visible headline first, as the page's readers see it spelt
     sources: dict[str, list[str]] = {
+        "h1": [_clean(" ".join(h.xpath(".//text()").getall())) for h in sel.xpath("//body//h1")[:5]],
         "og": [_clean(sel.xpath("//meta[@property='og:title']/@content").get())],
         "twitter": [_clean(sel.xpath("//meta[@name='twitter:title']/@content").get())],
         "schema": [_clean(h) for h in list(_schema_headlines(sel))[:3]],
-        "h1": [_clean(" ".join(h.xpath(".//text()").getall())) for h in sel.xpath("//body//h1")[:5]],
         "title": [_strip_site(raw_title, sites)] if raw_title else [],
-        "extracted": [_clean(extracted)],
     }
     candidates: list[tuple[str, str]] = [(src, c) for src, values in sources.items() for c in values if c]
     if not candidates:
-        return None
+        # trafilatura's pick is a copy of one of these sources, so it backs nothing; it is
+        # the answer only when the page states no title where we look
+        return _clean(extracted) or None
     if raw_title:
         parts = [p for p in _SEPARATORS.split(raw_title) if len(_words(p)) >= 2]
         candidates.extend(("title-part", p.strip()) for p in parts)
@@ -126,7 +128,7 @@ def choose_title(sel: Selector, url: str | None = None, extracted: str | None = 
 
     scored = []
     for order, (src, cand) in enumerate(candidates):
-        if not words[cand] or is_site(cand) or src == "extracted":
+        if not words[cand] or is_site(cand):
             continue
         scored.append((support(src, cand), len(words[cand]), -order, cand))
     if not scored:

@@ -1,0 +1,124 @@
+"""web_fetch's extraction on the classes of page issue 18 found it misreading.
+
+Each page in tests/reader_pages/ is our own writing and shows one class: hidden content,
+page furniture, a paragraph the page repeats, titles that only agreement gets right.
+Every rule is checked on both sides: what must go is gone, what must stay stayed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from trafilatura.utils import load_html
+
+from lightsearch.documents.cleaning import prune_unseen
+from lightsearch.documents.readable import extract_readable
+
+PAGES = Path(__file__).parent / "reader_pages"
+URL = "https://news.example.org/2026/12/story"
+
+
+def read(name: str, **kw):
+    return extract_readable((PAGES / name).read_text(encoding="utf-8"), URL, **kw)
+
+
+def test_hidden_elements_are_not_article_text():
+    page = read("hidden_content.html")
+    for gone in ("Subscribers only", "Screen-reader-hidden", "invisible placeholder", "Menu: News",
+                 "Template text"):
+        assert gone not in page.text
+    for kept in ("resumed its crossings", "forty passengers", "every forty minutes"):
+        assert kept in page.text
+
+
+def test_galleries_players_and_read_on_links_are_furniture():
+    page = read("furniture.html")
+    for gone in ("Frost on the blossom", "press play", "Read more: Beekeepers", "cider houses"):
+        assert gone not in page.text
+    for kept in ("single night of frost", "insured only part", "thin the surviving fruit"):
+        assert kept in page.text
+
+
+def test_a_paragraph_the_page_repeats_is_kept_as_often():
+    text = read("repeated_paragraph.html").text
+    chorus = "Turn the wheel and grind the grain, the river brings the water back again, and the wheel turns round."
+    assert text.count(chorus) == 2
+    assert text.count("The notebook's owner") == 1
+    # markdown mode keeps the repeat too
+    assert read("repeated_paragraph.html", markdown=True).text.count(chorus) == 2
+
+
+def test_a_single_paragraph_is_not_multiplied():
+    html = ("<html><body><article><p>" + "A sentence that appears exactly once in the page. " * 3
+            + "</p><div><p>" + "A sentence that appears exactly once in the page. " * 3 + "</p></div></article></body></html>")
+    # the same text in two places that are not consecutive siblings is not a repeat run
+    text = extract_readable(html, URL).text
+    assert text.count("appears exactly once") <= 6
+
+
+@pytest.mark.parametrize(("page", "title"), [
+    ("title_placeholder_h1.html", "New reading room opens at the county library"),
+    ("title_site_banner.html", "Rail line to the coast will close for two weekends"),
+    ("title_specific_headline.html", "Budget 2027: what the new tax bands mean for renters"),
+    ("hidden_content.html", "Harbour ferry returns after repairs"),
+    ("furniture.html", "Orchard growers count the cost of a late frost"),
+])
+def test_title_by_agreement_with_the_site_name_stripped(page, title):
+    assert read(page).title == title
+
+
+def test_title_without_agreement_is_the_pages_own_title_minus_the_site():
+    html = ("<html><head><title>Winter opening hours - Museum of Clocks</title>"
+            "<meta property='og:site_name' content='Museum of Clocks'></head>"
+            "<body><h1>Welcome</h1><p>" + "The museum keeps shorter hours in winter. " * 10 + "</p></body></html>")
+    assert extract_readable(html, "https://clocks.example.org/hours").title == "Winter opening hours"
+
+
+def test_the_article_is_never_pruned_with_its_furniture():
+    """A furniture word on the element holding the article ("entry-content-read-more") or
+    a hidden wrapper around the <h1> must not take the article with it."""
+    body = "<p>" + "The council approved the new bridge across the river after a long debate. " * 8 + "</p>"
+    html = (f"<html><body><div class='entry-content entry-content-read-more'>{body}{body}</div>"
+            "<div class='gallery'><p>Caption one of the gallery.</p></div></body></html>")
+    tree = load_html(html)
+    counts = prune_unseen(tree)
+    assert counts["furniture"] == 1
+    assert "approved the new bridge" in tree.text_content()
+    assert "Caption one" not in tree.text_content()
+    page = extract_readable(html, URL)
+    assert "approved the new bridge" in page.text
+
+
+def test_a_page_that_hides_everything_until_a_script_runs_is_still_read():
+    body = "".join(f"<p>Paragraph {i} of the story about the harbour and its ferries, told at length.</p>"
+                   for i in range(8))
+    html = f"<html><body><div style='display:none' id='app'>{body}</div></body></html>"
+    assert "Paragraph 5" in extract_readable(html, URL).text
+
+
+def test_prune_counts_what_went():
+    counts = prune_unseen(load_html((PAGES / "hidden_content.html").read_text(encoding="utf-8")))
+    assert counts["hidden"] >= 4
+    counts = prune_unseen(load_html((PAGES / "furniture.html").read_text(encoding="utf-8")))
+    assert counts["furniture"] >= 2
+    assert counts["readOn"] >= 1
+
+
+def test_markdown_keeps_headings_lists_tables_code_and_links_in_order():
+    text = read("structured.html", markdown=True).text
+    order = ["## Requirements", "- Python 3.11 or newer", "## Install", "pip install tide-table",
+             "| Harbour | Constituents", "## Further reading",
+             "[theory chapter](https://docs.example.org/theory)",
+             "- [List of harbours](https://docs.example.org/harbours)",
+             "- [Changelog](https://docs.example.org/changelog)"]
+    positions = [text.find(part) for part in order]
+    assert -1 not in positions, [p for p, at in zip(order, positions, strict=True) if at == -1]
+    assert positions == sorted(positions)
+    assert "Docs home" not in text  # the page's navigation stays out
+
+
+def test_plain_text_keeps_paragraph_breaks_and_no_link_syntax():
+    text = read("structured.html").text
+    assert "\n" in text
+    assert "](" not in text
