@@ -115,6 +115,13 @@ SCHEMA: tuple[Setting, ...] = (
     _s("WEB_FETCH_META_REFRESH_MAX_DELAY", "float", 10.0, "follow <meta http-equiv=refresh> up to this delay",
        0, 60),
     _s("WEB_FETCH_ROBOTSTXT_OBEY", "bool", True, "obey robots.txt (per fetch: robots=False)"),
+    _s("WEB_FETCH_MAX_URLS", "int", 5, "URLs one web_fetch call may read together, concurrently", 1, 10),
+    _s("WEB_FETCH_PDF_MAX_PAGES", "int", 200, "PDF pages read per fetch; the rest are counted in notes", 1, 5000),
+    _s("WEB_FETCH_READER_URL", "str", None, "a hosted reader (e.g. https://r.jina.ai/) asked when local "
+       "extraction is thin: the page URL is appended and SENT TO THAT THIRD PARTY; None: off",
+       nullable=True),
+    _s("WEB_FETCH_READER_MIN_CHARS", "int", 200, "local text shorter than this asks the reader, when one is set",
+       0, 100_000),
     # --- agent surfaces (lightsearch mcp / serve / tools, lightsearch.surfaces.tools)
     _s("WEB_RETRIEVAL_ENABLED", "bool", True, "the web tools on every surface; false hides them and the "
        "invoke endpoint answers `disabled` (environment: LIGHTSEARCH_NO_WEB=1 too)"),

@@ -400,8 +400,13 @@ def _fetch_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body,
         content = result.get("content")
         shown = len(content) if isinstance(content, str) else 0
         facts.append(f"characters {int(start)}-{int(start) + shown} of {int(total)}")
-    head = ["Fetched web page" + (" | " + " | ".join(facts) if facts else ""),
-            guidance(token, "the page's title, URL and text")]
+    head = ["Fetched web page" + (" | " + " | ".join(facts) if facts else "")]
+    # Notes are web_fetch's own sentences (pages left unread, the reader used), not page text.
+    notes = result.get("notes")
+    if isinstance(notes, list) and notes:
+        head.append("Note: " + "; ".join(_capped(neutralise_fences(ascii_safe(n)), _NOTE_MAX_CHARS)
+                                         for n in notes[:4]))
+    head.append(guidance(token, "the page's title, URL and text"))
     body = _Body()
     blocks = [_fetch_block(body, result)]
     tail = []

@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import time
 from datetime import datetime, timezone
 from typing import Any
+from urllib.parse import urlsplit
 
 from scrapy import Request
 from scrapy.http import Response, TextResponse
@@ -31,7 +33,7 @@ from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.model import ResultLimits
-from lightsearch.evidence.render import render_result, strip_invisible, utf8_len
+from lightsearch.evidence.render import clip_utf8, render_result, strip_invisible, utf8_len
 from lightsearch.providers.light import make_settings
 from lightsearch.schema import validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
@@ -78,13 +80,75 @@ class WebFetch:
         markdown: bool = False,
         head_tail: bool = False,
         robots: bool | None = None,
+        raw: bool = False,
     ) -> dict[str, Any]:
         """The page at ``url`` as clean text from ``start_index``, at most ``max_chars``.
 
         ``head_tail`` returns the start and the end of a long page in one read instead
         of the first ``max_chars``. ``robots`` overrides ``WEB_FETCH_ROBOTSTXT_OBEY``
-        for this fetch. Raises LightSearchError with a code on every expected failure.
+        for this fetch. ``raw`` returns the decoded body of a text type without
+        extraction. Raises LightSearchError with a code on every expected failure.
         """
+        max_chars, start_index = self._checked_call(max_chars, start_index)
+        request_url = self._checked_url(url)
+        return await self._fetch(url, request_url, max_chars, start_index, markdown=markdown,
+                                 head_tail=head_tail, robots=robots, raw=raw)
+
+    async def fetch_many(
+        self,
+        urls: list[str],
+        max_chars: int | None = None,
+        start_index: int = 0,
+        *,
+        markdown: bool = False,
+        head_tail: bool = False,
+        robots: bool | None = None,
+        raw: bool = False,
+    ) -> dict[str, Any]:
+        """Several pages at once (seed 002's ``web_read``): each its own result or error.
+
+        The pages are fetched concurrently within one deadline (``WEB_FETCH_DEADLINE_SECS``
+        for the whole call) and the process's per-origin limit, so two URLs of one site
+        are read one after the other. ``max_chars`` bounds each page's window; the model
+        text of all of them (``text``) is one bounded text, ``RESULT_TEXT_MAX_BYTES`` in
+        all, each page given an equal share. One page's failure costs that page.
+        """
+        s = self.settings
+        limit = s.getint("WEB_FETCH_MAX_URLS")
+        if isinstance(urls, str) or not isinstance(urls, (list, tuple)) or not urls:
+            raise invalid_input("urls must be a non-empty list of URLs", parameter="urls")
+        if len(urls) > limit:
+            raise invalid_input(f"urls holds {len(urls)} URLs; at most {limit} are read in one call",
+                                parameter="urls", count=len(urls), limit=limit)
+        max_chars, start_index = self._checked_call(max_chars, start_index)
+        started = time.monotonic()
+        unique = list(dict.fromkeys(urls))
+
+        async def one(url: str) -> dict[str, Any]:
+            try:
+                return await self._fetch(url, self._checked_url(url), max_chars, start_index,
+                                         markdown=markdown, head_tail=head_tail, robots=robots, raw=raw)
+            except LightSearchError as exc:
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                return {"url": url if isinstance(url, str) else repr(url)[:200], **exc.to_dict()}
+
+        pages = await asyncio.gather(*(one(u) for u in unique))
+        by_url = dict(zip(unique, pages, strict=True))
+        results = [by_url[u] for u in urls]
+        ok = sum(1 for r in results if "error" not in r)
+        envelope: dict[str, Any] = {
+            "results": results,
+            "count": len(results),
+            "fetched": ok,
+            "failed": len(results) - ok,
+            "elapsedMs": int((time.monotonic() - started) * 1000),
+            **TRUST,
+        }
+        envelope["text"] = combined_text(results, s.getint("RESULT_TEXT_MAX_BYTES"))
+        return envelope
+
+    def _checked_call(self, max_chars: Any, start_index: Any) -> tuple[int, int]:
         s = self.settings
         if not self._validated:
             validate(s, ("WEB_FETCH_", "RESULT_"))
@@ -98,16 +162,32 @@ class WebFetch:
         if isinstance(start_index, bool) or not isinstance(start_index, int) or start_index < 0:
             raise invalid_input("startIndex must be a non-negative integer", parameter="startIndex",
                                 startIndex=start_index)
-        request_url = self._checked_url(url)
+        return max_chars, start_index
+
+    async def _fetch(self, url: str, request_url: str, max_chars: int, start_index: int, *,
+                     markdown: bool, head_tail: bool, robots: bool | None, raw: bool) -> dict[str, Any]:
+        s = self.settings
         started = time.monotonic()
+        deadline_at = started + s.getfloat("WEB_FETCH_DEADLINE_SECS")
         fetched = await self._crawl(request_url, robots)
         response = self._response_or_raise(fetched, request_url)
-        page = await asyncio.to_thread(self._read, response, markdown)
+        local_error: LightSearchError | None = None
+        page: dict[str, Any] | None = None
+        try:
+            page = await asyncio.to_thread(self._read, response, markdown, raw, deadline_at)
+        except LightSearchError as exc:
+            local_error = exc
+        if self._reader_may_help(content_kind(response)[0], page, local_error, raw):
+            page = await self._ask_reader(response.url, page, local_error, markdown, deadline_at)
+        if page is None:
+            assert local_error is not None
+            raise local_error
+        notes = page.pop("notes", [])
         text = strip_invisible(page.pop("text"))
         window = window_text(text, max_chars, start_index, head_tail=head_tail)
         # A body cut short by the origin (connection closed before Content-Length) is
         # still evidence: it is returned and marked partial, as seed 000 prescribes.
-        partial = "dataloss" in response.flags
+        partial = "dataloss" in response.flags or bool(page.pop("incomplete", False))
         result: dict[str, Any] = {
             "url": response.url,
             "originalUrl": url,
@@ -119,12 +199,63 @@ class WebFetch:
             "partial": partial,
             "redirects": fetched.hops[1:],
             "elapsedMs": int((time.monotonic() - started) * 1000),
+            **({"notes": notes} if notes else {}),
             **TRUST,
         }
         # Adds ``text``: the bounded, fenced model text, the same field a search returns.
         finish_fetch(result, ResultLimits.from_settings(s), extraction_clipped=partial)
         return result
 
+    # ------------------------------------------------------------------ the reader fallback
+    def _reader_may_help(self, kind: str, page: dict[str, Any] | None, error: LightSearchError | None,
+                         raw: bool) -> bool:
+        """Only an HTML page whose local extraction found (almost) nothing is sent to the
+        reader: never a raw read, a PDF, a feed, or a page the site refused (a reader
+        must not become a way around robots.txt, a wall or an HTTP error)."""
+        if raw or kind != "html" or not self.settings.get("WEB_FETCH_READER_URL"):
+            return False
+        if error is not None:
+            return error.code in ("extraction_failed", "javascript_required")
+        assert page is not None
+        return len(page["text"].strip()) < self.settings.getint("WEB_FETCH_READER_MIN_CHARS")
+
+    async def _ask_reader(self, url: str, page: dict[str, Any] | None, error: LightSearchError | None,
+                          markdown: bool, deadline_at: float) -> dict[str, Any] | None:
+        """The reader's text for ``url`` when it has more than the local extraction;
+        otherwise the local result, with a note of why the reader did not help."""
+        endpoint = str(self.settings.get("WEB_FETCH_READER_URL"))
+        reader_host = urlsplit(endpoint).hostname or "?"
+        remaining = deadline_at - time.monotonic()
+        why: str | None = None
+        reader_page: dict[str, Any] | None = None
+        if remaining < 0.5:
+            why = "no time was left for the reader"
+        else:
+            try:
+                reader_url = self._checked_url(endpoint + url)
+                fetched = await self._crawl(reader_url, False, deadline=remaining)
+                response = self._response_or_raise(fetched, reader_url)
+                reader_page = read_reader_answer(response, url)
+            except LightSearchError as exc:
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                why = f"the reader failed ({exc.code})"
+        local_chars = len(page["text"].strip()) if page else 0
+        if reader_page is not None and len(reader_page["text"].strip()) > local_chars:
+            note = f"local extraction was thin; text from the reader service {reader_host}"
+            reader_page["notes"] = [note]
+            if page:  # what the page itself declares beats what the reader guessed
+                for key in ("title", "language", "publishedAt", "modifiedAt", "byline"):
+                    if page.get(key):
+                        reader_page[key] = page[key]
+            return reader_page
+        why = why or "the reader found no more text"
+        if page is not None:
+            page.setdefault("notes", []).append(f"local extraction was thin; {why}")
+            return page
+        assert error is not None
+        error.details["reader"] = why
+        return None
     # ------------------------------------------------------------------ internals
     def _checked_url(self, url: Any) -> str:
         if not isinstance(url, str) or not url.strip():
@@ -147,9 +278,9 @@ class WebFetch:
     def _mapped(self) -> set[str]:
         return {h.lower().rstrip(".") for h in self.settings.getdict("LIGHT_HOST_MAP")}
 
-    def _crawl_settings(self, robots: bool | None) -> Settings:
+    def _crawl_settings(self, robots: bool | None, deadline: float | None = None) -> Settings:
         s = self.settings.copy()
-        deadline = s.getfloat("WEB_FETCH_DEADLINE_SECS")
+        deadline = s.getfloat("WEB_FETCH_DEADLINE_SECS") if deadline is None else deadline
         redirects = s.getint("WEB_FETCH_MAX_REDIRECTS")
         obey = s.getbool("WEB_FETCH_ROBOTSTXT_OBEY") if robots is None else bool(robots)
         s.update({
@@ -163,11 +294,13 @@ class WebFetch:
             "REDIRECT_ENABLED": False,
             "DOWNLOAD_FAIL_ON_DATALOSS": False,  # a cut body is returned marked partial
             "ITEM_PIPELINES": {},
+            "WEB_FETCH_DEADLINE_SECS": deadline,
         }, priority="cmdline")
         return s
 
-    async def _crawl(self, url: str, robots: bool | None) -> FetchedPage | FetchRefused:
-        settings = self._crawl_settings(robots)
+    async def _crawl(self, url: str, robots: bool | None, *, deadline: float | None = None
+                     ) -> FetchedPage | FetchRefused:
+        settings = self._crawl_settings(robots, deadline)
         deadline = settings.getfloat("WEB_FETCH_DEADLINE_SECS")
         try:
             outcome = await run_crawl(
@@ -198,8 +331,8 @@ class WebFetch:
                               status=response.status, url=response.url)
         return response
 
-    @staticmethod
-    def _read(response: Response, markdown: bool) -> dict[str, Any]:
+    def _read(self, response: Response, markdown: bool, raw: bool = False,
+              deadline_at: float | None = None) -> dict[str, Any]:
         """The body as text (see :meth:`_read_kind`), or a LightSearchError.
 
         The parsers behind it turn what they know of hostile input into structured
@@ -207,7 +340,7 @@ class WebFetch:
         no raw exception leaves ``fetch`` for a crafted body.
         """
         try:
-            return WebFetch._read_kind(response, markdown)
+            return self._read_kind(response, markdown, raw, deadline_at)
         except LightSearchError as exc:
             exc.details.setdefault("url", response.url)
             raise
@@ -215,11 +348,15 @@ class WebFetch:
             raise fetch_error("extraction_failed", f"the response could not be read ({type(exc).__name__})",
                               url=response.url) from None
 
-    @staticmethod
-    def _read_kind(response: Response, markdown: bool) -> dict[str, Any]:
+    def _read_kind(self, response: Response, markdown: bool, raw: bool,
+                   deadline_at: float | None) -> dict[str, Any]:
         kind, ctype = content_kind(response)
         base: dict[str, Any] = {"contentType": ctype, "title": None, "byline": None,
                                 "language": None, "publishedAt": None, "modifiedAt": None}
+        if raw:
+            return read_raw(response, kind, ctype, base)
+        if kind == "pdf":
+            return read_pdf_page(response, base, self.settings.getint("WEB_FETCH_PDF_MAX_PAGES"), deadline_at)
         if kind == "html":
             from lightsearch.documents.readable import extract_readable
             from lightsearch.documents.walls import detect_wall
@@ -256,11 +393,23 @@ class WebFetch:
                           contentType=ctype[:200], url=response.url)
 
 
+PDF_TYPES = ("application/pdf", "application/x-pdf", "application/acrobat")
+
+
 def content_kind(response: Response) -> tuple[str, str]:
-    """(``html`` | ``feed`` | ``json`` | ``text`` | ``unsupported``, MIME type)."""
+    """(``html`` | ``feed`` | ``json`` | ``text`` | ``pdf`` | ``unsupported``, MIME type).
+
+    A PDF is taken by its type, or by its ``%PDF-`` signature when the type says nothing
+    (none, ``application/octet-stream``, or ``binary/octet-stream`` as some storage
+    buckets serve a ``.pdf`` URL)."""
+    from lightsearch.documents.pdf import is_pdf
+
     raw = response.headers.get(b"Content-Type", b"").decode("latin-1")
     ctype = raw.split(";")[0].strip().lower()
     head = response.body[:1024].lstrip().lower()
+    if ctype in PDF_TYPES or (ctype in ("", "application/octet-stream", "binary/octet-stream")
+                              and is_pdf(response.body)):
+        return "pdf", ctype or "application/pdf"
     if ctype in ("application/rss+xml", "application/atom+xml", "application/feed+json"):
         return "feed", ctype
     if ctype in ("text/xml", "application/xml") or (not ctype and head.startswith(b"<?xml")):
@@ -276,6 +425,80 @@ def content_kind(response: Response) -> tuple[str, str]:
     if ctype in ("", "application/octet-stream") and head.startswith((b"<!doctype html", b"<html")):
         return "html", ctype or "text/html"
     return "unsupported", ctype
+
+
+def read_raw(response: Response, kind: str, ctype: str, base: dict[str, Any]) -> dict[str, Any]:
+    """``raw``: the decoded body of a text type as it is (the MCP fetch server's ``raw``);
+    a PDF or an unknown type is not text and is refused, not decoded into noise."""
+    if kind in ("unsupported", "pdf"):
+        shown = quote_untrusted(ctype, min(40, len(ctype.split()[0]))) if ctype.strip() else "unknown"
+        raise fetch_error("unsupported_content_type", f"content type {shown} is not a text type; "
+                          "read it without raw", contentType=ctype[:200], url=response.url)
+    text = response.text if isinstance(response, TextResponse) else response.body.decode("utf-8", "replace")
+    if not text.strip():
+        raise fetch_error("extraction_failed", "the response body is empty", url=response.url)
+    return {**base, "format": "raw", "text": text}
+
+
+def read_pdf_page(response: Response, base: dict[str, Any], max_pages: int,
+                  deadline_at: float | None) -> dict[str, Any]:
+    """A PDF response as text with ``[Page n of N]`` markers and its declared metadata."""
+    from lightsearch.documents.pdf import read_pdf
+
+    doc = read_pdf(response.body, max_pages=max_pages, deadline=deadline_at)
+    return {**base, "title": doc.title, "byline": doc.author, "language": doc.language,
+            "publishedAt": doc.published_at, "modifiedAt": doc.modified_at, "format": "text",
+            "text": doc.text, "pdfPages": doc.pages, "pdfPagesRead": doc.pages_read,
+            "incomplete": doc.stopped is not None, "notes": doc.notes}
+
+
+_READER_FIELD = re.compile(r"^(Title|URL Source|Published Time|Markdown Content):[ \t]*(.*)$", re.MULTILINE)
+
+
+def read_reader_answer(response: Response, url: str) -> dict[str, Any]:
+    """A hosted reader's answer as a page: plain text or Markdown, optionally in the
+    ``Title: / URL Source: / Markdown Content:`` layout r.jina.ai uses (its header lines
+    become metadata, not text). Anything that is not text is refused."""
+    kind, ctype = content_kind(response)
+    if kind not in ("text", "html", "json"):
+        raise fetch_error("unsupported_content_type", "the reader did not answer with text",
+                          contentType=ctype[:200])
+    text = response.text if isinstance(response, TextResponse) else response.body.decode("utf-8", "replace")
+    title = published = None
+    fields = {m.group(1): m for m in _READER_FIELD.finditer(text[:4096])}
+    if "Markdown Content" in fields:
+        title = fields["Title"].group(2).strip()[:300] or None if "Title" in fields else None
+        published = fields["Published Time"].group(2).strip()[:40] or None if "Published Time" in fields else None
+        text = text[fields["Markdown Content"].end():]
+    text = text.strip()
+    if not text:
+        raise fetch_error("extraction_failed", "the reader's answer is empty")
+    return {"contentType": "text/html", "title": title, "byline": None, "language": None,
+            "publishedAt": published if published and _ISO_DAY.match(published) else None,
+            "modifiedAt": None, "format": "markdown", "text": text, "extractedBy": "reader"}
+
+
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def combined_text(results: list[dict[str, Any]], max_bytes: int) -> str:
+    """The model text of several fetches: each page's own fenced text, in the caller's
+    order, within an equal share of ``max_bytes`` (an error is its one line)."""
+    n = max(1, len(results))
+    header = f"web_fetch read {n} URLs"
+    sep = "\n\n"
+    share = max(0, (max_bytes - utf8_len(header) - len(sep) * n) // n)
+    parts = [header]
+    for index, result in enumerate(results, 1):
+        label = f"[{index}/{n}] "
+        if "error" in result:
+            err = result["error"]
+            line = f"{label}ERROR: {err.get('code')}: {err.get('message')}"
+            parts.append(clip_utf8(line, share))
+        else:
+            # the page's fenced text fits its share whole: cutting it would cut its fence
+            parts.append(label + format_fetch_text(result, share - len(label)) if share > len(label) else "")
+    return sep.join(p for p in parts if p)
 
 
 def summarise_feed(body: bytes) -> dict[str, Any]:
