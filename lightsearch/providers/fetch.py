@@ -493,7 +493,7 @@ def combined_text(results: list[dict[str, Any]], max_bytes: int) -> str:
         label = f"[{index}/{n}] "
         if "error" in result:
             err = result["error"]
-            line = f"{label}ERROR: {err.get('code')}: {err.get('message')}"
+            line = f"{label}{quote_untrusted(result.get('url'), 200)} ERROR: {err.get('code')}: {err.get('message')}"
             parts.append(clip_utf8(line, share))
         else:
             # the page's fenced text fits its share whole: cutting it would cut its fence

@@ -109,8 +109,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-results", type=int, default=None, metavar="N", help="hits, 1-20 (WEB_SEARCH_MAX_RESULTS)")
     output(p)
 
-    p = command("fetch", "read one public web page as clean, bounded text (web_fetch)")
-    p.add_argument("url", metavar="URL")
+    p = command("fetch", "read public web pages as clean, bounded text (web_fetch)")
+    p.add_argument("url", metavar="URL", nargs="+", help="one URL, or several read together")
     p.add_argument("--max-chars", type=int, default=None, metavar="N", help="characters (WEB_FETCH_MAX_CHARS)")
     p.add_argument("--start-index", type=int, default=0, metavar="K", help="character offset to read on from")
     p.add_argument("--raw", action="store_true", help="the body of a text type, without extraction")
@@ -201,7 +201,7 @@ def fetch_table(result: dict[str, Any]) -> Any:
 
 
 def emit(command: str, result: dict[str, Any], fmt: str) -> int:
-    """Print ``result``; 1 for an error, else 0."""
+    """Print ``result``; 1 for an error (or any failed page of several), else 0."""
     result = for_command_line(result)
     if "error" in result:
         if fmt in ("json", "jsonl"):
@@ -213,7 +213,7 @@ def emit(command: str, result: dict[str, Any], fmt: str) -> int:
     if fmt == "json":
         print(json.dumps(result, ensure_ascii=False, indent=2))
     elif fmt == "jsonl":
-        rows = result["hits"] if command in ("search", "news") else [result]
+        rows = result["hits"] if command in ("search", "news") else result.get("results", [result])
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
     elif fmt == "text":
@@ -227,9 +227,14 @@ def emit(command: str, result: dict[str, Any], fmt: str) -> int:
                 console.print(f"No results for {result.get('query')!r}.")
             console.print(search_summary(result))
         else:
-            console.print(fetch_table(result))
-            console.print(result.get("content", ""), markup=False)
-    return 0
+            for page in result.get("results", [result]):
+                if "error" in page:
+                    console.print(f"{page.get('url')}: ERROR: {page['error']['code']}: {page['error']['message']}",
+                                  markup=False)
+                    continue
+                console.print(fetch_table(page))
+                console.print(page.get("content", ""), markup=False)
+    return 1 if result.get("failed") else 0
 
 
 # ------------------------------------------------------------------------ commands
@@ -258,7 +263,7 @@ async def _run_tool(opts: argparse.Namespace) -> dict[str, Any]:
                 work = box.call("web_news", args)
             else:
                 box.tool("web_fetch")
-                work = box.fetch_page(opts.url, max_chars=opts.max_chars, start_index=opts.start_index, raw=opts.raw,
+                work = box.fetch_page(opts.url[0] if len(opts.url) == 1 else opts.url, max_chars=opts.max_chars, start_index=opts.start_index, raw=opts.raw,
                                       **({"markdown": True} if opts.markdown else {}),
                                       **({"head_tail": True} if opts.head_tail else {}))
             return await with_progress(work, spinner, opts.command)

@@ -17,7 +17,8 @@ from lightsearch.evidence.render import continuation_for_command_line
 
 # The command-line spelling of each API parameter an error can name (both CLIs).
 FLAGS = {"maxResults": "--max-results", "recency": "--recency", "maxChars": "--max-chars",
-         "startIndex": "--start-index", "when": "--when", "query": "the query", "queries": "the queries"}
+         "startIndex": "--start-index", "when": "--when", "query": "the query", "queries": "the queries",
+         "urls": "the URLs", "url": "the URL"}
 
 
 def for_command_line(result: dict[str, Any]) -> dict[str, Any]:
@@ -25,6 +26,15 @@ def for_command_line(result: dict[str, Any]) -> dict[str, Any]:
     and whose read-on hint (outside the fence, our own words) says ``--start-index N``."""
     if "error" in result:
         return {**result, "error": with_flags(result["error"], FLAGS)}
+    if isinstance(result.get("results"), list):  # several pages read together
+        text = result.get("text", "")
+        pages = []
+        for page in result["results"]:
+            shown = for_command_line(page)
+            if isinstance(page.get("text"), str) and shown.get("text") != page["text"] and isinstance(text, str):
+                text = text.replace(page["text"], shown["text"], 1)
+            pages.append(shown)
+        return {**result, "results": pages, "text": text}
     text = result.get("text")
     if isinstance(text, str) and result.get("truncated"):
         return {**result, "text": continuation_for_command_line(text)}

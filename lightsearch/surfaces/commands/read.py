@@ -1,4 +1,4 @@
-"""``scrapy read URL``: one web_fetch from the command line.
+"""``scrapy read URL [URL ...]``: web_fetch from the command line.
 
 The page goes through the same path as the agent tool (transport guard, robots.txt,
 size and time limits, extraction, wall detection). ``-o text`` (the default) prints the
@@ -7,7 +7,9 @@ starting with ``ERROR:``; ``-o json`` prints the result dict (``text`` and the r
 window ``content``), or ``{"error": {"code", "message",
 "details"}}``. Either way a failure exits with status 1. ``--offline`` serves the
 bundled offline origins on loopback, so ``scrapy read --offline
-https://walls.example/article`` works with no network.
+https://walls.example/article`` works with no network. Several URLs (up to
+``WEB_FETCH_MAX_URLS``) are read together, as web_fetch's ``urls``; the exit status is 1
+when any of them failed.
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ class Command(ScrapyCommand):
     default_settings = {"LOG_LEVEL": "ERROR"}
 
     def syntax(self) -> str:
-        return "[options] <url>"
+        return "[options] <url> [<url> ...]"
 
     def short_desc(self) -> str:
-        return "Fetch one public web page and print its clean, bounded text (web_fetch)"
+        return "Fetch public web pages and print their clean, bounded text (web_fetch)"
 
     def long_desc(self) -> str:
         return (
@@ -62,12 +64,12 @@ class Command(ScrapyCommand):
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
-        if len(args) != 1:
-            raise UsageError("exactly one URL is required", print_help=False)
+        if not args:
+            raise UsageError("a URL is required", print_help=False)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
-        result = for_command_line(asyncio.run(self._read(args[0], opts)))
+        result = for_command_line(asyncio.run(self._read(args, opts)))
         if opts.output == "json":
             print(json.dumps(result, ensure_ascii=False, indent=2))
         else:
@@ -76,10 +78,10 @@ class Command(ScrapyCommand):
             # A success prints the ``text`` web_fetch rendered (the one its receipt
             # describes), not a second rendering with a new fence token.
             print(format_fetch_text(result))
-        if "error" in result:
+        if "error" in result or result.get("failed"):
             self.exitcode = 1
 
-    async def _read(self, url: str, opts: argparse.Namespace) -> dict[str, Any]:
+    async def _read(self, urls: list[str], opts: argparse.Namespace) -> dict[str, Any]:
         from lightsearch.providers.fetch import WebFetch
 
         assert self.settings is not None
@@ -88,8 +90,9 @@ class Command(ScrapyCommand):
         with offline_world(opts.offline, overrides):
             try:
                 fetcher = WebFetch.from_settings(overrides)
-                return await fetcher.fetch(url, max_chars=opts.max_chars, start_index=opts.start_index,
-                                           markdown=opts.markdown, head_tail=opts.head_tail)
+                read = fetcher.fetch_many if len(urls) > 1 else fetcher.fetch
+                return await read(urls if len(urls) > 1 else urls[0], max_chars=opts.max_chars,
+                                  start_index=opts.start_index, markdown=opts.markdown, head_tail=opts.head_tail)
             except LightSearchError as exc:
                 return exc.to_dict()
 

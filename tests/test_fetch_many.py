@@ -1,0 +1,141 @@
+"""web_fetch with several URLs (seed 002's ``web_read``): each page its own result or
+error, in the caller's order, fetched concurrently within one deadline and the
+per-origin limit, and one bounded text for the model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lightsearch.errors import LightSearchError
+from lightsearch.evidence.render import utf8_len
+from lightsearch.providers.fetch import WebFetch
+from lightsearch.surfaces.tools import Toolbox, check_arguments, tool_specs
+from tests.conftest import ROBOTS_ALLOW, coroutine_test
+
+WALLS = "https://walls.example"
+SLOW_A, SLOW_B = "slow-a.many.test", "slow-b.many.test"
+
+
+def _page(word: str) -> dict:
+    return {"body": "<!doctype html><html><head><title>" + word + "</title></head><body><article>"
+                    + f"<p>{word} paragraph about harbour tides, long enough to be an article.</p>" * 40
+                    + "</article></body></html>", "delay": 0.6}
+
+
+@pytest.fixture
+def settings(origins):
+    for host in (SLOW_A, SLOW_B):
+        origins.add_site(host, {"/robots.txt": ROBOTS_ALLOW, "/one": _page("one"), "/two": _page("two"),
+                                "/stuck": {"body": "<p>late</p>", "delay": 5.0}})
+    origins.reset_log()
+    return {**origins.settings(), "LOG_LEVEL": "ERROR"}
+
+
+@coroutine_test
+async def test_each_url_has_its_own_result_or_error_in_the_order_given(settings):
+    urls = [f"{WALLS}/notes.txt", f"{WALLS}/private/page", f"{WALLS}/article", "http://169.254.169.254/"]
+    out = await WebFetch.from_settings(settings).fetch_many(urls, max_chars=500)
+    assert [r.get("originalUrl", r["url"]) for r in out["results"]] == urls
+    codes = [r["error"]["code"] if "error" in r else "ok" for r in out["results"]]
+    assert codes == ["ok", "robots_disallowed", "ok", "blocked_address"]
+    assert (out["count"], out["fetched"], out["failed"]) == (4, 2, 2)
+    assert out["results"][2]["title"] == "How tide tables are computed"
+    assert len(out["results"][2]["content"]) <= 500  # maxChars bounds each page's window
+    text = out["text"]
+    assert text.startswith("web_fetch read 4 URLs")
+    assert text.index("[1/4]") < text.index("[2/4]") < text.index("[3/4]") < text.index("[4/4]")
+    assert "robots_disallowed" in text
+    assert "Second line of the notes." in text
+
+
+@coroutine_test
+async def test_the_model_text_of_all_pages_is_one_bounded_text(settings):
+    limit = 6000
+    urls = [f"{WALLS}/article", f"https://{SLOW_A}/one", f"https://{SLOW_B}/two"]
+    out = await WebFetch.from_settings({**settings, "RESULT_TEXT_MAX_BYTES": limit}).fetch_many(urls)
+    assert out["fetched"] == 3
+    assert utf8_len(out["text"]) <= limit
+    # every page keeps its own closed fence: cutting the whole would cut a fence
+    assert out["text"].count("BEGIN>>>") == out["text"].count("END>>>") == 3
+
+
+@coroutine_test
+async def test_pages_of_different_origins_are_fetched_together_and_one_origin_one_at_a_time(settings, origins):
+    urls = [f"https://{SLOW_A}/one", f"https://{SLOW_A}/two", f"https://{SLOW_B}/one", f"https://{SLOW_B}/two"]
+    out = await WebFetch.from_settings(settings).fetch_many(urls)
+    assert out["fetched"] == 4
+    assert origins.open_max[SLOW_A] == 1  # counted at the server
+    assert origins.open_max[SLOW_B] == 1
+    a = [e["time"] for e in origins.requests_for(SLOW_A) if e["path"] != "/robots.txt"]
+    b = [e["time"] for e in origins.requests_for(SLOW_B) if e["path"] != "/robots.txt"]
+    # the two origins overlapped: B's first page was requested before A's second was done
+    assert min(b) < max(a)
+
+
+@coroutine_test
+async def test_one_deadline_for_the_call_a_stuck_page_costs_only_itself(settings):
+    urls = [f"https://{SLOW_A}/one", f"https://{SLOW_B}/stuck"]
+    out = await WebFetch.from_settings({**settings, "WEB_FETCH_DEADLINE_SECS": 2.5}).fetch_many(urls)
+    assert "error" not in out["results"][0]
+    assert out["results"][1]["error"]["code"] == "timeout"
+    assert out["elapsedMs"] < 5000  # the stuck page did not hold the call past its deadline
+
+
+@coroutine_test
+async def test_a_repeated_url_is_fetched_once(settings, origins):
+    url = f"https://{SLOW_A}/one"
+    out = await WebFetch.from_settings(settings).fetch_many([url, url])
+    assert out["count"] == 2
+    assert out["results"][0]["content"] == out["results"][1]["content"]
+    assert [e["path"] for e in origins.requests_for(SLOW_A)].count("/one") == 1
+
+
+@pytest.mark.parametrize(("urls", "message"), [([], "non-empty"), ("https://walls.example/article", "list"),
+                                               ([f"{WALLS}/article"] * 6, "at most 5")])
+@coroutine_test
+async def test_bad_url_lists_are_invalid_input_naming_urls(settings, urls, message):
+    with pytest.raises(LightSearchError) as info:
+        await WebFetch.from_settings(settings).fetch_many(urls)
+    assert info.value.code == "invalid_input"
+    assert info.value.details["parameter"] == "urls"
+    assert message in info.value.message
+
+
+def test_the_tool_takes_url_or_urls_not_both_not_neither():
+    fetch = {t.name: t for t in tool_specs()}["web_fetch"]
+    assert fetch.input_schema["properties"]["urls"]["maxItems"] == 5
+    assert check_arguments(fetch, {"urls": ["https://a.example/", "https://b.example/"]})["urls"]
+    for args, field in (({}, "url"), ({"url": "https://a.example/", "urls": ["https://b.example/"]}, "urls")):
+        with pytest.raises(LightSearchError) as info:
+            check_arguments(fetch, args)
+        assert info.value.code == "invalid_input"
+        assert info.value.details["errors"][0]["field"] == field
+    with pytest.raises(LightSearchError):
+        check_arguments(fetch, {"urls": [f"https://{i}.example/" for i in range(6)]})
+
+
+@coroutine_test
+async def test_the_toolbox_reads_urls_through_the_tool_call(settings):
+    async with Toolbox(settings) as box:
+        out = await box.call("web_fetch", {"urls": [f"{WALLS}/article", f"{WALLS}/notes.txt"], "maxChars": 300})
+    assert out["fetched"] == 2
+    assert "[2/2]" in out["text"]
+
+
+def test_scrapy_read_takes_several_urls_and_exits_1_when_one_failed(origins, tmp_path):
+    settings = ["-s", f"LIGHT_HOST_MAP={json.dumps(origins.host_map())}", "-s", "LIGHT_HOST_MAP_ONLY=True",
+                "-s", f"LIGHT_TLS_CA_FILE={origins.ca_file}"]
+    proc = subprocess.run([sys.executable, "-m", "scrapy", "read", *settings, "-o", "json", "--max-chars", "200",
+                           f"{WALLS}/article", f"{WALLS}/nope"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["fetched"] == 1
+    assert out["results"][1]["error"]["code"] == "http_status"
+    # the read-on hint of a page read together with others speaks command-line words too
+    assert "--start-index" in out["results"][0]["text"]
+    assert "--start-index" in out["text"]
