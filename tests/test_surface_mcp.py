@@ -80,6 +80,13 @@ async def exercise(session: Any) -> None:
     data = check_structured(tools, "web_fetch", page)
     assert len(data["content"]) <= 50
 
+    pages = await session.call_tool("web_fetch", {"urls": ["https://www.nasa.gov/", "http://169.254.169.254/"],
+                                                  "max_length": 80})
+    data = check_structured(tools, "web_fetch", pages)
+    assert [("error" in r) for r in data["results"]] == [False, True]
+    assert len(data["results"][0]["content"]) <= 80
+    assert pages.content[0].text.startswith("web_fetch read 2 URLs")
+
     bad = await session.call_tool("web_search", {"query": "x", "maxResults": 99})
     assert bad.is_error is True
     assert bad.structured_content["error"]["code"] == "invalid_input"
