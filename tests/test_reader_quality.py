@@ -122,3 +122,42 @@ def test_plain_text_keeps_paragraph_breaks_and_no_link_syntax():
     text = read("structured.html").text
     assert "\n" in text
     assert "](" not in text
+
+
+def test_a_body_split_into_same_class_sections_is_read_whole_in_page_order():
+    """Class: the article cut into sibling containers of one class between ad slots."""
+    text = read("split_body.html").text
+    order = ["handed the station over", "oil burned by the lamp", "county archive", "first swallow",
+             "publish the transcriptions"]
+    at = [text.find(part) for part in order]
+    assert -1 not in at, text
+    assert at == sorted(at)
+    for gone in ("Advertisement", "weekly newsletter", "All rights reserved"):
+        assert gone not in text
+
+
+def test_a_second_copy_of_the_article_is_dropped():
+    """Class: the same article twice in the page (an AMP or infinite-scroll copy)."""
+    text = read("copied_body.html").text
+    assert text.count("Sleeper trains will run again") == 1
+    assert text.count("second train on Fridays") == 1
+
+
+def test_a_schedule_that_repeats_its_rows_keeps_every_day():
+    """The other side of the copy rule: a plan repeating one day's routine is content."""
+    text = read("repeated_schedule.html").text
+    assert text.count("carry at least two litres of water") == 3
+    assert text.count("eat something small") == 3
+    assert "climbs steeply to the lighthouse" in text
+
+
+def test_the_headline_standfirst_and_dateline_are_not_repeated_above_the_body():
+    page = read("headline_standfirst.html")
+    assert page.title == "River otters are back in the city centre"
+    assert page.text.startswith("Volunteers counting birds"), page.text[:200]
+
+
+def test_a_lead_paragraph_copied_into_the_description_is_kept():
+    """The other side: many sites copy the first paragraph into <meta description>."""
+    text = read("lead_in_description.html").text
+    assert text.startswith("The central library will open until ten")

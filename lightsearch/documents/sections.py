@@ -1,0 +1,177 @@
+"""The article as one piece: every section of a split body, one copy of a copied one,
+and no headline or standfirst repeated above the first paragraph.
+
+Three classes of page where trafilatura's choice of one main node is wrong:
+
+* **split body** (Condé Nast, many CMSs with ad slots): the article is cut into several
+  sibling containers of the same class, separated by ads and embeds; trafilatura keeps
+  one and loses the rest (issue 18 measured recall 0.35 on such a page). The page is the
+  witness: a container with the same tag and classes as the one holding the extracted
+  paragraphs, under the same kind of parent, is more of the same article.
+* **copied body** (infinite-scroll and "next article" pages): the same article is in the
+  page two or three times, and trafilatura returns every copy. A run of three or more
+  paragraphs that already appeared, in the same order, is a copy.
+* **headline and standfirst on top**: the body starts with the page's ``<h1>`` or its
+  description, which the result already carries as ``title``; a date line there too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+MIN_MATCH_CHARS = 40  # a paragraph this long identifies the container it sits in
+MIN_SECTION_CHARS = 150  # a sibling section must carry this much paragraph text
+MAX_LINK_SHARE = 0.3  # ... and be prose, not a list of links
+MIN_COPY_RUN = 3
+COPY_SHARE = 0.5
+MIN_COPY_CHARS = 80  # copied prose, not a schedule or a table repeating its short rows
+HEAD_LINES = 4
+_DATE_LINE = re.compile(
+    r"^(?:(?:published|updated|posted|last updated)[:\s]+)?[\w ,.:/+\-–|]{0,20}\b(?:19|20)\d{2}\b[\w ,.:/+\-–|]{0,30}$",
+    re.IGNORECASE)
+_MARKERS = re.compile(r"^[#>*\-\s]+")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _line_key(line: str) -> str:
+    return _norm(_MARKERS.sub("", line)).strip("*_ ")
+
+
+def _signature(el: HtmlElement) -> tuple[str, frozenset[str]] | None:
+    classes = frozenset((el.get("class") or "").split())
+    return (el.tag, classes) if classes else None
+
+
+def _paragraphs(container: HtmlElement) -> list[HtmlElement]:
+    return [p for p in container.iter("p") if _norm(p.text_content())]
+
+
+def join_sections(text: str, tree: HtmlElement) -> str:
+    """``text`` with the paragraphs of same-class sibling sections it left out, each
+    inserted where the page has it (after the last extracted line that precedes it)."""
+    gap = "\n\n" if "\n\n" in text else "\n"
+    lines = text.split(gap)
+    keys = {_line_key(line): i for i, line in reversed(list(enumerate(lines)))}
+    order = {p: n for n, p in enumerate(tree.iter("p"))}
+    matched: dict[HtmlElement, int] = {}
+    votes: dict[tuple[str, frozenset[str]], int] = {}
+    parents: dict[tuple[str, frozenset[str]], set[str]] = {}
+    for p in order:
+        key = _norm(p.text_content())
+        if len(key) >= MIN_MATCH_CHARS and key in keys:
+            matched[p] = keys[key]
+            container = p.getparent()
+            sig = _signature(container) if container is not None else None
+            if sig is not None:
+                votes[sig] = votes.get(sig, 0) + 1
+                grand = container.getparent()
+                parents.setdefault(sig, set()).add(grand.tag if grand is not None else "")
+    if not votes:
+        return text
+    sig, count = max(votes.items(), key=lambda kv: kv[1])
+    if count < 2:
+        return text
+    inserts: list[tuple[int, int, list[str]]] = []
+    for el in tree.iter(sig[0]):
+        if _signature(el) != sig or any(p in matched for p in _paragraphs(el)):
+            continue
+        grand = el.getparent()
+        if (grand.tag if grand is not None else "") not in parents[sig]:
+            continue
+        paras = [p for p in el if getattr(p, "tag", None) == "p" and _norm(p.text_content())]
+        texts = [_norm(p.text_content()) for p in paras]
+        chars = sum(len(t) for t in texts)
+        links = sum(len(_norm(a.text_content())) for p in paras for a in p.iter("a"))
+        if chars < MIN_SECTION_CHARS or links > MAX_LINK_SHARE * chars:
+            continue
+        first = order[paras[0]]
+        before = [line for p, line in matched.items() if order[p] < first]
+        inserts.append((max(before) if before else -1, first, texts))
+    if not inserts:
+        return text
+    out = list(lines)
+    for at, _, texts in sorted(inserts, key=lambda x: (x[0], x[1]), reverse=True):
+        out[at + 1:at + 1] = texts
+    return gap.join(out)
+
+
+def drop_copies(text: str) -> str:
+    """``text`` without runs of ``MIN_COPY_RUN`` or more lines that already appeared in
+    the same order (a second copy of the article); short lines inside a run go with it."""
+    gap = "\n\n" if "\n\n" in text else "\n"
+    lines = text.split(gap)
+    seen: dict[str, int] = {}
+    keep = [True] * len(lines)
+    i = 0
+    while i < len(lines):
+        key = _line_key(lines[i])
+        start = seen.get(key) if len(key) >= MIN_COPY_CHARS else None
+        if start is None or start >= i - 1:
+            if len(key) >= MIN_COPY_CHARS:
+                seen.setdefault(key, i)
+            i += 1
+            continue
+        # follow the copy while its long lines match the original's, in order
+        j, k, long_lines, copied = i, start, 0, 0
+        while j < len(lines) and k < i:
+            a, b = _line_key(lines[j]), _line_key(lines[k])
+            if a == b:
+                long_lines += len(a) >= MIN_COPY_CHARS
+                copied += len(a)
+                j, k = j + 1, k + 1
+            elif len(a) < MIN_COPY_CHARS:
+                j += 1
+            elif len(b) < MIN_COPY_CHARS:
+                k += 1
+            else:
+                break
+        # a copy of the article repeats most of what came before it; a schedule or a
+        # recipe repeating one day's block does not
+        if long_lines >= MIN_COPY_RUN and copied >= COPY_SHARE * sum(
+                len(line) for line, kept in zip(lines[:i], keep, strict=False) if kept):
+            for n in range(i, j):
+                keep[n] = False
+            i = j
+        else:
+            i += 1
+    if all(keep):
+        return text
+    return gap.join(line for line, kept in zip(lines, keep, strict=True) if kept)
+
+
+def strip_head(text: str, tree: HtmlElement) -> str:
+    """``text`` without the headline, standfirst or date lines it starts with: the
+    headline is ``title`` and the standfirst is the description, both said already."""
+    said = set()
+    for xp in ("//h1", "//title"):
+        for el in tree.xpath(xp):
+            said.add(_norm(el.text_content()))
+    for xp in ("//meta[@property='og:title']/@content", "//meta[@name='twitter:title']/@content"):
+        said.update(_norm(v) for v in tree.xpath(xp))
+    # A description is often the lead paragraph itself (sites copy it into the meta tag):
+    # it is a standfirst, and dropped, only where no paragraph of the page holds it.
+    described = {_norm(v) for xp in ("//meta[@property='og:description']/@content",
+                                      "//meta[@name='description']/@content",
+                                      "//meta[@name='twitter:description']/@content") for v in tree.xpath(xp)}
+    if described - said:
+        described -= {_norm(p.text_content()) for p in tree.iter("p")}
+        said |= described
+    said.discard("")
+    gap = "\n\n" if "\n\n" in text else "\n"
+    lines = text.split(gap)
+    drop = 0
+    while drop < min(HEAD_LINES, len(lines) - 1):
+        key = _line_key(lines[drop])
+        if key and (key in said or _DATE_LINE.match(key)):
+            drop += 1
+        else:
+            break
+    rest = lines[drop:]
+    if not drop or sum(len(line) for line in rest) < 200:
+        return text  # a short page keeps its head: it may be all there is
+    return gap.join(rest)
