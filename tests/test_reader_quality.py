@@ -161,3 +161,15 @@ def test_a_lead_paragraph_copied_into_the_description_is_kept():
     """The other side: many sites copy the first paragraph into <meta description>."""
     text = read("lead_in_description.html").text
     assert text.startswith("The central library will open until ten")
+
+
+def test_a_list_of_other_stories_and_the_copyright_line_do_not_end_the_article():
+    """Class: the body ends with links to other articles and a copyright line; a
+    sentence that carries one link is still the article's (the other side)."""
+    text = read("tail_links.html").text
+    for gone in ("Bridge repairs close", "Christmas market opens", "All rights reserved",
+                 "https://news.example.org/2026/12/story"):
+        assert gone not in text
+    assert text.startswith("The island ferry will run four times a day")
+    assert "winter page" in text
+    assert "change them free of charge" in text

@@ -12,7 +12,10 @@ Three classes of page where trafilatura's choice of one main node is wrong:
   page two or three times, and trafilatura returns every copy. A run of three or more
   paragraphs that already appeared, in the same order, is a copy.
 * **headline and standfirst on top**: the body starts with the page's ``<h1>`` or its
-  description, which the result already carries as ``title``; a date line there too.
+  description, which the result already carries as ``title``; a date line or the page's
+  URL there too.
+* **other stories and the copyright line at the end**: the body ends with a list of
+  links to other articles (each line mostly anchor text in the page) and "© 2019 ...".
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ _DATE_LINE = re.compile(
     r"^(?:(?:published|updated|posted|last updated)[:\s]+)?[\w ,.:/+\-–|]{0,20}\b(?:19|20)\d{2}\b[\w ,.:/+\-–|]{0,30}$",
     re.IGNORECASE)
 _MARKERS = re.compile(r"^[#>*\-\s]+")
+_URL_LINE = re.compile(r"^https?://\S+$")
+_COPYRIGHT = re.compile(r"^(?:©|\(c\)|copyright\b)", re.IGNORECASE)
+MIN_LINK_RUN = 3  # trailing link lines: a list of other stories, not a closing link
+LINK_SHARE = 0.6
 
 
 def _norm(text: str) -> str:
@@ -158,16 +165,18 @@ def strip_head(text: str, tree: HtmlElement) -> str:
     described = {_norm(v) for xp in ("//meta[@property='og:description']/@content",
                                       "//meta[@name='description']/@content",
                                       "//meta[@name='twitter:description']/@content") for v in tree.xpath(xp)}
-    if described - said:
-        described -= {_norm(p.text_content()) for p in tree.iter("p")}
-        said |= described
     said.discard("")
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
+    head = {_line_key(line) for line in lines[:HEAD_LINES]}
+    described = (described & head) - said
+    if described:  # only then is it worth reading every paragraph of the page
+        described -= {_norm(p.text_content()) for p in tree.iter("p")}
+        said |= described
     drop = 0
     while drop < min(HEAD_LINES, len(lines) - 1):
         key = _line_key(lines[drop])
-        if key and (key in said or _DATE_LINE.match(key)):
+        if key and (key in said or _DATE_LINE.match(key) or _URL_LINE.match(key)):
             drop += 1
         else:
             break
@@ -175,3 +184,39 @@ def strip_head(text: str, tree: HtmlElement) -> str:
     if not drop or sum(len(line) for line in rest) < 200:
         return text  # a short page keeps its head: it may be all there is
     return gap.join(rest)
+
+
+def strip_tail(text: str, tree: HtmlElement) -> str:
+    """``text`` without the run of link lines (``MIN_LINK_RUN`` or more, each mostly
+    anchor text in the page) and copyright lines it ends with."""
+    gap = "\n\n" if "\n\n" in text else "\n"
+    lines = text.split(gap)
+    tail = {_line_key(line) for line in lines[-40:]}
+    share: dict[str, float] = {}
+    for el in tree.iter("li", "p", "h2", "h3", "h4", "dd"):
+        key = _norm(el.text_content())
+        if key in tail and key not in share:
+            anchors = sum(len(_norm(a.text_content())) for a in el.iter("a"))
+            share[key] = anchors / max(1, len(key))
+    end = len(lines)
+    links = 0
+    while end > 1:
+        key = _line_key(lines[end - 1])
+        if not key or _COPYRIGHT.match(key):
+            end -= 1
+            continue
+        if share.get(key, 0.0) >= LINK_SHARE:
+            links += 1
+            end -= 1
+            continue
+        break
+    if end == len(lines):
+        return text
+    cut = lines[:end]
+    if links and links < MIN_LINK_RUN:
+        # too few link lines to be a list of other stories: keep them, drop the rest
+        kept_links = [line for line in lines[end:] if share.get(_line_key(line), 0.0) >= LINK_SHARE]
+        cut += kept_links
+    if sum(len(line) for line in cut) < 200:
+        return text
+    return gap.join(cut)
