@@ -33,7 +33,7 @@ _FURNITURE = re.compile(
     r"video-?player|media-?player|player-?(?:wrapper|container|controls)|"
     r"read-?more|readmore|recommended|recommendations|trending|most-?read|you-?may-?like|"
     r"recirc|recirculation|comments?|comment-?(?:list|form|section|thread)|disqus(?:_thread)?|respond|"
-    r"subscribe(?:-?form)?|subscription|share(?:bar|-?buttons?|-?tools|-?compact|-?caption)?|"
+    r"subscribe(?:-?form)?|subscription|newsletters?|sign-?up|share(?:bar|-?buttons?|-?tools|-?compact|-?caption)?|"
     r"cookie-?(?:msg|notice|banner|bar|consent|message|law|popup))(?:$|[\s_-])",
     re.I,
 )
