@@ -174,3 +174,9 @@ def test_a_list_of_other_stories_and_the_copyright_line_do_not_end_the_article()
     assert text.startswith("The island ferry will run four times a day")
     assert "winter page" in text
     assert "change them free of charge" in text
+
+
+def test_a_closing_code_fence_is_followed_by_a_blank_line_in_markdown():
+    text = read("structured.html", markdown=True).text
+    fence = text.index("tide-table --harbour dover --next 4\n```")
+    assert text[fence:].split("```", 1)[1].startswith("\n\n### Harbours")

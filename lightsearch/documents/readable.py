@@ -28,7 +28,7 @@ from lightsearch.documents.extract import (
 )
 from lightsearch.documents.repeats import restore_repeats
 from lightsearch.documents.sections import drop_copies, join_sections, strip_head, strip_tail
-from lightsearch.documents.structure import restore_structure
+from lightsearch.documents.structure import restore_structure, space_fences
 from lightsearch.documents.titles import choose_title
 from lightsearch.documents.xmlsafe import scrub_surrogates
 
@@ -106,7 +106,7 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
         text = max(text, _trafilatura(_parsed(html), url, markdown), key=len)
     if text:
         text = strip_tail(strip_head(join_sections(drop_copies(restore_repeats(text, tree)), tree), tree), tree)
-        return restore_structure(text, tree, url) if markdown else text
+        return space_fences(restore_structure(text, tree, url)) if markdown else text
     return _fallback_text(Selector(root=tree))
 
 

@@ -131,3 +131,18 @@ def restore_structure(markdown: str, tree: HtmlElement, base_url: str | None) ->
         out.append(block)
         out.extend(after.get(i, []))
     return "\n\n".join(out)
+
+
+def space_fences(markdown: str) -> str:
+    """A blank line after each closing code fence: trafilatura writes the next heading or
+    paragraph on the line after the fence, which some renderers then read as fenced."""
+    out: list[str] = []
+    inside = False
+    lines = markdown.split("\n")
+    for i, line in enumerate(lines):
+        out.append(line)
+        if line.lstrip().startswith("```"):
+            inside = not inside
+            if not inside and i + 1 < len(lines) and lines[i + 1].strip():
+                out.append("")
+    return "\n".join(out)
