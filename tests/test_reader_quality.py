@@ -180,3 +180,12 @@ def test_a_closing_code_fence_is_followed_by_a_blank_line_in_markdown():
     text = read("structured.html", markdown=True).text
     fence = text.index("tide-table --harbour dover --next 4\n```")
     assert text[fence:].split("```", 1)[1].startswith("\n\n### Harbours")
+
+
+def test_a_lead_paragraph_in_its_own_block_before_the_body_is_kept_and_the_standfirst_is_not():
+    """Class (issue 18): the lead sits in a block of its own class before the body
+    container trafilatura picks; the standfirst in the header stays out."""
+    text = read("lead_block.html").text
+    assert text.startswith("The old stone bridge over the river reopened"), text[:120]
+    assert "open again after eight months of work" not in text
+    assert text.index("reopened to traffic") < text.index("four million pounds")

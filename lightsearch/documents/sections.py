@@ -83,6 +83,12 @@ def join_sections(text: str, tree: HtmlElement) -> str:
     sig, count = max(votes.items(), key=lambda kv: kv[1])
     if count < 2:
         return text
+    lead = _lead(lines, matched, order, sig, _descriptions(tree))
+    if lead:
+        at = min(matched.values())
+        lines[at:at] = lead
+        matched = {p: i + len(lead) for p, i in matched.items()}
+        text = gap.join(lines)
     inserts: list[tuple[int, int, list[str]]] = []
     for el in tree.iter(sig[0]):
         if _signature(el) != sig or any(p in matched for p in _paragraphs(el)):
@@ -105,6 +111,61 @@ def join_sections(text: str, tree: HtmlElement) -> str:
     for at, _, texts in sorted(inserts, key=lambda x: (x[0], x[1]), reverse=True):
         out[at + 1:at + 1] = texts
     return gap.join(out)
+
+
+_NOT_LEAD = re.compile(r"(?:^|[\s_-])(?:standfirst|dek|subtitle|sub-?head(?:line)?|summary|strapline|kicker|"
+                       r"byline|dateline|caption|credit|teaser|excerpt)(?:$|[\s_-])", re.IGNORECASE)
+_NOT_LEAD_TAGS = {"header", "nav", "aside", "figure", "figcaption", "footer", "form"}
+MIN_LEAD_CHARS = 80
+LEAD_SIBLINGS = 3
+
+
+def _lead_paragraphs(el: HtmlElement) -> list[str]:
+    """The prose paragraphs of ``el`` that can be an article's lead."""
+    found = []
+    for p in el.iter("p"):
+        text = _norm(p.text_content())
+        if len(text) < MIN_LEAD_CHARS:
+            continue
+        if any(a.tag in _NOT_LEAD_TAGS or _NOT_LEAD.search(a.get("class") or "")
+               for a in p.iterancestors() if a is not el.getparent()) or _NOT_LEAD.search(p.get("class") or ""):
+            continue
+        links = sum(len(_norm(a.text_content())) for a in p.iter("a"))
+        if links <= MAX_LINK_SHARE * len(text):
+            found.append(text)
+    return found
+
+
+def _descriptions(tree: HtmlElement) -> set[str]:
+    return {_norm(v) for xp in ("//meta[@property='og:description']/@content",
+                                "//meta[@name='description']/@content",
+                                "//meta[@name='twitter:description']/@content") for v in tree.xpath(xp)}
+
+
+def _lead(lines: list[str], matched: dict[HtmlElement, int], order: dict[HtmlElement, int],
+          sig: tuple[str, frozenset[str]], described: set[str]) -> list[str]:
+    """**Lead lost**: the body container trafilatura chose is preceded, inside the same
+    article, by a container of another class holding the first paragraph (a "lead" block
+    that is not the standfirst). Its prose, to go before the first extracted line. A
+    block that says it is the description (``itemprop=description``, or the meta
+    description's words) apart from the body is the standfirst."""
+    first = min(matched, key=lambda p: order[p])
+    container = first.getparent()
+    if matched[first] != min(matched.values()) or container is None or _signature(container) != sig:
+        return []
+    lead: list[str] = []
+    sibling = container.getprevious()
+    for _ in range(LEAD_SIBLINGS):
+        if sibling is None or not isinstance(sibling.tag, str):
+            break
+        if sibling.tag in ("h1", "header") or sibling.xpath(".//h1"):
+            break
+        if (sibling.tag not in _NOT_LEAD_TAGS and not _NOT_LEAD.search(sibling.get("class") or "")
+                and sibling.get("itemprop") != "description"):
+            lead = [p for p in _lead_paragraphs(sibling) if p not in described] + lead
+        sibling = sibling.getprevious()
+    present = {_line_key(line) for line in lines}
+    return [p for p in lead if p not in present]
 
 
 def drop_copies(text: str) -> str:
@@ -162,9 +223,7 @@ def strip_head(text: str, tree: HtmlElement) -> str:
         said.update(_norm(v) for v in tree.xpath(xp))
     # A description is often the lead paragraph itself (sites copy it into the meta tag):
     # it is a standfirst, and dropped, only where no paragraph of the page holds it.
-    described = {_norm(v) for xp in ("//meta[@property='og:description']/@content",
-                                      "//meta[@name='description']/@content",
-                                      "//meta[@name='twitter:description']/@content") for v in tree.xpath(xp)}
+    described = _descriptions(tree)
     said.discard("")
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
