@@ -50,9 +50,9 @@ _READ_ON = re.compile(
     re.I,
 )
 READ_ON_MAX_CHARS = 300
-_HIDDEN_CANDIDATES = etree.XPath(
-    ".//*[@hidden or @aria-hidden or contains(translate(@style, 'NOEDSIPLAYVBH', 'noedsiplayvbh'), 'none')"
-    " or contains(translate(@style, 'NOEDSIPLAYVBH', 'noedsiplayvbh'), 'hidden')] | .//dialog | .//template")
+# Every styled element, tested in Python: lowercasing @style in XPath for each element of
+# the page cost twice as much (1.98 against 0.88 ms a page on the shared set).
+_HIDDEN_CANDIDATES = etree.XPath(".//*[@hidden or @aria-hidden or @style] | .//dialog | .//template")
 _FURNITURE_CANDIDATES = etree.XPath(
     ".//*[self::div or self::section or self::aside or self::ul or self::ol or self::figure or self::span"
     " or self::nav or self::dialog][@class or @id]")

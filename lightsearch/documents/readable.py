@@ -27,7 +27,13 @@ from lightsearch.documents.extract import (
     guarded,
 )
 from lightsearch.documents.repeats import restore_repeats
-from lightsearch.documents.sections import drop_copies, join_sections, strip_head, strip_tail
+from lightsearch.documents.sections import (
+    block_texts,
+    drop_copies,
+    join_sections,
+    strip_head,
+    strip_tail,
+)
 from lightsearch.documents.structure import restore_structure, space_fences
 from lightsearch.documents.titles import choose_title
 from lightsearch.documents.xmlsafe import scrub_surrogates
@@ -105,7 +111,9 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
         # a page that hides its body until a script shows it: read it as marked up
         text = max(text, _trafilatura(_parsed(html), url, markdown), key=len)
     if text:
-        text = strip_tail(strip_head(join_sections(drop_copies(restore_repeats(text, tree)), tree), tree), tree)
+        blocks = block_texts(tree)
+        text = join_sections(drop_copies(restore_repeats(text, tree)), tree, blocks)
+        text = strip_tail(strip_head(text, tree, blocks), tree, blocks)
         return space_fences(restore_structure(text, tree, url)) if markdown else text
     return _fallback_text(Selector(root=tree))
 

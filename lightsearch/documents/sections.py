@@ -54,22 +54,33 @@ def _signature(el: HtmlElement) -> tuple[str, frozenset[str]] | None:
     return (el.tag, classes) if classes else None
 
 
-def _paragraphs(container: HtmlElement) -> list[HtmlElement]:
-    return [p for p in container.iter("p") if _norm(p.text_content())]
+_BLOCK_TAGS = ("p", "li", "h2", "h3", "h4", "dd")
+Blocks = dict  # element -> its normalised text, in document order (see block_texts)
 
 
-def join_sections(text: str, tree: HtmlElement) -> str:
+def block_texts(tree: HtmlElement) -> Blocks:
+    """Each paragraph-like element's normalised text, read once for the rules below
+    (reading them per rule cost as much as the rules themselves)."""
+    return {el: _norm(el.text_content()) for el in tree.iter(*_BLOCK_TAGS)}
+
+
+def _paragraphs(container: HtmlElement, blocks: Blocks) -> list[HtmlElement]:
+    return [p for p in container.iter("p") if blocks.get(p)]
+
+
+def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
     """``text`` with the paragraphs of same-class sibling sections it left out, each
     inserted where the page has it (after the last extracted line that precedes it)."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
     keys = {_line_key(line): i for i, line in reversed(list(enumerate(lines)))}
-    order = {p: n for n, p in enumerate(tree.iter("p"))}
+    blocks = block_texts(tree) if blocks is None else blocks
+    order = {p: n for n, p in enumerate(el for el in blocks if el.tag == "p")}
     matched: dict[HtmlElement, int] = {}
     votes: dict[tuple[str, frozenset[str]], int] = {}
     parents: dict[tuple[str, frozenset[str]], set[str]] = {}
     for p in order:
-        key = _norm(p.text_content())
+        key = blocks[p]
         if len(key) >= MIN_MATCH_CHARS and key in keys:
             matched[p] = keys[key]
             container = p.getparent()
@@ -91,13 +102,13 @@ def join_sections(text: str, tree: HtmlElement) -> str:
         text = gap.join(lines)
     inserts: list[tuple[int, int, list[str]]] = []
     for el in tree.iter(sig[0]):
-        if _signature(el) != sig or any(p in matched for p in _paragraphs(el)):
+        if _signature(el) != sig or any(p in matched for p in _paragraphs(el, blocks)):
             continue
         grand = el.getparent()
         if (grand.tag if grand is not None else "") not in parents[sig]:
             continue
-        paras = [p for p in el if getattr(p, "tag", None) == "p" and _norm(p.text_content())]
-        texts = [_norm(p.text_content()) for p in paras]
+        paras = [p for p in el if getattr(p, "tag", None) == "p" and blocks.get(p)]
+        texts = [blocks[p] for p in paras]
         chars = sum(len(t) for t in texts)
         links = sum(len(_norm(a.text_content())) for p in paras for a in p.iter("a"))
         if chars < MIN_SECTION_CHARS or links > MAX_LINK_SHARE * chars:
@@ -212,7 +223,7 @@ def drop_copies(text: str) -> str:
     return gap.join(line for line, kept in zip(lines, keep, strict=True) if kept)
 
 
-def strip_head(text: str, tree: HtmlElement) -> str:
+def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
     """``text`` without the headline, standfirst or date lines it starts with: the
     headline is ``title`` and the standfirst is the description, both said already."""
     said = set()
@@ -230,7 +241,8 @@ def strip_head(text: str, tree: HtmlElement) -> str:
     head = {_line_key(line) for line in lines[:HEAD_LINES]}
     described = (described & head) - said
     if described:  # only then is it worth reading every paragraph of the page
-        described -= {_norm(p.text_content()) for p in tree.iter("p")}
+        blocks = block_texts(tree) if blocks is None else blocks
+        described -= {t for el, t in blocks.items() if el.tag == "p"}
         said |= described
     drop = 0
     while drop < min(HEAD_LINES, len(lines) - 1):
@@ -245,15 +257,15 @@ def strip_head(text: str, tree: HtmlElement) -> str:
     return gap.join(rest)
 
 
-def strip_tail(text: str, tree: HtmlElement) -> str:
+def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
     """``text`` without the run of link lines (``MIN_LINK_RUN`` or more, each mostly
     anchor text in the page) and copyright lines it ends with."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
     tail = {_line_key(line) for line in lines[-40:]}
     share: dict[str, float] = {}
-    for el in tree.iter("li", "p", "h2", "h3", "h4", "dd"):
-        key = _norm(el.text_content())
+    blocks = block_texts(tree) if blocks is None else blocks
+    for el, key in blocks.items():
         if key in tail and key not in share:
             anchors = sum(len(_norm(a.text_content())) for a in el.iter("a"))
             share[key] = anchors / max(1, len(key))
