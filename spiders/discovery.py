@@ -16,7 +16,7 @@ entry or link inside a readable document is dropped and counted
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from w3lib.url import canonicalize_url
 
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
+from lightsearch.cache.parsed import parsed
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import record_stop
 from lightsearch.crawl.failures import CodedRefusal, classify
@@ -86,6 +87,18 @@ class CrawlPlan:
     started_monotonic: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     terms: tuple[tuple[str, ...], ...] = ()  # the request's, tokenized once (plan/request.py)
+
+
+def best_first(output: Iterable[Any]) -> list[Any]:
+    """A callback's output with its items first and its requests in priority order.
+
+    Scrapy hands a callback's output to CONCURRENT_ITEMS workers and the engine may take
+    the next request from the scheduler before the last of them is enqueued, so the
+    first requests yielded are the first fetched: they must be the best candidates, not
+    the first links of the page."""
+    out = list(output)
+    requests = sorted((r for r in out if isinstance(r, Request)), key=lambda r: -r.priority)
+    return [r for r in out if not isinstance(r, Request)] + requests
 
 
 def order_child_sitemaps(entries: list[Any], named: Any) -> list[Any]:
@@ -256,6 +269,15 @@ class DiscoverySpider(Spider):
         return self.sources[response.meta["source_id"]]
 
     def parse_feed(self, response: Response):
+        return best_first(self._parse_feed(response))
+
+    def parse_sitemap(self, response: Response):
+        return best_first(self._parse_sitemap(response))
+
+    def parse_page(self, response: Response):
+        return best_first(self._parse_page(response))
+
+    def _parse_feed(self, response: Response):
         source = self._source(response)
         try:
             feed = read_feed(response.body, _MAX_FEED_ENTRIES)
@@ -284,11 +306,11 @@ class DiscoverySpider(Spider):
             if req is not None:
                 yield req
 
-    def parse_sitemap(self, response: Response):
+    def _parse_sitemap(self, response: Response):
         source = self._source(response)
         try:
-            sitemap = read_sitemap(response.body, response.url, max_bytes=self.max_response,
-                                   max_entries=_MAX_SITEMAP_URLS)
+            sitemap = parsed("sitemap", response.url, response.body, lambda: read_sitemap(
+                response.body, response.url, max_bytes=self.max_response, max_entries=_MAX_SITEMAP_URLS))
         except SitemapError as exc:
             self._unreadable(source, response.url, "sitemap", exc.code, exc.message)
             return
@@ -319,7 +341,7 @@ class DiscoverySpider(Spider):
             if req is not None:
                 yield req
 
-    def parse_page(self, response: Response):
+    def _parse_page(self, response: Response):
         source = self._source(response)
         stage = response.meta["stage"]
         depth = response.meta.get("depth", 0)
@@ -332,7 +354,8 @@ class DiscoverySpider(Spider):
         follow = depth < self.max_depth and not directives.nofollow
         # Links are read for following, and on a seed for the feeds it declares.
         wanted = follow or (stage == "seed" and not directives.nofollow)
-        page_links = extract_links(response.selector, response.url) if wanted else None
+        page_links = parsed("links", response.url, response.body,
+                            lambda: extract_links(response.selector, response.url)) if wanted else None
         self._consulted(source)
         stats = self.crawler.stats
         if page_links is not None and page_links.dropped:

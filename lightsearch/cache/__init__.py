@@ -48,5 +48,8 @@ def load_cache(settings: BaseSettings, name: str) -> Any:
 
 def clear_process_caches() -> None:
     """Forget every shared cache (tests, and a deployment that swaps catalogs)."""
+    from lightsearch.cache import parsed
+
     for instance in SharedInstances._shared.values():
         instance.clear()
+    parsed.clear()

@@ -21,9 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
+from lxml import etree
 from parsel import Selector
 from w3lib.url import canonicalize_url
 
@@ -40,6 +42,7 @@ _NAV_LINKS = "//nav//a[@href] | //header//a[@href] | //*[@role='navigation']//a[
 # What a malformed URL or an undecodable attribute raises in urllib, w3lib and lxml.
 URL_ERRORS = (ValueError, UnicodeError, TypeError)
 
+_TEXT = etree.XPath(".//text()")  # compiled once; parsel's per-anchor .xpath built a Selector per node
 _SLUG_SPLIT = re.compile(r"[/_\-.+%,;=]+")
 _NOISE_PATH = re.compile(
     r"/(tag|tags|author|authors|login|signin|register|account|search|share|print|feed|rss|"
@@ -66,14 +69,24 @@ def absolute_url(base: str, href: str) -> str | None:
     try:
         url = urljoin(base, href)
         url.encode("utf-8")  # lone surrogates cannot be percent-encoded
+    except URL_ERRORS:
+        return None
+    return url if len(url) <= MAX_URL_CHARS and _requestable(url) else None
+
+
+@lru_cache(maxsize=16384)
+def _requestable(url: str) -> bool:
+    """Cached: a site's navigation links come back on every page of it, and the check
+    (w3lib's canonicalisation above all) was a third of link extraction's time."""
+    try:
         parts = urlsplit(url)
         if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-            return None
+            return False
         parts.port  # noqa: B018 - raises ValueError on a non-numeric or out-of-range port
         canonicalize_url(url)
     except URL_ERRORS:
-        return None
-    return url if len(url) <= MAX_URL_CHARS else None
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -136,7 +149,7 @@ def extract_links(page: Selector | str | bytes, base_url: str, *, limit: int | N
                 out.dropped += 1
                 continue
             rel = _attr(element, "rel").lower().split()
-            text = " ".join(" ".join(anchor.xpath(".//text()").getall()).split())
+            text = " ".join(" ".join(_TEXT(element)).split())
             out.links.append(Link(url=url.split("#", 1)[0], anchor=text, title=_attr(element, "title"),
                                   nofollow="nofollow" in rel, in_nav=element in nav))
         except URL_ERRORS:

@@ -62,20 +62,21 @@ def is_hebrew(text: str) -> bool:
     return hebrew > 0 and hebrew >= latin
 
 
+@lru_cache(maxsize=131072)
+def _term(word: str) -> str | None:
+    """The index term of one lowercased word, None for a stop word (cached: a search
+    tokenizes every sentence of every page, and words repeat)."""
+    if _HEBREW_LETTER.search(word):
+        return None if word in HEBREW_STOP else _hebrew(word)
+    if word.isdigit():
+        return word
+    if word in ENGLISH_STOP or len(word) < 2:
+        return None
+    return _english(word)
+
+
 def tokenize(text: str) -> list[str]:
     """Index terms of ``text``: lowercased, stop words dropped, stemmed by script."""
-    text = unicodedata.normalize("NFC", text).lower()
-    text = _HEBREW_MARKS.sub("", text)
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        if _HEBREW_LETTER.search(word):
-            if word in HEBREW_STOP:
-                continue
-            out.append(_hebrew(word))
-        elif word.isdigit():
-            out.append(word)
-        else:
-            if word in ENGLISH_STOP or (len(word) < 2 and not word.isdigit()):
-                continue
-            out.append(_english(word))
-    return out
+    if not text.isascii():
+        text = _HEBREW_MARKS.sub("", unicodedata.normalize("NFC", text))
+    return [term for term in map(_term, _WORD.findall(text.lower())) if term]
