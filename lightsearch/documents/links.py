@@ -176,10 +176,15 @@ def extract_links(page: Selector | str | bytes, base_url: str, *, limit: int | N
     return out
 
 
-def slug_terms(url: str) -> list[str]:
-    parts = urlsplit(url)
-    path = unquote(parts.path)
-    return tokenize(" ".join(_SLUG_SPLIT.split(path)))
+def slug_terms(url: str) -> tuple[str, ...]:
+    """The index terms of the URL's path (cached: every search scores the same site links)."""
+    return _slug_terms(url)
+
+
+@lru_cache(maxsize=16384)
+def _slug_terms(url: str) -> tuple[str, ...]:
+    path = unquote(urlsplit(url).path)
+    return tuple(tokenize(" ".join(_SLUG_SPLIT.split(path))))
 
 
 def looks_like_page(url: str) -> bool:
