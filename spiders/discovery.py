@@ -16,6 +16,7 @@ entry or link inside a readable document is dropped and counted
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -244,10 +245,17 @@ class DiscoverySpider(Spider):
 
     # ------------------------------------------------------------------ candidates
     def _admit(self, url: str, source: Source, scored: tuple[float, int], depth: int,
-               hint: dict[str, Any] | None = None) -> Request | None:
-        """Admit a discovered link to the frontier when it is relevant and in bounds."""
+               hint: dict[str, Any] | None = None, *, listed: bool = False) -> Request | None:
+        """Admit a discovered link to the frontier when it is relevant and in bounds.
+
+        A ``listed`` entry (a feed's or a sitemap's: the site says it is a document) that
+        shares no term with the query is still admitted, last of all: its words may be in
+        another script than its slug (a Hebrew title behind a Latin URL), and a hop left
+        unused finds nothing (issue 17: "stop only on the budget, the deadline or an empty
+        frontier")."""
         score, query_index = scored
-        if depth > self.max_depth or score <= 0 or not source.admits(url) or not looks_like_page(url):
+        if depth > self.max_depth or (score <= 0 and not listed) or not source.admits(url) \
+                or not looks_like_page(url):
             return None
         key = canonicalize_url(url)
         if hint:
@@ -261,7 +269,7 @@ class DiscoverySpider(Spider):
             return None
         self.candidates[key] = max(score, self.candidates.get(key, 0.0))
         rank = self.source_rank.get(source.id, 0)
-        priority = int(30 + 70 * score) - 5 * (depth - 1) - rank
+        priority = int(30 + 70 * score) - 5 * (depth - 1) - rank if score > 0 else -rank - 20
         return self._request(url, source, "page", priority, depth, query_index)
 
     # ------------------------------------------------------------------ parsers
@@ -302,7 +310,7 @@ class DiscoverySpider(Spider):
         scores = self.scorer.score_many([(url, [entry.title, entry.summary], url) for url, entry in admitted])
         for (url, entry), score in zip(admitted, scores, strict=True):
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
-            req = self._admit(url, source, score, 1, hint)
+            req = self._admit(url, source, score, 1, hint, listed=True)
             if req is not None:
                 yield req
 
@@ -337,7 +345,7 @@ class DiscoverySpider(Spider):
             return
         scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries])
         for entry, score in zip(entries, scores, strict=True):
-            req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod})
+            req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod}, listed=True)
             if req is not None:
                 yield req
 
@@ -396,10 +404,18 @@ class DiscoverySpider(Spider):
                 continue
             followed.append(link)
         scores = self.scorer.score_many([(link.url, [link.anchor, link.title], link.url) for link in followed])
+        hubs = []
         for link, score in zip(followed, scores, strict=True):
             req = self._admit(link.url, source, score, depth + 1)
             if req is None and stage == "seed" and score[0] <= 0 and self.explore:
-                req = self._explore(link, source, depth + 1)
+                hubs.append(link)
+            if req is not None:
+                yield req
+        # The hubs a seed page links to again outside its menu ("More from ...") are the
+        # ones it promotes; they go first, the rest in the menu's order.
+        mentions = Counter(link.url for link in followed)
+        for link in sorted(hubs, key=lambda link: -mentions[link.url]):
+            req = self._explore(link, source, depth + 1)
             if req is not None:
                 yield req
 

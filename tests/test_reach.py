@@ -123,3 +123,19 @@ async def test_a_page_linked_only_from_a_hub_is_found_by_its_own_title(offline_s
     result = await LightSearch.from_settings(offline_settings).search("הנחה בארנונה: מי זכאי וכיצד מגישים בקשה")
     assert "https://www.gov.il/he/departments/guides/arnona-discount" in hit_urls(result)[:3]
     assert result["meta"]["lightSearch"]["hops"]["byStage"]["hub"] >= 1
+
+
+@coroutine_test
+async def test_a_listed_page_with_no_query_word_in_its_url_is_read_with_a_spare_hop(origins, tmp_path):
+    """A Hebrew title behind a Latin slug: the sitemap lists it, nothing else links it."""
+    host = "reach-listed.test"
+    sitemap = ('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+               f"<url><loc>https://{host}/intel-fab-update/</loc></url></urlset>")
+    routes = {"/": {"body": _listing([], None)},
+              "/sitemap.xml": {"body": sitemap, "type": "application/xml"},
+              "/intel-fab-update/": {"body": article_html("מפעל השבבים של אינטל בקריית גת",
+                                                          ["מפעל השבבים של אינטל בקריית גת מתרחב."])}}
+    cfg = make_world(origins, tmp_path, {host: routes},
+                     [{"id": "listed", "host": host, "language": "he", "sitemaps": [f"https://{host}/sitemap.xml"]}])
+    result = await LightSearch.from_settings(cfg).search("מפעל השבבים של אינטל")
+    assert hit_urls(result)[:1] == [f"https://{host}/intel-fab-update/"]

@@ -46,7 +46,16 @@ _TEXT = etree.XPath(".//text()")  # compiled once; parsel's per-anchor .xpath bu
 _SLUG_SPLIT = re.compile(r"[/_\-.+%,;=]+")
 _NOISE_PATH = re.compile(
     r"/(tag|tags|author|authors|login|signin|register|account|search|share|print|feed|rss|"
-    r"privacy|terms|cookies?|contact|about|subscribe|newsletter)(/|$)",
+    r"privacy|terms|cookies?|contact|about|subscribe|newsletter|privacy-policy|privacy-notice|"
+    r"your-privacy-choices|terms-of-use|terms-of-service|terms-and-conditions|cookie-policy|"
+    r"accessibility|accessibility-statement|legal|disclaimer|imprint|impressum|text-only)(/|$)",
+    re.IGNORECASE,
+)
+# MediaWiki's project, help, talk, user, file and special pages (English and Hebrew names):
+# about the wiki, not articles. Portals and categories stay: they are hubs.
+_WIKI_META = re.compile(
+    r"/wiki/(?:wikipedia|special|help|talk|user|user_talk|file|template|mediawiki|"
+    r"ויקיפדיה|מיוחד|עזרה|שיחה|משתמש|קובץ|תבנית|מדיה_ויקי)(?::|%3a)",
     re.IGNORECASE,
 )
 _ASSET = re.compile(r"\.(css|js|png|jpe?g|gif|svg|webp|ico|pdf|zip|mp[34]|woff2?|xml|json)$", re.I)
@@ -190,6 +199,8 @@ def _slug_terms(url: str) -> tuple[str, ...]:
 def looks_like_page(url: str) -> bool:
     """False for assets and for utility paths (tags, login, search, legal pages)."""
     path = urlsplit(url).path
+    if "/wiki/" in path and _WIKI_META.search(unquote(path)):
+        return False
     return not _ASSET.search(path) and not _NOISE_PATH.search(path)
 
 
