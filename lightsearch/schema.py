@@ -16,7 +16,7 @@ from typing import Any
 
 from lightsearch.errors import LightSearchError, quote_untrusted
 
-PREFIXES = ("LIGHT_", "WEB_", "RESULT_", "BRAVE_")
+PREFIXES = ("LIGHT_", "WEB_", "RESULT_", "BRAVE_", "FLEET_")
 KiB, MiB = 1024, 1024 * 1024
 
 
@@ -204,6 +204,16 @@ SCHEMA: tuple[Setting, ...] = (
        choices=("1h", "12h", "1d", "7d", "30d", "1y")),
     _s("WEB_NEWS_LIGHT", "bool", True, "web_news: fuse the catalog's news sources when they answer in time"),
     _s("WEB_NEWS_DEADLINE_SECS", "float", 8.0, "a whole web_news search", 0.5, 120),
+    # --- a fleet of workers sharing state on Redis (lightsearch/fleet, issue 19)
+    _s("FLEET_REDIS_URL", "str", None, "Redis shared by the fleet (None: the LIGHTSEARCH_REDIS_URL environment "
+       "variable; unset: in-process state)", nullable=True),
+    _s("FLEET_REDIS_PREFIX", "str", "lightsearch:", "prefix of every key, so fleets can share one Redis"),
+    _s("FLEET_REDIS_TIMEOUT_MS", "float", 25.0, "longest wait for one Redis command before the worker falls "
+       "back to its in-process state", 1, 5000),
+    _s("FLEET_REDIS_RETRY_SECS", "float", 2.0, "after a Redis failure, in-process state for this long, then "
+       "Redis is asked again", 0.05, 600),
+    _s("FLEET_LEASE_SECS", "float", 10.0, "an origin's fleet lease; renewed while the transfer runs, so a "
+       "killed worker's origins are free within it", 0.2, 300),
     # --- evidence
     _s("RESULT_TEXT_MAX_BYTES", "int", 16 * KiB, "UTF-8 bytes of model text (Brave, engines, web_fetch)", 512, MiB),
     _s("RESULT_MAX_BYTES", "int", 64 * KiB, "whole result as compact JSON; receipts give way first", 1024, 16 * MiB),

@@ -19,7 +19,7 @@ FLOORS = [
      "lightsearch.catalog"),
     ("lightsearch.cache", "lightsearch.documents", "lightsearch.ranking"),
     ("lightsearch.plan",),
-    ("lightsearch.crawl", "lightsearch.spiders", "lightsearch.pipelines"),
+    ("lightsearch.crawl", "lightsearch.spiders", "lightsearch.pipelines", "lightsearch.fleet"),
     ("lightsearch.evidence",),
     ("lightsearch.providers",),
     ("lightsearch.evaluation", "lightsearch.surfaces", "lightsearch.offline_origins"),

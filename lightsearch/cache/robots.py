@@ -8,6 +8,7 @@ so the next search asks again.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +64,7 @@ class MemoryRobotsCache(SharedInstances):
     def __init__(self, max_origins: int, max_bytes: int, max_age: float) -> None:
         self.max_age = max_age
         self.lru: BoundedLRU[RobotsRules] = BoundedLRU(max_origins, max_bytes)
+        self._claims: dict[str, float] = {}
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
@@ -80,8 +82,23 @@ class MemoryRobotsCache(SharedInstances):
             return False
         return self.lru.put(origin, rules, rules.size, expires_at)
 
+    def claim(self, origin: str, secs: float) -> bool:
+        """True when this caller should fetch the origin's rules now: concurrent searches
+        of the process (each with its own crawl) then fetch robots.txt once, not each."""
+        now = time.monotonic()
+        if self._claims.get(origin, 0.0) > now:
+            return False
+        self._claims[origin] = now + secs
+        if len(self._claims) > 4 * self.lru.max_entries:
+            self._claims = {o: t for o, t in self._claims.items() if t > now}
+        return True
+
+    def release(self, origin: str) -> None:
+        self._claims.pop(origin, None)
+
     def __len__(self) -> int:
         return len(self.lru)
 
     def clear(self) -> None:
         self.lru.clear()
+        self._claims.clear()

@@ -25,6 +25,8 @@ from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
+from lightsearch.fleet import apply_fleet
+from lightsearch.fleet.link import link_of, shared_state_note
 from lightsearch.plan.catalog import Catalog, load_catalog
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
@@ -65,6 +67,7 @@ def make_settings(overrides: dict[str, Any] | Settings | None = None) -> Setting
     settings.setmodule(default_settings, priority="project")
     if overrides:
         settings.update(dict(overrides), priority="cmdline")
+    apply_fleet(settings)  # LIGHTSEARCH_REDIS_URL / FLEET_REDIS_URL: shared state on Redis
     return settings
 
 
@@ -141,6 +144,8 @@ class LightSearch:
             started_monotonic=started,
             terms=request.terms,
         )
+        link = link_of(s)
+        fallbacks_before = link.failures if link else 0
         try:
             outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan)
         except CrawlDeadline as exc:
@@ -167,6 +172,9 @@ class LightSearch:
         notes = []
         if not plan.sources:
             notes.append("no catalog source matches the query language")
+        shared_note = shared_state_note(fallbacks_before, link)
+        if shared_note:
+            notes.append(shared_note)
         # Ranking needs every document (BM25's statistics are over the whole retrieved
         # corpus), so it runs here, once the crawl has returned.
         ranked = rank_documents(fetched + cached, plan.queries, snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"),
@@ -194,6 +202,8 @@ class LightSearch:
             terms=request.all_terms,
         )
         result["meta"]["lightSearch"]["hops"] = hops_of(outcome, fetched)
+        if link is not None:
+            result["meta"]["sharedState"] = link.status()
         if request.recency:
             result["meta"]["lightSearch"]["undated"] = undated[:50]  # kept, age unknown
         return result

@@ -126,6 +126,9 @@ def parser() -> argparse.ArgumentParser:
     p = command("serve", "serve MCP (streamable HTTP, /mcp) and POST /api/skills/invoke")
     p.add_argument("--host", default="127.0.0.1", help="bind address; off loopback needs LIGHTSEARCH_API_TOKEN")
     p.add_argument("--port", type=int, default=8765, help="port (0: any free port, printed on stderr)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="worker processes behind the address (share state with LIGHTSEARCH_REDIS_URL)")
+    p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)  # a worker's inherited socket
 
     p = command("evaluate", "run a judged query set (the scrapy evaluate command)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="the options of `scrapy evaluate`")
@@ -247,6 +250,14 @@ def _toolbox(opts: argparse.Namespace, extra: dict[str, Any] | None = None) -> A
     return Toolbox.from_environ(cmdline, offline=getattr(opts, "offline", False))
 
 
+def _toolbox_settings(opts: argparse.Namespace) -> Any:
+    """The settings a worker will run with (environment and ``-s``), without starting one."""
+    from lightsearch.providers.light import make_settings
+    from lightsearch.surfaces.environment import resolve
+
+    return make_settings(resolve(dict(opts.settings)))
+
+
 async def _run_tool(opts: argparse.Namespace) -> dict[str, Any]:
     from lightsearch.surfaces.tools import error_result, with_progress
 
@@ -297,8 +308,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             token = api_token()
             check_bind(opts.host, token)
+            if opts.workers < 1 or opts.workers > 64:
+                raise LightSearchError("invalid_input", f"--workers must be between 1 and 64, got {opts.workers}",
+                                       {"parameter": "--workers"})
+            if opts.workers > 1 and opts.listen_fd is None:
+                from lightsearch.fleet import fleet_url
+                from lightsearch.surfaces.workers import serve_workers
+
+                shared = bool(fleet_url(_toolbox_settings(opts)))
+                args = [a for pair in opts.settings for a in ("-s", f"{pair[0]}={pair[1]}")]
+                return serve_workers(opts.workers, opts.host, opts.port, [*args, "--host", opts.host],
+                                     offline=opts.offline, shared=shared)
+            sock = None
+            if opts.listen_fd is not None:
+                from lightsearch.surfaces.workers import inherited_socket
+
+                sock = inherited_socket(opts.listen_fd)
             with contextlib.suppress(KeyboardInterrupt):
-                asyncio.run(serve(_toolbox(opts), host=opts.host, port=opts.port, token=token))
+                asyncio.run(serve(_toolbox(opts), host=opts.host, port=opts.port, token=token, sock=sock))
             return 0
     except LightSearchError as exc:
         err = for_command_line(exc.to_dict())["error"]

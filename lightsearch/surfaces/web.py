@@ -158,23 +158,26 @@ def check_bind(host: str, token: str | None) -> None:
 
 
 async def serve(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
-                announce: Any = None) -> None:
-    """Serve until interrupted, on the running loop (the engines' reactor joins it)."""
+                announce: Any = None, sock: socket.socket | None = None) -> None:
+    """Serve until interrupted, on the running loop (the engines' reactor joins it).
+
+    ``sock``: an already listening socket (a worker of ``serve --workers``), announced by
+    its supervisor."""
     import uvicorn
 
+    from lightsearch.surfaces.workers import listening_socket
+
     check_bind(host, token)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host.strip("[]"), port))
-    sock.listen(128)  # connections queue from here on, so the announced address is usable at once
+    worker = sock is not None
+    sock = sock or listening_socket(host, port)
     bound = sock.getsockname()[1]
     config = uvicorn.Config(build_app(toolbox, host=host, token=token), log_level="warning", loop="none",
                             lifespan="on", timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
-    shown = f"[{host}]" if ":" in host else host
-    print(f"lightsearch serving on http://{shown}:{bound} (MCP: /mcp, invoke: POST /api/skills/invoke)",
-          file=announce or sys.stderr, flush=True)
+    if not worker:
+        shown = f"[{host}]" if ":" in host else host
+        print(f"lightsearch serving on http://{shown}:{bound} (MCP: /mcp, invoke: POST /api/skills/invoke)",
+              file=announce or sys.stderr, flush=True)
     try:
         await server.serve(sockets=[sock])
     finally:

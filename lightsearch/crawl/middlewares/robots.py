@@ -43,6 +43,9 @@ FETCHES = "light/robots/fetches"
 CACHE_HITS = "light/robots/cache_hits"
 DENIED = "light/robots/denied"
 BLOCKED = "light/robots/blocked"
+WAITED = "light/robots/waited"  # rules another search was fetching, waited for
+CLAIM_POLL_SECS = 0.05
+CLAIM_MARGIN_SECS = 5.0
 # Failures of the robots.txt fetch reported under their own code, not robots_unreachable.
 ORIGIN_FAULTS = frozenset({"blocked_address", "invalid_url", "tls_error"})
 
@@ -127,7 +130,7 @@ class RobotsMiddleware:
         if rules is None:
             pending = self._pending.get(origin)
             if pending is None:
-                pending = self._pending[origin] = asyncio.ensure_future(self._fetch(origin))
+                pending = self._pending[origin] = asyncio.ensure_future(self._single_flight(origin))
             try:
                 rules = await asyncio.shield(pending)
             finally:
@@ -140,6 +143,30 @@ class RobotsMiddleware:
                 signal=signals.robots_parsed, robotparser=rules, request=request,
             )
         return rules
+
+    async def _single_flight(self, origin: str) -> RobotsRules:
+        """Fetch the rules, unless another search (of this process, or of the fleet) is
+        fetching them already: then wait for its answer in the shared cache. A fetch that
+        ends without a storable answer (a block) releases the claim, and the next waiter
+        fetches for itself; so does one that waits longer than a robots fetch may take."""
+        cache = self.cache
+        if cache is None or not hasattr(cache, "claim"):
+            return await self._fetch(origin)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.timeout * (self.max_redirects + 1)
+        while not cache.claim(origin, self.timeout + CLAIM_MARGIN_SECS):
+            await asyncio.sleep(CLAIM_POLL_SECS)
+            rules = cache.get(origin)
+            if rules is not None:
+                self.crawler.stats.inc_value(CACHE_HITS)
+                self.crawler.stats.inc_value(WAITED)
+                return rules
+            if loop.time() >= give_up:
+                break
+        try:
+            return await self._fetch(origin)
+        finally:
+            cache.release(origin)
 
     async def _fetch(self, origin: str) -> RobotsRules:
         url = f"{origin}/robots.txt"

@@ -1,0 +1,167 @@
+"""One Redis connection per process, and whether it may be used right now.
+
+Every fleet component calls Redis through :meth:`FleetLink.call`. A command that fails or
+takes longer than ``FLEET_REDIS_TIMEOUT_MS`` marks the link down for
+``FLEET_REDIS_RETRY_SECS``: meanwhile every component answers from its in-process
+fallback without waiting on the network, then the next call tries Redis again and, if it
+answers, the worker rejoins the fleet. The hot path never waits longer than the timeout.
+
+The client is redis-py's synchronous one with blocking sockets: the stores' interfaces
+are synchronous (Scrapy middlewares and pipelines call them), a loopback or LAN round trip
+is a fraction of a millisecond, and a socket timeout, unlike an asyncio one, measures
+Redis rather than how busy this worker's event loop is.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from lightsearch.errors import LightSearchError
+from lightsearch.fleet import fleet_url
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class SharedStateUnavailable(Exception):
+    """Redis is down or slow; the caller uses its in-process fallback."""
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for logs and diagnostics."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class FleetLink:
+    """A Redis client with a circuit breaker; one per (URL, prefix, timeouts) per process."""
+
+    _links: ClassVar[dict[tuple[Any, ...], FleetLink]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, url: str, prefix: str, timeout: float, retry_after: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        try:
+            import redis
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+        except ImportError:  # pragma: no cover - the fleet extra is missing
+            raise LightSearchError(
+                "invalid_settings", "FLEET_REDIS_URL is set but the redis package is not installed: "
+                "pip install 'lightsearch[fleet]'", {"key": "FLEET_REDIS_URL"}) from None
+        self.url = url
+        self.prefix = prefix
+        self.timeout = timeout
+        self.retry_after = retry_after
+        self.clock = clock
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        try:
+            # No retries inside redis-py: one slow answer must cost one timeout, not four.
+            self.client = redis.Redis.from_url(
+                url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0),
+                health_check_interval=0, socket_keepalive=True, client_name="lightsearch")
+        except ValueError as exc:
+            raise LightSearchError("invalid_settings", f"FLEET_REDIS_URL is not a Redis URL: {exc}",
+                                   {"key": "FLEET_REDIS_URL"}) from None
+        self._down_until = 0.0
+        self.last_error = ""
+        self.failures = 0  # calls answered by the fallback because Redis was down or slow
+        self.outages = 0
+        self._scripts: dict[str, Any] = {}
+        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> FleetLink:
+        from lightsearch.schema import validate
+
+        validate(settings, ("FLEET_",))
+        url = fleet_url(settings)
+        if not url:
+            raise LightSearchError("invalid_settings", "a fleet component needs FLEET_REDIS_URL "
+                                   "(or LIGHTSEARCH_REDIS_URL)", {"key": "FLEET_REDIS_URL"})
+        key = (url, settings.get("FLEET_REDIS_PREFIX"), settings.getfloat("FLEET_REDIS_TIMEOUT_MS"),
+               settings.getfloat("FLEET_REDIS_RETRY_SECS"))
+        with cls._lock:
+            link = cls._links.get(key)
+            if link is None:
+                link = cls._links[key] = cls(url, key[1], key[2] / 1000.0, key[3])
+        return link
+
+    # ------------------------------------------------------------------ state
+    @property
+    def up(self) -> bool:
+        return self.clock() >= self._down_until
+
+    def status(self) -> dict[str, Any]:
+        """What ``meta`` diagnostics say about the shared state."""
+        state = {"redis": redact(self.url), "worker": self.worker, "state": "shared" if self.up else "unavailable",
+                 "fallbacks": self.failures, "outages": self.outages}
+        if not self.up:
+            state["error"] = self.last_error
+            state["retryInSecs"] = round(self._down_until - self.clock(), 2)
+        return state
+
+    def call(self, fn: Callable[[Any], T]) -> T:
+        """``fn(client)``, or :class:`SharedStateUnavailable` while Redis is down or slow."""
+        if not self.up:
+            self.failures += 1
+            raise SharedStateUnavailable(self.last_error)
+        was_down = self._down_until > 0
+        try:
+            result = fn(self.client)
+        except self._errors as exc:
+            self._fail(exc)
+            raise SharedStateUnavailable(self.last_error) from None
+        if was_down:
+            self._down_until = 0.0
+            logger.warning("shared state available again (Redis %s): the worker rejoins the fleet",
+                           redact(self.url))
+        return result
+
+    def script(self, name: str, source: str) -> Any:
+        """A registered Lua script (EVALSHA, loaded again by redis-py when Redis restarts)."""
+        script = self._scripts.get(name)
+        if script is None:
+            script = self._scripts[name] = self.client.register_script(source)
+        return script
+
+    def key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    def _fail(self, exc: BaseException) -> None:
+        first = self._down_until == 0.0  # a failed probe during an outage is not news
+        self.failures += 1
+        self.last_error = f"{type(exc).__name__}: {exc}"[:200]
+        self._down_until = self.clock() + self.retry_after
+        if first:
+            self.outages += 1
+            logger.warning("shared state unavailable (Redis %s: %s): this worker uses its in-process "
+                           "limiter and caches for %g s", redact(self.url), self.last_error, self.retry_after)
+
+
+def link_of(settings: BaseSettings) -> FleetLink | None:
+    """The process's link to the fleet's Redis, or None when this worker runs alone."""
+    return FleetLink.from_settings(settings) if fleet_url(settings) else None
+
+
+def shared_state_note(before: int, link: FleetLink | None) -> str | None:
+    """The ``notes`` line of a search or fetch that ran while Redis was unavailable."""
+    if link is None or (link.up and link.failures == before):
+        return None
+    return (f"shared state unavailable (Redis {redact(link.url)}: {link.last_error}); this worker used its "
+            "own in-process limiter and caches for this call")

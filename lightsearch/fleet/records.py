@@ -1,0 +1,168 @@
+"""The completed-record cache of the whole fleet: documents and discovery responses.
+
+The same interface and the same rules as ``cache.records.MemoryRecordCache`` (only
+complete, storable records go in; each keeps its original retrieval time; 500 records and
+16 MiB serialized, now fleet-wide), stored as JSON (never pickle: whoever can write to
+Redis must not be able to run code in a worker). Each record's TTL is its own freshness
+lifetime.
+
+A search lists every fresh document to join them to its evidence; a worker keeps the
+documents it already decoded (keyed by URL and expiry, so a refetched record is read
+again) and asks Redis only for the ones it has not seen.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from w3lib.url import canonicalize_url
+
+from lightsearch.cache import SharedInstances
+from lightsearch.cache.records import MemoryRecordCache, StoredResponse, document_size
+from lightsearch.documents import Document
+from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
+from lightsearch.fleet.store import RedisStore
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+DECODED_KEEP = 1000  # decoded records a worker keeps beside Redis (twice the record bound)
+
+
+def encode_response(record: StoredResponse) -> bytes:
+    return json.dumps({"url": record.url, "status": record.status, "headers": record.headers,
+                       "body": base64.b64encode(record.body).decode("ascii"),
+                       "retrieved_at": record.retrieved_at, "expires_at": record.expires_at}).encode("utf-8")
+
+
+def decode_response(raw: bytes) -> StoredResponse | None:
+    try:
+        data = json.loads(raw)
+        return StoredResponse(url=data["url"], status=int(data["status"]), headers=data["headers"],
+                              body=base64.b64decode(data["body"]), retrieved_at=data["retrieved_at"],
+                              expires_at=float(data["expires_at"]))
+    except (ValueError, KeyError, TypeError):
+        return None  # another version's record, or damaged: a miss
+
+
+def decode_document(raw: bytes) -> Document | None:
+    try:
+        data = json.loads(raw)
+        return Document(**data)
+    except (ValueError, TypeError):
+        return None
+
+
+class RedisRecordCache(SharedInstances):
+    """``LIGHT_RECORD_CACHE = "lightsearch.fleet.records.RedisRecordCache"``."""
+
+    def __init__(self, link: FleetLink, max_records: int, max_bytes: int) -> None:
+        self.link = link
+        self.store = RedisStore(link, "records", max_records, max_bytes)
+        self.fallback = MemoryRecordCache(max_records, max_bytes)
+        self._decoded: OrderedDict[tuple[str, float], Any] = OrderedDict()
+
+    @classmethod
+    def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
+        return (FleetLink.from_settings(settings), settings.getint("LIGHT_RECORD_CACHE_MAX_RECORDS"),
+                settings.getint("LIGHT_RECORD_CACHE_MAX_BYTES"))
+
+    # ------------------------------------------------------------------ documents
+    def put_document(self, doc: Document, expires_at: float) -> bool:
+        key = "doc:" + canonicalize_url(doc.url)
+        raw = json.dumps(doc.to_dict(), ensure_ascii=False).encode("utf-8")
+        try:
+            stored = self.store.put(key, raw, document_size(doc), expires_at)
+            if stored and doc.original_url:
+                alias = self.link.key("records", "alias", canonicalize_url(doc.original_url))
+                ttl = max(1, int((expires_at - self.store.clock()) * 1000))
+                self.link.call(lambda c: c.set(alias, key, px=ttl))
+        except SharedStateUnavailable:
+            return self.fallback.put_document(doc, expires_at)
+        if stored:
+            self._remember((key, expires_at), doc)
+        return stored
+
+    def get_document(self, url: str) -> Document | None:
+        key = "doc:" + canonicalize_url(url)
+        try:
+            doc = self._get(key, decode_document)
+            if doc is None:
+                target = self.link.call(lambda c: c.get(self.link.key("records", "alias", key[4:])))
+                if target:
+                    doc = self._get(target.decode("utf-8"), decode_document)
+        except SharedStateUnavailable:
+            return self.fallback.get_document(url)
+        return doc
+
+    def documents(self) -> list[Document]:
+        """Every fresh document of the fleet (expired ones are dropped on the way)."""
+        try:
+            fresh = [(k, exp) for k, exp in self.store.fresh() if k.startswith("doc:")]
+            missing = [(k, exp) for k, exp in fresh if (k, exp) not in self._decoded]
+            for (key, exp), raw in zip(missing, self.store.values([k for k, _ in missing]), strict=True):
+                doc = decode_document(raw) if raw is not None else None
+                if doc is not None:
+                    self._remember((key, exp), doc)
+        except SharedStateUnavailable:
+            return self.fallback.documents()
+        return [self._decoded[item] for item in fresh if item in self._decoded]
+
+    # ------------------------------------------------------------------ discovery responses
+    def put_response(self, record: StoredResponse) -> bool:
+        size = len(record.body) + sum(len(k) + sum(map(len, v)) for k, v in record.headers.items())
+        try:
+            return self.store.put("raw:" + canonicalize_url(record.url), encode_response(record), size,
+                                  record.expires_at)
+        except SharedStateUnavailable:
+            return self.fallback.put_response(record)
+
+    def get_response(self, url: str) -> StoredResponse | None:
+        try:
+            return self._get("raw:" + canonicalize_url(url), decode_response)
+        except SharedStateUnavailable:
+            return self.fallback.get_response(url)
+
+    # ------------------------------------------------------------------ housekeeping
+    def _get(self, key: str, decode: Any) -> Any:
+        found = self.store.get(key)
+        if found is None:
+            return None
+        raw, expires_at = found
+        value = self._decoded.get((key, expires_at))
+        if value is None:
+            value = decode(raw)
+            if value is not None:
+                self._remember((key, expires_at), value)
+        else:
+            self._decoded.move_to_end((key, expires_at))
+        return value
+
+    def _remember(self, item: tuple[str, float], value: Any) -> None:
+        self._decoded[item] = value
+        self._decoded.move_to_end(item)
+        while len(self._decoded) > DECODED_KEEP:
+            self._decoded.popitem(last=False)
+
+    def __len__(self) -> int:
+        try:
+            return self.store.stats()[0]
+        except SharedStateUnavailable:
+            return len(self.fallback)
+
+    @property
+    def bytes(self) -> int:
+        try:
+            return self.store.stats()[1]
+        except SharedStateUnavailable:
+            return self.fallback.bytes
+
+    def clear(self) -> None:
+        self._decoded.clear()
+        self.fallback.clear()
+        with contextlib.suppress(SharedStateUnavailable):
+            self.store.clear()  # the namespace holds the aliases too

