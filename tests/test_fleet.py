@@ -309,3 +309,43 @@ async def test_search_completes_with_redis_unreachable_and_says_so(origins, tmp_
     assert result["hits"][0]["url"].endswith("/owls")
     assert any(n.startswith("shared state unavailable") for n in result["notes"])
     assert result["meta"]["sharedState"]["state"] == "unavailable"
+
+
+@coroutine_test
+async def test_web_fetch_with_redis_unreachable_reads_the_page_and_says_so(origins, tmp_path):
+    from lightsearch.providers.fetch import WebFetch
+
+    host = "fetchdown.test"
+    settings = make_world(origins, tmp_path, {host: {"/p": {"body": article_html("Kelp forests")}}},
+                          [{"id": "fd2", "host": host}], FLEET_REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
+    page = await WebFetch.from_settings(settings).fetch(f"https://{host}/p")
+    assert "Kelp forests" in page["content"]
+    assert any(n.startswith("shared state unavailable") for n in page["notes"])
+    assert page["meta"]["sharedState"]["state"] == "unavailable"
+
+
+def test_a_slow_redis_costs_one_timeout_then_in_process_state(redis_server, prefix):
+    """Redis that answers nothing for a while (CLIENT PAUSE: every command waits) is slow,
+    not down; the hot path waits FLEET_REDIS_TIMEOUT_MS once, then not at all."""
+    cache = load_cache(fleet(redis_server.url, prefix, 7, FLEET_REDIS_TIMEOUT_MS=20, FLEET_REDIS_RETRY_SECS=0.3),
+                       "LIGHT_RECORD_CACHE")
+    now = time.time()
+    assert cache.put_document(doc(1, now + 60), now + 60)
+    admin = redis_server.client()
+    admin.execute_command("CLIENT", "PAUSE", 800, "ALL")
+    try:
+        started = time.monotonic()
+        assert cache.get_document("https://a.test/p1") is None  # the timeout, then the local store
+        first = time.monotonic() - started
+        assert cache.put_document(doc(2, now + 60), now + 60)
+        assert cache.get_document("https://a.test/p2").title == "page 2"
+        rest = time.monotonic() - started - first
+        assert first < 0.2
+        assert rest < 0.05  # no more waiting on Redis while it is marked down
+        assert cache.link.status()["state"] == "unavailable"
+    finally:
+        admin.execute_command("CLIENT", "UNPAUSE")
+        admin.close()
+    time.sleep(0.35)
+    assert cache.get_document("https://a.test/p1").title == "page 1"  # back on the shared store
+    assert cache.link.status()["state"] == "shared"

@@ -34,6 +34,7 @@ from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.model import ResultLimits
 from lightsearch.evidence.render import clip_utf8, render_result, strip_invisible, utf8_len
+from lightsearch.fleet.link import FleetLink, link_of, shared_state_note
 from lightsearch.providers.light import make_settings
 from lightsearch.schema import validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
@@ -91,8 +92,11 @@ class WebFetch:
         """
         max_chars, start_index = self._checked_call(max_chars, start_index)
         request_url = self._checked_url(url)
-        return await self._fetch(url, request_url, max_chars, start_index, markdown=markdown,
-                                 head_tail=head_tail, robots=robots, raw=raw)
+        link = link_of(self.settings)
+        before = link.failures if link else 0
+        result = await self._fetch(url, request_url, max_chars, start_index, markdown=markdown,
+                                   head_tail=head_tail, robots=robots, raw=raw)
+        return with_shared_state(result, before, link)
 
     async def fetch_many(
         self,
@@ -123,6 +127,8 @@ class WebFetch:
         max_chars, start_index = self._checked_call(max_chars, start_index)
         started = time.monotonic()
         unique = list(dict.fromkeys(urls))
+        link = link_of(s)
+        before = link.failures if link else 0
 
         async def one(url: str) -> dict[str, Any]:
             try:
@@ -146,7 +152,7 @@ class WebFetch:
             **TRUST,
         }
         envelope["text"] = combined_text(results, s.getint("RESULT_TEXT_MAX_BYTES"))
-        return envelope
+        return with_shared_state(envelope, before, link)
 
     def _checked_call(self, max_chars: Any, start_index: Any) -> tuple[int, int]:
         s = self.settings
@@ -610,3 +616,14 @@ def format_fetch_text(result: dict[str, Any], max_bytes: int | None = None) -> s
         return text
     return render_result(result, limit)
 
+
+def with_shared_state(result: dict[str, Any], before: int, link: FleetLink | None) -> dict[str, Any]:
+    """A fleet worker says whether its shared state answered (``meta.sharedState``), and
+    notes a call served by in-process state because Redis did not."""
+    if link is None:
+        return result
+    note = shared_state_note(before, link)
+    if note:
+        result.setdefault("notes", []).append(note)
+    result.setdefault("meta", {})["sharedState"] = link.status()
+    return result
