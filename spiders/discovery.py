@@ -47,8 +47,9 @@ from lightsearch.documents.links import (
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.errors import quote_untrusted
 from lightsearch.plan.catalog import Source, origin_of
-from lightsearch.ranking.tokenize import ENGLISH_STOP, HEBREW_STOP, tokenize
+from lightsearch.ranking.tokenize import tokenize
 from lightsearch.spiders.candidates import CandidateScorer
+from lightsearch.spiders.lookups import lookup_titles
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -66,9 +67,6 @@ SITEMAP_ENTRIES_DROPPED = "light/sitemaps/entries_dropped"
 LINKS_DROPPED = "light/links/dropped"
 UNREADABLE = "light/discovery/unreadable"  # documents that are a source error of their own
 _MAX_EXPLORE_PER_SOURCE = 3
-_QUESTION_WORDS = frozenset(
-    ["what", "who", "whom", "whose", "which", "when", "where", "why", "how", "does", "do", "did", "can", "could", "should", "would", "is", "are", "was", "were", "tell", "me", "about", "explain", "define", "meaning", "מה", "מי", "מתי", "איפה", "היכן", "למה", "מדוע", "איך", "כיצד", "האם"]
-)
 _MAX_FEED_ENTRIES = 200
 _MAX_SITEMAP_URLS = 50_000
 
@@ -126,16 +124,6 @@ def order_child_sitemaps(entries: list[Any], named: Any) -> list[Any]:
     return matched + spread
 
 
-def lookup_title(query: str) -> str | None:
-    """The page name a lookup template is tried with, or None for a question-like query."""
-    words = [w for w in re.findall(r"\w+", query) if w.lower() not in _QUESTION_WORDS]
-    content = [w for w in words if w.lower() not in ENGLISH_STOP and w not in HEBREW_STOP]
-    if not 1 <= len(content) <= 3 or len(content) != len(words):
-        return None
-    title = "_".join(words)
-    return title[:1].upper() + title[1:]
-
-
 class DiscoverySpider(Spider):
     name = "light_discovery"
 
@@ -183,12 +171,14 @@ class DiscoverySpider(Spider):
     def _discovery_requests(self, source: Source) -> list[Request]:
         rank = self.source_rank[source.id]
         out: list[Request] = []
+        site_words = tokenize(source.name) + re.findall(r"\w+", source.name.lower())
         for template in source.lookup:
             for qi, query in enumerate(self.plan.queries):
-                title = lookup_title(query)
-                if title:
+                for i, title in enumerate(lookup_titles(query, site_words)):
+                    # the likeliest name first of all; the other noun phrases with spare hops
+                    prio = PRIORITY["lookup"] if i == 0 else PRIORITY["sitemap"] - i
                     url = template.replace("{title}", quote(title, safe="_()'-,"))
-                    out.append(self._request(url, source, "lookup", PRIORITY["lookup"] - rank, 0, qi))
+                    out.append(self._request(url, source, "lookup", prio - rank, 0, qi))
         for i, url in enumerate(source.feeds):
             prio = PRIORITY["feed" if i == 0 else "secondary"] - rank
             out.append(self._request(url, source, "feed", prio, 0))
