@@ -51,7 +51,9 @@ SCHEMA: tuple[Setting, ...] = (
     _s("LIGHT_SOFT_DEADLINE_SECS", "float", 20.0, "no new hop after this; results so far are returned", 0.1, 120),
     _s("LIGHT_MAX_HOPS", "int", 24, "HTTP hops per search, robots.txt and redirects included", 1, 200),
     _s("LIGHT_MAX_SOURCES", "int", 6, "catalog sources selected for live discovery", 1, 20),
-    _s("LIGHT_MIN_SOURCES", "int", 3, "always crawl at least this many of the best-ranked sources", 1, 20),
+    _s("LIGHT_MIN_SOURCES", "int", 3, "always select at least this many of the best-ranked sources", 1, 20),
+    _s("LIGHT_FIRST_SOURCES", "int", 2, "when the hops cannot open every selected source, open at least this "
+       "many first; the others wait in reserve for the hops these leave", 1, 20),
     _s("LIGHT_SOURCE_KEEP_RATIO", "float", 0.5, "beyond the minimum, keep sources scoring this share of the best", 0, 1),
     _s("LIGHT_MAX_QUERIES", "int", 5, "queries per search", 1, 10),
     _s("LIGHT_MAX_QUERY_CHARS", "int", 400, "characters per query", 10, 2000),

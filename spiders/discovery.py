@@ -26,7 +26,6 @@ from urllib.parse import quote
 from scrapy import Request, Spider, signals
 from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
-from w3lib.url import canonicalize_url
 
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
@@ -45,6 +44,7 @@ from lightsearch.documents.links import (
     score_text,
 )
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
+from lightsearch.documents.urlkey import url_key
 from lightsearch.errors import quote_untrusted
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import tokenize
@@ -86,6 +86,8 @@ class CrawlPlan:
     started_monotonic: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     terms: tuple[tuple[str, ...], ...] = ()  # the request's, tokenized once (plan/request.py)
+    # Sources opened only with the hops the others leave (the frontier's ``reserve``).
+    reserve: frozenset[str] = frozenset()
 
 
 def best_first(output: Iterable[Any]) -> list[Any]:
@@ -170,7 +172,8 @@ class DiscoverySpider(Spider):
 
     def _discovery_requests(self, source: Source) -> list[Request]:
         rank = self.source_rank[source.id]
-        out: list[Request] = []
+        reserve = source.id in self.plan.reserve
+        out: list[Request | None] = []
         site_words = tokenize(source.name) + re.findall(r"\w+", source.name.lower())
         for template in source.lookup:
             for qi, query in enumerate(self.plan.queries):
@@ -178,23 +181,25 @@ class DiscoverySpider(Spider):
                     # the likeliest name first of all; the other noun phrases with spare hops
                     prio = PRIORITY["lookup"] if i == 0 else PRIORITY["sitemap"] - i
                     url = template.replace("{title}", quote(title, safe="_()'-,"))
-                    out.append(self._request(url, source, "lookup", prio - rank, 0, qi))
+                    out.append(self._request(url, source, "lookup", prio - rank, 0, qi, reserve=reserve))
         for i, url in enumerate(source.feeds):
             prio = PRIORITY["feed" if i == 0 else "secondary"] - rank
-            out.append(self._request(url, source, "feed", prio, 0))
+            out.append(self._request(url, source, "feed", prio, 0, reserve=reserve))
         for i, url in enumerate(source.seeds):
             prio = PRIORITY["seed" if i == 0 else "secondary"] - rank
-            out.append(self._request(url, source, "seed", prio, 0))
+            out.append(self._request(url, source, "seed", prio, 0, reserve=reserve))
+        if reserve:
+            # A sitemap request takes one of the search's few sitemap places when it is
+            # made; a reserve source's come from its robots.txt if it is opened at all.
+            return [r for r in out if r is not None]
         for i, url in enumerate(source.sitemaps):
             prio = PRIORITY["sitemap" if i == 0 else "secondary"] - rank
-            req = self._request(url, source, "sitemap", prio, 0)
-            if req is not None:
-                out.append(req)
+            out.append(self._request(url, source, "sitemap", prio, 0))
         return [r for r in out if r is not None]
 
     def _request(self, url: str, source: Source, stage: str, priority: int, depth: int,
-                 query_index: int = 0, child: bool = False) -> Request | None:
-        key = canonicalize_url(url)
+                 query_index: int = 0, child: bool = False, reserve: bool = False) -> Request | None:
+        key = url_key(url)
         if key in self.requested:
             return None
         if stage == "sitemap" and not self._fresh_discovery(url):
@@ -224,7 +229,7 @@ class DiscoverySpider(Spider):
                 errback=self.on_error,
                 priority=priority,
                 meta={"source_id": source.id, "stage": stage, "depth": depth, "query_index": query_index,
-                      **({"sitemap_child": True} if child else {})},
+                      **({"sitemap_child": True} if child else {}), **({"reserve": True} if reserve else {})},
             )
         except ValueError:  # a discovered URL links.absolute_url let through: only it is lost
             self.crawler.stats.inc_value(LINKS_DROPPED)
@@ -247,7 +252,7 @@ class DiscoverySpider(Spider):
         if depth > self.max_depth or (score <= 0 and not listed) or not source.admits(url) \
                 or not looks_like_page(url):
             return None
-        key = canonicalize_url(url)
+        key = url_key(url)
         if hint:
             self.hints.setdefault(key, hint)
         if key in self.requested:
@@ -380,7 +385,7 @@ class DiscoverySpider(Spider):
                 "html": response.text,
                 "retrieved_at": now_iso(),
                 "partial": "download_stopped" in response.flags,
-                "hint": self.hints.get(canonicalize_url(response.url)),
+                "hint": self.hints.get(url_key(response.url)),
                 # Origin directives decide whether and how long the record may be reused.
                 "expires_at": fresh.expires_at if fresh.storable else None,
                 "cache_reason": fresh.reason,

@@ -15,10 +15,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from w3lib.url import canonicalize_url
-
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.lru import BoundedLRU
+from lightsearch.documents.urlkey import url_key
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -58,10 +57,10 @@ class MemoryRecordCache(SharedInstances):
 
     # ------------------------------------------------------------------ documents
     def put_document(self, doc: Document, expires_at: float) -> bool:
-        key = canonicalize_url(doc.url)
+        key = url_key(doc.url)
         stored = self.lru.put("doc:" + key, doc, document_size(doc), expires_at)
         if stored and doc.original_url:
-            alias = canonicalize_url(doc.original_url)
+            alias = url_key(doc.original_url)
             self._aliases.pop(alias, None)
             self._aliases[alias] = key
             while len(self._aliases) > self._max_aliases:
@@ -69,7 +68,7 @@ class MemoryRecordCache(SharedInstances):
         return stored
 
     def get_document(self, url: str) -> Document | None:
-        key = canonicalize_url(url)
+        key = url_key(url)
         doc = self.lru.get("doc:" + key)
         if doc is None and key in self._aliases:
             doc = self.lru.get("doc:" + self._aliases[key])
@@ -84,10 +83,10 @@ class MemoryRecordCache(SharedInstances):
     # ------------------------------------------------------------------ discovery responses
     def put_response(self, record: StoredResponse) -> bool:
         size = len(record.body) + sum(len(k) + sum(map(len, v)) for k, v in record.headers.items())
-        return self.lru.put("raw:" + canonicalize_url(record.url), record, size, record.expires_at)
+        return self.lru.put("raw:" + url_key(record.url), record, size, record.expires_at)
 
     def get_response(self, url: str) -> StoredResponse | None:
-        return self.lru.get("raw:" + canonicalize_url(url))
+        return self.lru.get("raw:" + url_key(url))
 
     # ------------------------------------------------------------------ housekeeping
     def __len__(self) -> int:

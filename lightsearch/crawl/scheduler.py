@@ -11,6 +11,11 @@ starves another, while within a bucket the best candidate always goes first.
 
 It also prefers requests whose origin has nothing in flight, so one busy origin does not
 hold one of the three concurrency places while others sit idle.
+
+A request marked ``reserve`` (the opening of a source the plan keeps in reserve: robots,
+home page, feed and sitemap cost hops before any article) waits until no other request
+worth a hop is pending, i.e. none with a positive priority: a reserve source is opened
+with the hops the first ones leave, never instead of a candidate of theirs.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ class FrontierScheduler:
         self._served_query: dict[int, int] = {}
         self._counter = itertools.count()
         self._pending = 0
+        self._worth = 0  # pending requests, reserve openings aside, with a positive priority
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -74,10 +80,32 @@ class FrontierScheduler:
         heap = self._buckets.setdefault(key, [])
         heapq.heappush(heap, (-float(request.priority), next(self._counter), request))
         self._pending += 1
+        if self._worth_a_hop(request):
+            self._worth += 1
         self.crawler.stats.inc_value("light/frontier/enqueued")
         return True
 
     def next_request(self) -> Request | None:
+        best_key = self._best(gate_reserve=bool(self._worth))
+        if best_key is None and self._pending:
+            # a request worth a hop can sit under a reserve opening in one bucket (a link
+            # into a reserve source's site): the gate must never stall the frontier
+            best_key = self._best(gate_reserve=False)
+        if best_key is None:
+            return None
+        _, _, request = heapq.heappop(self._buckets[best_key])
+        self._pending -= 1
+        if self._worth_a_hop(request):
+            self._worth -= 1
+        elif request.meta.get("reserve"):
+            self.crawler.stats.inc_value("light/frontier/reserve_opened")
+        self._served_source[best_key[0]] = self._served_source.get(best_key[0], 0) + 1
+        self._served_query[best_key[1]] = self._served_query.get(best_key[1], 0) + 1
+        self.crawler.stats.inc_value("light/frontier/dequeued")
+        return request
+
+    # ------------------------------------------------------------------ helpers
+    def _best(self, *, gate_reserve: bool) -> tuple[str, int] | None:
         best_key: tuple[str, int] | None = None
         best_rank: tuple[int, float] | None = None
         busy = self._busy_slots()
@@ -85,6 +113,8 @@ class FrontierScheduler:
             if not heap:
                 continue
             neg_priority, _, request = heap[0]
+            if gate_reserve and request.meta.get("reserve"):
+                continue
             effective = (
                 -neg_priority
                 - self.source_charge * self._served_source.get(key[0], 0)
@@ -94,16 +124,12 @@ class FrontierScheduler:
             rank = (idle, effective)
             if best_rank is None or rank > best_rank:
                 best_key, best_rank = key, rank
-        if best_key is None:
-            return None
-        _, _, request = heapq.heappop(self._buckets[best_key])
-        self._pending -= 1
-        self._served_source[best_key[0]] = self._served_source.get(best_key[0], 0) + 1
-        self._served_query[best_key[1]] = self._served_query.get(best_key[1], 0) + 1
-        self.crawler.stats.inc_value("light/frontier/dequeued")
-        return request
+        return best_key
 
-    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _worth_a_hop(request: Request) -> bool:
+        return request.priority > 0 and not request.meta.get("reserve")
+
     @staticmethod
     def _slot_key(request: Request) -> str:
         return request.meta.get("download_slot") or (urlparse_cached(request).hostname or "")

@@ -79,6 +79,7 @@ class FleetLink:
             raise LightSearchError("invalid_settings", f"FLEET_REDIS_URL is not a Redis URL: {exc}",
                                    {"key": "FLEET_REDIS_URL"}) from None
         self._down_until = 0.0
+        self.available = True  # the last call answered (False from a failure to the next answer)
         self.last_error = ""
         self.failures = 0  # calls answered by the fallback because Redis was down or slow
         self.outages = 0
@@ -105,15 +106,17 @@ class FleetLink:
     # ------------------------------------------------------------------ state
     @property
     def up(self) -> bool:
-        return self.clock() >= self._down_until
+        """Whether a call may go to Redis now (always, except during a retry pause)."""
+        return self.available or self.clock() >= self._down_until
 
     def status(self) -> dict[str, Any]:
         """What ``meta`` diagnostics say about the shared state."""
-        state = {"redis": redact(self.url), "worker": self.worker, "state": "shared" if self.up else "unavailable",
+        state = {"redis": redact(self.url), "worker": self.worker,
+                 "state": "shared" if self.available else "unavailable",
                  "fallbacks": self.failures, "outages": self.outages}
-        if not self.up:
+        if not self.available:
             state["error"] = self.last_error
-            state["retryInSecs"] = round(self._down_until - self.clock(), 2)
+            state["retryInSecs"] = round(max(0.0, self._down_until - self.clock()), 2)
         return state
 
     def call(self, fn: Callable[[Any], T]) -> T:
@@ -121,14 +124,13 @@ class FleetLink:
         if not self.up:
             self.failures += 1
             raise SharedStateUnavailable(self.last_error)
-        was_down = self._down_until > 0
         try:
             result = fn(self.client)
         except self._errors as exc:
             self._fail(exc)
             raise SharedStateUnavailable(self.last_error) from None
-        if was_down:
-            self._down_until = 0.0
+        if not self.available:
+            self.available = True
             logger.warning("shared state available again (Redis %s): the worker rejoins the fleet",
                            redact(self.url))
         return result
@@ -144,7 +146,8 @@ class FleetLink:
         return self.prefix + ":".join(parts)
 
     def _fail(self, exc: BaseException) -> None:
-        first = self._down_until == 0.0  # a failed probe during an outage is not news
+        first = self.available  # a failed probe during an outage is not news
+        self.available = False
         self.failures += 1
         self.last_error = f"{type(exc).__name__}: {exc}"[:200]
         self._down_until = self.clock() + self.retry_after
@@ -161,7 +164,7 @@ def link_of(settings: BaseSettings) -> FleetLink | None:
 
 def shared_state_note(before: int, link: FleetLink | None) -> str | None:
     """The ``notes`` line of a search or fetch that ran while Redis was unavailable."""
-    if link is None or (link.up and link.failures == before):
+    if link is None or (link.available and link.failures == before):
         return None
     return (f"shared state unavailable (Redis {redact(link.url)}: {link.last_error}); this worker used its "
             "own in-process limiter and caches for this call")

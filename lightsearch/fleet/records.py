@@ -19,11 +19,10 @@ import json
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from w3lib.url import canonicalize_url
-
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.records import MemoryRecordCache, StoredResponse, document_size
 from lightsearch.documents import Document
+from lightsearch.documents.urlkey import url_key
 from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
 from lightsearch.fleet.store import RedisStore
 
@@ -73,12 +72,12 @@ class RedisRecordCache(SharedInstances):
 
     # ------------------------------------------------------------------ documents
     def put_document(self, doc: Document, expires_at: float) -> bool:
-        key = "doc:" + canonicalize_url(doc.url)
+        key = "doc:" + url_key(doc.url)
         raw = json.dumps(doc.to_dict(), ensure_ascii=False).encode("utf-8")
         try:
             stored = self.store.put(key, raw, document_size(doc), expires_at)
             if stored and doc.original_url:
-                alias = self.link.key("records", "alias", canonicalize_url(doc.original_url))
+                alias = self.link.key("records", "alias", url_key(doc.original_url))
                 ttl = max(1, int((expires_at - self.store.clock()) * 1000))
                 self.link.call(lambda c: c.set(alias, key, px=ttl))
         except SharedStateUnavailable:
@@ -88,7 +87,7 @@ class RedisRecordCache(SharedInstances):
         return stored
 
     def get_document(self, url: str) -> Document | None:
-        key = "doc:" + canonicalize_url(url)
+        key = "doc:" + url_key(url)
         try:
             doc = self._get(key, decode_document)
             if doc is None:
@@ -116,14 +115,14 @@ class RedisRecordCache(SharedInstances):
     def put_response(self, record: StoredResponse) -> bool:
         size = len(record.body) + sum(len(k) + sum(map(len, v)) for k, v in record.headers.items())
         try:
-            return self.store.put("raw:" + canonicalize_url(record.url), encode_response(record), size,
+            return self.store.put("raw:" + url_key(record.url), encode_response(record), size,
                                   record.expires_at)
         except SharedStateUnavailable:
             return self.fallback.put_response(record)
 
     def get_response(self, url: str) -> StoredResponse | None:
         try:
-            return self._get("raw:" + canonicalize_url(url), decode_response)
+            return self._get("raw:" + url_key(url), decode_response)
         except SharedStateUnavailable:
             return self.fallback.get_response(url)
 

@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -64,9 +65,11 @@ class Catalog:
         return None
 
 
+@lru_cache(maxsize=65536)
 def origin_of(url: str) -> str:
     """``scheme://host[:port]``; an empty string, which no source admits, for a URL whose
-    host or port cannot be read (such URLs reach here from robots.txt, sitemaps, links)."""
+    host or port cannot be read (such URLs reach here from robots.txt, sitemaps, links).
+    Remembered: every search asks it of the same cached sites' links."""
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()

@@ -7,7 +7,8 @@ statistics fall: a healthy search with no match must return zero hits.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from lightsearch.documents import Document
 from lightsearch.ranking.bm25 import bm25_scores
@@ -22,7 +23,14 @@ class RankedDocument:
     score: float
     bm25: float
     matched: float  # best share of one query's terms found in the document
-    snippet: str
+    terms: frozenset[str] = field(default=frozenset(), repr=False)
+    snippet_chars: int = 280
+
+    @cached_property
+    def snippet(self) -> str:
+        """The densest passage, found when asked: a search ranks a few hundred documents
+        (its own and the cache's) and shows eight."""
+        return best_passage(self.document.text, set(self.terms), self.snippet_chars)
 
 
 def rank_documents(
@@ -57,6 +65,7 @@ def rank_documents(
         hits.sort(key=lambda i: (-scores[i], docs[i].url))
         rankings.append(hits)
     fused = reciprocal_rank_fusion(rankings)
+    frozen_terms = frozenset(all_terms)
     order = sorted(fused, key=lambda i: (-fused[i], -best_bm25[i], docs[i].url))
     return [
         RankedDocument(
@@ -64,7 +73,8 @@ def rank_documents(
             score=round(fused[i], 6),
             bm25=round(best_bm25[i], 4),
             matched=round(matched[i], 3),
-            snippet=best_passage(docs[i].text, all_terms, snippet_chars),
+            terms=frozen_terms,
+            snippet_chars=snippet_chars,
         )
         for i in order
     ]
