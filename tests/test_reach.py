@@ -139,3 +139,30 @@ async def test_a_listed_page_with_no_query_word_in_its_url_is_read_with_a_spare_
                      [{"id": "listed", "host": host, "language": "he", "sitemaps": [f"https://{host}/sitemap.xml"]}])
     result = await LightSearch.from_settings(cfg).search("מפעל השבבים של אינטל")
     assert hit_urls(result)[:1] == [f"https://{host}/intel-fab-update/"]
+
+
+@coroutine_test
+async def test_a_source_in_reserve_is_opened_with_the_hops_the_first_ones_leave(origins, tmp_path):
+    """Three sources cannot all be opened in depth with 24 hops: the two best go first; the
+    third waits and is opened once their candidates are read, never before one of them."""
+    sites, sources = {}, []
+    for i, topic in enumerate(["estuary", "estuary", "lichens"]):
+        host = f"reserve{i}.test"
+        pages = [(f"/p{k}", f"Estuary sediment report {k} from site {i}") for k in range(3)] if i < 2 else \
+            [("/crust", "Estuary sediment crust lichens")]
+        routes = {"/": {"body": _listing(pages, None)}}
+        for href, title in pages:
+            routes[href] = {"body": article_html(title)}
+        sites[host] = routes
+        sources.append({"id": f"reserve{i}", "host": host, "topics": [topic]})
+    cfg = make_world(origins, tmp_path, sites, sources)
+    result = await LightSearch.from_settings(cfg).search("estuary sediment crust")
+    meta = result["meta"]["lightSearch"]
+    assert meta["sources"]["selected"] == ["reserve0", "reserve1", "reserve2"]
+    assert "reserve2" in meta["sources"]["consulted"]  # opened: the first two left hops
+    assert "https://reserve2.test/crust" in hit_urls(result)[:1]
+    order = [(e["host"], e["path"]) for e in origins.log]
+    first_reserve = next(i for i, (h, _) in enumerate(order) if h == "reserve2.test")
+    firsts = [i for i, (h, p) in enumerate(order) if h != "reserve2.test" and p.startswith("/p")]
+    assert len(firsts) == 6
+    assert max(firsts) < first_reserve, order  # every candidate of the first sources came first

@@ -14,8 +14,9 @@ hold one of the three concurrency places while others sit idle.
 
 A request marked ``reserve`` (the opening of a source the plan keeps in reserve: robots,
 home page, feed and sitemap cost hops before any article) waits until no other request
-worth a hop is pending, i.e. none with a positive priority: a reserve source is opened
-with the hops the first ones leave, never instead of a candidate of theirs.
+worth a hop (a positive priority) is pending, downloading or being parsed (a page being
+read may yield candidates): a reserve source is opened with the hops the first ones
+leave, never instead of a candidate of theirs.
 """
 
 from __future__ import annotations
@@ -86,8 +87,8 @@ class FrontierScheduler:
         return True
 
     def next_request(self) -> Request | None:
-        best_key = self._best(gate_reserve=bool(self._worth))
-        if best_key is None and self._pending:
+        best_key = self._best(gate_reserve=bool(self._worth) or self._worth_in_flight())
+        if best_key is None and self._worth:
             # a request worth a hop can sit under a reserve opening in one bucket (a link
             # into a reserve source's site): the gate must never stall the frontier
             best_key = self._best(gate_reserve=False)
@@ -128,7 +129,18 @@ class FrontierScheduler:
 
     @staticmethod
     def _worth_a_hop(request: Request) -> bool:
-        return request.priority > 0 and not request.meta.get("reserve")
+        return request.priority > 0 and not request.meta.get("reserve") and "source_id" in request.meta
+
+    def _worth_in_flight(self) -> bool:
+        """Whether a request worth a hop is downloading or its response is being parsed
+        (``Downloader.active`` and ``Scraper.slot.active``, public attributes, Scrapy 2.19)."""
+        engine = getattr(self.crawler, "engine", None)
+        if engine is None:
+            return False
+        downloading = getattr(getattr(engine, "downloader", None), "active", ()) or ()
+        slot = getattr(getattr(engine, "scraper", None), "slot", None)
+        parsing = getattr(slot, "active", ()) or ()
+        return any(self._worth_a_hop(r) for r in itertools.chain(downloading, parsing))
 
     @staticmethod
     def _slot_key(request: Request) -> str:
