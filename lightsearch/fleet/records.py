@@ -6,9 +6,8 @@ complete, storable records go in; each keeps its original retrieval time; 500 re
 Redis must not be able to run code in a worker). Each record's TTL is its own freshness
 lifetime.
 
-A search lists every fresh document to join them to its evidence; a worker keeps the
-documents it already decoded (keyed by URL and expiry, so a refetched record is read
-again) and asks Redis only for the ones it has not seen.
+A search lists every fresh document to join them to its evidence; the store keeps the
+documents this worker already decoded and asks Redis only for the ones it has not seen.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
@@ -63,7 +61,6 @@ class RedisRecordCache(SharedInstances):
         self.link = link
         self.store = RedisStore(link, "records", max_records, max_bytes)
         self.fallback = MemoryRecordCache(max_records, max_bytes)
-        self._decoded: OrderedDict[tuple[str, float], Any] = OrderedDict()
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
@@ -83,17 +80,17 @@ class RedisRecordCache(SharedInstances):
         except SharedStateUnavailable:
             return self.fallback.put_document(doc, expires_at)
         if stored:
-            self._remember((key, expires_at), doc)
+            self.store.remember(key, expires_at, doc)
         return stored
 
     def get_document(self, url: str) -> Document | None:
         key = "doc:" + url_key(url)
         try:
-            doc = self._get(key, decode_document)
+            doc = self.store.get_decoded(key, decode_document)
             if doc is None:
                 target = self.link.call(lambda c: c.get(self.link.key("records", "alias", key[4:])))
                 if target:
-                    doc = self._get(target.decode("utf-8"), decode_document)
+                    doc = self.store.get_decoded(target.decode("utf-8"), decode_document)
         except SharedStateUnavailable:
             return self.fallback.get_document(url)
         return doc
@@ -101,15 +98,9 @@ class RedisRecordCache(SharedInstances):
     def documents(self) -> list[Document]:
         """Every fresh document of the fleet (expired ones are dropped on the way)."""
         try:
-            fresh = [(k, exp) for k, exp in self.store.fresh() if k.startswith("doc:")]
-            missing = [(k, exp) for k, exp in fresh if (k, exp) not in self._decoded]
-            for (key, exp), raw in zip(missing, self.store.values([k for k, _ in missing]), strict=True):
-                doc = decode_document(raw) if raw is not None else None
-                if doc is not None:
-                    self._remember((key, exp), doc)
+            return self.store.fresh_decoded("doc:", decode_document)
         except SharedStateUnavailable:
             return self.fallback.documents()
-        return [self._decoded[item] for item in fresh if item in self._decoded]
 
     # ------------------------------------------------------------------ discovery responses
     def put_response(self, record: StoredResponse) -> bool:
@@ -122,31 +113,11 @@ class RedisRecordCache(SharedInstances):
 
     def get_response(self, url: str) -> StoredResponse | None:
         try:
-            return self._get("raw:" + url_key(url), decode_response)
+            return self.store.get_decoded("raw:" + url_key(url), decode_response)
         except SharedStateUnavailable:
             return self.fallback.get_response(url)
 
     # ------------------------------------------------------------------ housekeeping
-    def _get(self, key: str, decode: Any) -> Any:
-        found = self.store.get(key)
-        if found is None:
-            return None
-        raw, expires_at = found
-        value = self._decoded.get((key, expires_at))
-        if value is None:
-            value = decode(raw)
-            if value is not None:
-                self._remember((key, expires_at), value)
-        else:
-            self._decoded.move_to_end((key, expires_at))
-        return value
-
-    def _remember(self, item: tuple[str, float], value: Any) -> None:
-        self._decoded[item] = value
-        self._decoded.move_to_end(item)
-        while len(self._decoded) > DECODED_KEEP:
-            self._decoded.popitem(last=False)
-
     def __len__(self) -> int:
         try:
             return self.store.stats()[0]
@@ -161,7 +132,6 @@ class RedisRecordCache(SharedInstances):
             return self.fallback.bytes
 
     def clear(self) -> None:
-        self._decoded.clear()
         self.fallback.clear()
         with contextlib.suppress(SharedStateUnavailable):
             self.store.clear()  # the namespace holds the aliases too

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
@@ -44,7 +43,6 @@ class RedisRobotsCache(SharedInstances):
         self.max_age = max_age
         self.store = RedisStore(link, "robots", max_origins, max_bytes)
         self.fallback = MemoryRobotsCache(max_origins, max_bytes, max_age)
-        self._parsed: OrderedDict[tuple[str, float], RobotsRules] = OrderedDict()
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
@@ -52,21 +50,9 @@ class RedisRobotsCache(SharedInstances):
 
     def get(self, origin: str) -> RobotsRules | None:
         try:
-            found = self.store.get(origin)
+            return self.store.get_decoded(origin, decode_rules)
         except SharedStateUnavailable:
             return self.fallback.get(origin)
-        if found is None:
-            return None
-        raw, expires_at = found
-        rules = self._parsed.get((origin, expires_at))
-        if rules is None:
-            rules = decode_rules(raw)
-            if rules is None:
-                return None
-            self._parsed[(origin, expires_at)] = rules
-            while len(self._parsed) > 2 * self.store.max_entries:
-                self._parsed.popitem(last=False)
-        return rules
 
     def put(self, origin: str, rules: RobotsRules, expires_at: float) -> bool:
         if rules.verdict == "block":
@@ -97,7 +83,6 @@ class RedisRobotsCache(SharedInstances):
             return len(self.fallback)
 
     def clear(self) -> None:
-        self._parsed.clear()
         self.fallback.clear()
         with contextlib.suppress(SharedStateUnavailable):
             self.store.clear()

@@ -14,6 +14,8 @@ the workers' clocks should agree to within a second, as NTP keeps them.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from lightsearch.fleet.link import FleetLink
@@ -88,7 +90,11 @@ return 1
 
 
 class RedisStore:
-    """One namespace of bounded records; every method may raise SharedStateUnavailable."""
+    """One namespace of bounded records; every method may raise SharedStateUnavailable.
+
+    The worker keeps what it decoded (twice the entry bound, keyed by key and expiry, so a
+    record stored again is decoded again): every search reads the same records, and a
+    parse of each (JSON, protego) on every read would cost more than the round trip."""
 
     def __init__(self, link: FleetLink, namespace: str, max_entries: int, max_bytes: int,
                  clock: Any = time.time) -> None:
@@ -97,6 +103,7 @@ class RedisStore:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self.clock = clock
+        self._decoded: OrderedDict[tuple[str, float], Any] = OrderedDict()
 
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)
@@ -116,6 +123,39 @@ class RedisStore:
         if not found:
             return None
         return found[0], float(found[1]) / 1000.0
+
+    def get_decoded(self, key: str, decode: Callable[[bytes], Any]) -> Any:
+        """The fresh entry's value as ``decode`` reads it; None when absent or unreadable."""
+        found = self.get(key)
+        if found is None:
+            return None
+        return self._decode((key, found[1]), found[0], decode)
+
+    def fresh_decoded(self, prefix: str, decode: Callable[[bytes], Any]) -> list[Any]:
+        """Every fresh value whose key starts with ``prefix``, fetching only the ones this
+        worker has not decoded yet."""
+        fresh = [item for item in self.fresh() if item[0].startswith(prefix)]
+        missing = [item for item in fresh if item not in self._decoded]
+        for item, raw in zip(missing, self.values([k for k, _ in missing]), strict=True):
+            if raw is not None:
+                self._decode(item, raw, decode)
+        return [self._decoded[item] for item in fresh if item in self._decoded]
+
+    def remember(self, key: str, expires_at: float, value: Any) -> None:
+        self._decoded[(key, expires_at)] = value
+        self._decoded.move_to_end((key, expires_at))
+        while len(self._decoded) > 2 * max(1, self.max_entries):
+            self._decoded.popitem(last=False)
+
+    def _decode(self, item: tuple[str, float], raw: bytes, decode: Callable[[bytes], Any]) -> Any:
+        value = self._decoded.get(item)
+        if value is not None:
+            self._decoded.move_to_end(item)
+            return value
+        value = decode(raw)
+        if value is not None:
+            self.remember(item[0], item[1], value)
+        return value
 
     def fresh(self) -> list[tuple[str, float]]:
         """Every fresh key with its expiry (epoch seconds), without touching recency."""
@@ -143,6 +183,8 @@ class RedisStore:
         return self.link.call(read)
 
     def clear(self) -> None:
+        self._decoded.clear()
+
         def wipe(c: Any) -> None:
             keys = list(c.scan_iter(match=self.ns.replace("[", "\\[") + "*", count=500))
             for i in range(0, len(keys), 500):
