@@ -257,7 +257,7 @@ async def test_a_killed_workers_origin_is_free_within_the_lease(redis_server, pr
         killed = time.monotonic()
         held = await asyncio.wait_for(blocked, 5)
         assert held is not None
-        assert time.monotonic() - killed <= 1.0 + 0.3  # the lease time, and a poll
+        assert time.monotonic() - killed <= 1.0 + 0.6  # the lease time, a poll, a busy machine
         b._release(*held)
     finally:
         proc.kill()
@@ -342,8 +342,9 @@ def test_a_slow_redis_costs_one_timeout_then_in_process_state(redis_server, pref
         assert cache.put_document(doc(2, now + 60), now + 60)
         assert cache.get_document("https://a.test/p2").title == "page 2"
         rest = time.monotonic() - started - first
-        assert first < 0.2
-        assert rest < 0.05  # no more waiting on Redis while it is marked down
+        assert first < 0.5
+        assert not cache.link.up  # calls skip Redis until the retry time ...
+        assert rest < 0.15  # ... so the next two cost no timeout (20 ms each)
         assert cache.link.status()["state"] == "unavailable"
     finally:
         admin.execute_command("CLIENT", "UNPAUSE")
