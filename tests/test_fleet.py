@@ -352,3 +352,26 @@ def test_a_slow_redis_costs_one_timeout_then_in_process_state(redis_server, pref
     time.sleep(0.35)
     assert cache.get_document("https://a.test/p1").title == "page 1"  # back on the shared store
     assert cache.link.status()["state"] == "shared"
+
+
+@coroutine_test
+async def test_a_release_wakes_another_workers_waiter_without_polling(redis_server, prefix, monkeypatch):
+    """With the back-off stretched to 5 s, only the release message can wake the waiter."""
+    import lightsearch.fleet.limiter as limiter_module
+
+    monkeypatch.setattr(limiter_module, "POLL_FIRST_SECS", 5.0)
+    monkeypatch.setattr(limiter_module, "POLL_MAX_SECS", 5.0)
+    a, b = limiter(redis_server.url, prefix, 0), limiter(redis_server.url, prefix, 1)
+    origin = "https://wake.test"
+    held = await a._lease(origin)
+    b._listen(asyncio.get_running_loop())
+    await asyncio.sleep(0.3)  # b's listener subscribes
+    waiting = asyncio.ensure_future(b._lease(origin))
+    await asyncio.sleep(0.2)
+    assert not waiting.done()
+    a._release(*held)
+    released = time.monotonic()
+    got = await asyncio.wait_for(waiting, 3)
+    assert got is not None
+    assert time.monotonic() - released < 2.0  # well inside the 5 s back-off
+    b._release(*got)

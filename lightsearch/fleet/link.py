@@ -135,6 +135,16 @@ class FleetLink:
                            redact(self.url))
         return result
 
+    def subscriber(self) -> Any:
+        """A client of its own for a subscription: it waits for messages without a read
+        timeout (connecting is still bounded)."""
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        return redis.Redis.from_url(self.url, socket_timeout=None, socket_connect_timeout=self.timeout,
+                                    retry=Retry(NoBackoff(), 0), client_name="lightsearch-subscriber")
+
     def script(self, name: str, source: str) -> Any:
         """A registered Lua script (EVALSHA, loaded again by redis-py when Redis restarts)."""
         script = self._scripts.get(name)
