@@ -34,7 +34,7 @@ from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import record_stop
 from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
-from lightsearch.documents.directives import page_directives
+from lightsearch.documents.directives import meta_values, page_directives
 from lightsearch.documents.feeds import FeedError, read_feed
 from lightsearch.documents.links import (
     Link,
@@ -283,7 +283,7 @@ class DiscoverySpider(Spider):
     def _parse_feed(self, response: Response):
         source = self._source(response)
         try:
-            feed = read_feed(response.body, _MAX_FEED_ENTRIES)
+            feed = parsed("feed", response.url, response.body, lambda: read_feed(response.body, _MAX_FEED_ENTRIES))
         except FeedError as exc:
             self._unreadable(source, response.url, "feed", exc.code, exc.message)
             return
@@ -353,7 +353,11 @@ class DiscoverySpider(Spider):
             self._error(source, response.url, stage, "unsupported_content_type",
                         f"content type {quote_untrusted(ctype)} is not read as a page")
             return
-        directives = page_directives(response, self.agents)
+        # A cached home or listing page is read by every search: its meta tags, links and
+        # pagination are remembered by body (cache/parsed.py), so it is not parsed again.
+        meta = parsed(f"robots-meta:{','.join(sorted(self.agents))}", response.url, response.body,
+                      lambda: meta_values(response, self.agents))
+        directives = page_directives(response, self.agents, meta=meta)
         follow = depth < self.max_depth and not directives.nofollow
         # Links are read for following, and on a seed for the feeds it declares.
         wanted = follow or (stage == "seed" and not directives.nofollow)
@@ -415,10 +419,13 @@ class DiscoverySpider(Spider):
                 yield req
 
     def _next_listing(self, response: Response, source: Source, depth: int) -> Request | None:
-        try:
-            href = response.xpath(_NEXT_PAGE).get()
-        except ValueError:  # parsel on a hostile document: no pagination, nothing else lost
-            return None
+        def next_href() -> str:
+            try:
+                return response.xpath(_NEXT_PAGE).get() or ""
+            except ValueError:  # parsel on a hostile document: no pagination, nothing else lost
+                return ""
+
+        href = parsed("next-page", response.url, response.body, next_href)
         url = absolute_url(response.url, href) if href else None
         if url is None or not source.admits(url):
             return None

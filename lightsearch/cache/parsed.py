@@ -17,8 +17,8 @@ from typing import TypeVar
 from lightsearch.cache.lru import BoundedLRU
 
 T = TypeVar("T")
-MAX_ENTRIES = 256
-MAX_BODY_BYTES = 32 * 1024 * 1024  # of the bodies parsed, the stand-in for the results' size
+MAX_ENTRIES = 1024  # a discovery body may hold four results: links, feed or sitemap, meta, next page
+MAX_BODY_BYTES = 64 * 1024 * 1024  # of the bodies parsed, the stand-in for the results' size
 LIFETIME_SECS = 300.0  # the discovery documents' own lifetime (at most 5 minutes)
 
 _parsed: BoundedLRU[object] = BoundedLRU(MAX_ENTRIES, MAX_BODY_BYTES)

@@ -108,9 +108,11 @@ def meta_values(page: Response | Selector, agents: frozenset[str]) -> list[str]:
     return values
 
 
-def page_directives(response: Response, agents: frozenset[str], *, now: datetime | None = None) -> PageDirectives:
-    """The directives that bind us on a fetched page (headers and meta tags)."""
-    return _combine(header_values(response, agents), meta_values(response, agents), now)
+def page_directives(response: Response, agents: frozenset[str], *, now: datetime | None = None,
+                    meta: list[str] | None = None) -> PageDirectives:
+    """The directives that bind us on a fetched page (headers and meta tags); ``meta``: the
+    page's :func:`meta_values` when the caller already has them."""
+    return _combine(header_values(response, agents), meta_values(response, agents) if meta is None else meta, now)
 
 
 def parse_directives(html: bytes | str, x_robots_tag: Iterable[bytes | str] = (),
