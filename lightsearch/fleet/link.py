@@ -88,19 +88,22 @@ class FleetLink:
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> FleetLink:
-        from lightsearch.schema import validate
-
-        validate(settings, ("FLEET_",))
         url = fleet_url(settings)
         if not url:
             raise LightSearchError("invalid_settings", "a fleet component needs FLEET_REDIS_URL "
                                    "(or LIGHTSEARCH_REDIS_URL)", {"key": "FLEET_REDIS_URL"})
-        key = (url, settings.get("FLEET_REDIS_PREFIX"), settings.getfloat("FLEET_REDIS_TIMEOUT_MS"),
-               settings.getfloat("FLEET_REDIS_RETRY_SECS"))
+        raw = (url, settings.get("FLEET_REDIS_PREFIX"), settings.get("FLEET_REDIS_TIMEOUT_MS"),
+               settings.get("FLEET_REDIS_RETRY_SECS"))
+        link = cls._links.get(raw)
+        if link is not None:  # every search asks; the settings were checked when it was made
+            return link
+        from lightsearch.schema import validate
+
+        validate(settings, ("FLEET_",))
         with cls._lock:
-            link = cls._links.get(key)
+            link = cls._links.get(raw)
             if link is None:
-                link = cls._links[key] = cls(url, key[1], key[2] / 1000.0, key[3])
+                link = cls._links[raw] = cls(url, str(raw[1]), float(raw[2]) / 1000.0, float(raw[3]))
         return link
 
     # ------------------------------------------------------------------ state

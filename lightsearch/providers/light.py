@@ -222,8 +222,8 @@ class LightSearch:
         A source not read recently costs ``OPENING_HOPS`` before its first article
         (robots.txt, home page, sitemap, feed); a fresh cached source costs none. Issue
         17 measured cold searches spending 14 of 24 hops on openings and reading 9
-        articles over 3-4 sources; the lowest-ranked unopened sources are dropped until
-        each kept one has ``ARTICLE_HOPS_PER_SOURCE`` hops for articles, keeping
+        articles over 3-4 sources; the lowest-ranked unopened sources go to the reserve
+        until each first one has ``ARTICLE_HOPS_PER_SOURCE`` hops for articles, keeping
         ``LIGHT_FIRST_SOURCES`` and one per query language at least. Searches served from
         warm caches keep them all."""
         records = load_cache(self.settings, "LIGHT_RECORD_CACHE")

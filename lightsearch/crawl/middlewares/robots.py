@@ -154,7 +154,8 @@ class RobotsMiddleware:
             return await self._fetch(origin)
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.timeout * (self.max_redirects + 1)
-        while not cache.claim(origin, self.timeout + CLAIM_MARGIN_SECS):
+        claimed = cache.claim(origin, self.timeout + CLAIM_MARGIN_SECS)
+        while not claimed:
             await asyncio.sleep(CLAIM_POLL_SECS)
             rules = cache.get(origin)
             if rules is not None:
@@ -162,7 +163,8 @@ class RobotsMiddleware:
                 self.crawler.stats.inc_value(WAITED)
                 return rules
             if loop.time() >= give_up:
-                break
+                break  # fetch without the claim; the holder's claim stays its own
+            claimed = cache.claim(origin, self.timeout + CLAIM_MARGIN_SECS)
         try:
             rules = cache.get(origin)  # stored by a fetch that ended since this search looked
             if rules is not None:
@@ -170,7 +172,8 @@ class RobotsMiddleware:
                 return rules
             return await self._fetch(origin)
         finally:
-            cache.release(origin)
+            if claimed:
+                cache.release(origin)
 
     async def _fetch(self, origin: str) -> RobotsRules:
         url = f"{origin}/robots.txt"
