@@ -72,7 +72,9 @@ SCHEMA: tuple[Setting, ...] = (
     _s("LIGHT_DISCOVERY_EXPLORE", "bool", True, "follow a few navigation links of seed pages with spare hops"),
     _s("LIGHT_DISCOVERY_MAX_CANDIDATES", "int", 256, "candidate links admitted per search", 1, 10_000),
     _s("LIGHT_DISCOVERY_MAX_DEPTH", "int", 2, "link depth from a seed, feed or sitemap", 0, 5),
-    _s("LIGHT_DISCOVERY_MAX_SITEMAPS", "int", 4, "sitemaps fetched per search", 0, 64),
+    _s("LIGHT_DISCOVERY_MAX_SITEMAPS", "int", 12, "sitemaps fetched per search (fresh cached ones are free)", 0, 64),
+    _s("LIGHT_ARTICLE_HOPS", "int", 8, "the last hops of a search, kept for reading the best candidates; before "
+       "them discovery documents go first (at most half the hop budget)", 1, 200),
     _s("LIGHT_FRONTIER_QUERY_CHARGE", "float", 2.0, "priority points a query pays per hop it was given", 0, 100),
     _s("LIGHT_FRONTIER_SOURCE_CHARGE", "float", 3.0, "priority points a source pays per hop it was given", 0, 100),
     _s("LIGHT_HOST_MAP", "dict", {}, "host -> {scheme: 'addr:port'}: configuration only, never tool input"),

@@ -5,8 +5,10 @@ common words ("flow", "effect") decide what is fetched as much as its rare ones.
 scores documents with BM25 (ranking/); the frontier scores candidates the same way over
 what it can see of them (anchor text, feed title and summary, link title, URL slug words),
 with document frequencies from the candidate pool of this crawl, so the rare query terms
-decide. The pool grows as discovery reads more; a candidate is scored with the pool as it
-stands when it is admitted (Scrapy cannot re-prioritise a queued request).
+decide. The pool grows as discovery reads more, so a score given at admission goes stale:
+the scorer remembers each candidate's query terms (every text seen for it, united) and the
+frontier rescores its pending candidates with the pool as it stands whenever the pool has
+changed (``version``), before it picks the next one (crawl/scheduler.py).
 
 The score is the matched terms' idf over the idf of all the query's terms, in 0..1, so it
 stays comparable with the discovery priorities. Candidate texts are a few
@@ -30,6 +32,9 @@ class CandidateScorer:
         self.df: Counter[str] = Counter()
         self.pool = 0
         self.seen: set[str] = set()
+        # candidate key -> the query terms any of its texts carried (only these matter)
+        self.terms_of: dict[str, frozenset[str]] = {}
+        self.version = 0  # bumped whenever a score could change
 
     def idf(self, term: str) -> float:
         df = self.df.get(term, 0)
@@ -37,11 +42,19 @@ class CandidateScorer:
 
     def observe(self, key: str, tokens: set[str]) -> None:
         """Count one candidate's terms in the pool once (only the query's terms matter)."""
+        wanted = tokens & self.wanted
         if key in self.seen:
+            known = self.terms_of.get(key, frozenset())
+            if not wanted <= known:  # another text of the same page: a better description
+                self.terms_of[key] = known | wanted
+                self.df.update(wanted - known)
+                self.version += 1
             return
         self.seen.add(key)
         self.pool += 1
-        self.df.update(tokens & self.wanted)
+        self.df.update(wanted)
+        self.terms_of[key] = frozenset(wanted)
+        self.version += 1
 
     @staticmethod
     def tokens(texts: Iterable[str], url: str | None = None) -> set[str]:
@@ -60,14 +73,17 @@ class CandidateScorer:
     def score_many(self, items: Sequence[tuple[str, Iterable[str], str | None]]) -> list[tuple[float, int]]:
         """Score the candidates of one document after counting all of them in the pool, so
         the first links of the first page are not scored against a pool of one."""
-        seen = []
+        keys = []
         for key, texts, url in items:
-            tokens = self.tokens(texts, url)
-            self.observe(key, tokens)
-            seen.append(tokens)
-        return [self._best(tokens) for tokens in seen]
+            self.observe(key, self.tokens(texts, url))
+            keys.append(key)
+        return [self._best(self.terms_of.get(key, frozenset())) for key in keys]
 
-    def _best(self, tokens: set[str]) -> tuple[float, int]:
+    def rescore(self, key: str) -> tuple[float, int]:
+        """The candidate's score against the pool as it stands now."""
+        return self._best(self.terms_of.get(key, frozenset()))
+
+    def _best(self, tokens: frozenset[str] | set[str]) -> tuple[float, int]:
         best, index = 0.0, 0
         for i, terms in enumerate(self.query_terms):
             matched = terms & tokens

@@ -31,7 +31,6 @@ from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.parsed import parsed
 from lightsearch.crawl import signals as light_signals
-from lightsearch.crawl.budget import record_stop
 from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import meta_values, page_directives
@@ -136,11 +135,9 @@ class DiscoverySpider(Spider):
         self.query_terms = [set(t) for t in plan.terms or [tokenize(q) for q in plan.queries]]
         self.sources = {s.id: s for s in plan.sources}
         self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
-        self.candidates: dict[str, float] = {}
         self.hints: dict[str, dict[str, Any]] = {}
         self.requested: set[str] = set()
         self.sitemaps_read = 0
-        self.candidates_dropped = 0
         self.explored: dict[str, int] = {}
         self.scorer = CandidateScorer(self.query_terms)
 
@@ -148,7 +145,6 @@ class DiscoverySpider(Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DiscoverySpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.max_depth = crawler.settings.getint("LIGHT_DISCOVERY_MAX_DEPTH")
-        spider.max_candidates = crawler.settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
         spider.max_sitemaps = crawler.settings.getint("LIGHT_DISCOVERY_MAX_SITEMAPS")
         spider.max_response = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
         spider.explore = crawler.settings.getbool("LIGHT_DISCOVERY_EXPLORE")
@@ -247,7 +243,8 @@ class DiscoverySpider(Spider):
         shares no term with the query is still admitted, last of all: its words may be in
         another script than its slug (a Hebrew title behind a Latin URL), and a hop left
         unused finds nothing (issue 17: "stop only on the budget, the deadline or an empty
-        frontier")."""
+        frontier"). The frontier keeps the best ``LIGHT_DISCOVERY_MAX_CANDIDATES`` of them
+        by their current scores (crawl/scheduler.py), not the first ones met."""
         score, query_index = scored
         if depth > self.max_depth or (score <= 0 and not listed) or not source.admits(url) \
                 or not looks_like_page(url):
@@ -257,15 +254,23 @@ class DiscoverySpider(Spider):
             self.hints.setdefault(key, hint)
         if key in self.requested:
             return None
-        if key not in self.candidates and len(self.candidates) >= self.max_candidates:
-            self.candidates_dropped += 1
-            self.crawler.stats.inc_value("light/discovery/candidates_dropped")
-            record_stop(self.crawler.stats, "candidates")
-            return None
-        self.candidates[key] = max(score, self.candidates.get(key, 0.0))
-        rank = self.source_rank.get(source.id, 0)
-        priority = int(30 + 70 * score) - 5 * (depth - 1) - rank if score > 0 else -rank - 20
-        return self._request(url, source, "page", priority, depth, query_index)
+        request = self._request(url, source, "page", 0, depth, query_index)
+        if request is not None:
+            request.meta["candidate"] = url  # the scorer's key: the frontier rescores it
+            request.priority = self.candidate_priority(request)
+        return request
+
+    def candidate_priority(self, request: Request) -> int:
+        """A candidate page's priority from its score against the pool as it stands: 30..100
+        for a relevant one, less for every link depth and source rank; below zero for a
+        listed entry sharing no query term (read only with hops nothing else wants)."""
+        meta = request.meta
+        score, query_index = self.scorer.rescore(meta["candidate"])
+        meta["query_index"] = query_index
+        rank = self.source_rank.get(meta["source_id"], 0)
+        if score <= 0:
+            return -rank - 20
+        return int(30 + 70 * score) - 5 * (meta.get("depth", 1) - 1) - rank
 
     # ------------------------------------------------------------------ parsers
     def _source(self, response: Response) -> Source:

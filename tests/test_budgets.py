@@ -166,18 +166,18 @@ async def test_aggregate_decoded_budget_counts_decompressed_bytes(origins, tmp_p
 
 
 @coroutine_test
-async def test_sitemap_index_reads_at_most_four_sitemaps(origins, tmp_path):
+async def test_sitemap_index_reads_at_most_twelve_sitemaps(origins, tmp_path):
     host = "maps.test"
     children = "".join(
         f"<sitemap><loc>https://{host}/sitemap-{i}.xml</loc><lastmod>2026-11-{10 + i}</lastmod></sitemap>"
-        for i in range(10)
+        for i in range(16)
     )
     routes = {
         "/": {"body": home_html([])},
         "/sitemap-index.xml": {"body": f'<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{children}</sitemapindex>',
                                "type": "application/xml"},
     }
-    for i in range(10):
+    for i in range(16):
         routes[f"/sitemap-{i}.xml"] = {
             "body": f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://{host}/coral-spawning-{i}</loc></url></urlset>',
             "type": "application/xml",
@@ -187,22 +187,29 @@ async def test_sitemap_index_reads_at_most_four_sitemaps(origins, tmp_path):
                           [{"id": "maps", "host": host, "sitemaps": [f"https://{host}/sitemap-index.xml"]}])
     result = await LightSearch.from_settings(settings).search("coral spawning")
     fetched = [p for p in paths(origins, host) if p.startswith("/sitemap")]
-    assert len(fetched) == 4  # the index and three children
-    assert "/sitemap-9.xml" in fetched  # newest child first
-    assert len(result["hits"]) == 3
+    assert len(fetched) == 12  # the index and eleven children
+    assert fetched[1] == "/sitemap-15.xml"  # newest child first
+    assert len(result["hits"]) == 8
 
 
 @coroutine_test
-async def test_thousand_links_admit_at_most_256_candidates(origins, tmp_path):
+async def test_thousand_links_keep_the_best_256_candidates(origins, tmp_path):
+    """The bound keeps the best candidates by score, not the first met: the strong links
+    come last on the page, after 900 weak ones, and they are the ones read."""
     host = "links.test"
-    links = [(f"/moth-{i}", f"moth migration report {i}") for i in range(1000)]
+    links = [(f"/moth-{i}", f"moth sighting {i}") for i in range(900)]
+    links += [(f"/moth-{i}", f"moth migration report {i}") for i in range(900, 1000)]
     routes = {"/": {"body": home_html(links)}}
-    for href, text in links[:40]:
+    for href, text in links:
         routes[href] = {"body": article_html(text.title())}
     settings = make_world(origins, tmp_path, {host: routes}, [{"id": "links", "host": host}])
     result = await LightSearch.from_settings(settings).search("moth migration report")
-    assert result["stopReason"] == "candidates"
-    assert meta(result)["counts"]["requests"] == 24
+    counts = meta(result)["counts"]
+    assert counts["candidatesDropped"] == 1000 - 256
+    assert counts["requests"] == 24
+    read = [p for p in paths(origins, host) if p.startswith("/moth-")]
+    assert len(read) == 22
+    assert all(int(p.split("-")[1]) >= 900 for p in read)
     assert result["hits"]
 
 

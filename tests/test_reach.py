@@ -142,9 +142,10 @@ async def test_a_listed_page_with_no_query_word_in_its_url_is_read_with_a_spare_
 
 
 @coroutine_test
-async def test_a_source_in_reserve_is_opened_with_the_hops_the_first_ones_leave(origins, tmp_path):
+async def test_a_source_in_reserve_is_opened_once_the_first_ones_maps_are_read(origins, tmp_path):
     """Three sources cannot all be opened in depth with 24 hops: the two best go first; the
-    third waits and is opened once their candidates are read, never before one of them."""
+    third waits until their discovery documents are read, and is opened with the hops left
+    before the search turns to reading candidates."""
     sites, sources = {}, []
     for i, topic in enumerate(["estuary", "estuary", "lichens"]):
         host = f"reserve{i}.test"
@@ -163,6 +164,7 @@ async def test_a_source_in_reserve_is_opened_with_the_hops_the_first_ones_leave(
     assert "https://reserve2.test/crust" in hit_urls(result)[:1]
     order = [(e["host"], e["path"]) for e in origins.log]
     first_reserve = next(i for i, (h, _) in enumerate(order) if h == "reserve2.test")
+    homes = [i for i, (h, p) in enumerate(order) if h != "reserve2.test" and p == "/"]
     firsts = [i for i, (h, p) in enumerate(order) if h != "reserve2.test" and p.startswith("/p")]
     assert len(firsts) == 6
-    assert max(firsts) < first_reserve, order  # every candidate of the first sources came first
+    assert max(homes) < first_reserve < min(firsts), order  # maps first, the reserve's too

@@ -2,21 +2,35 @@
 
 Scrapy's default queue is per download slot and round-robins across origins, so a
 low-value sitemap on an idle origin goes out before a strong candidate on a busy one.
-With 24 hops per search that order decides what is found. This scheduler keeps one
-best-first heap per (source, query) bucket and hands out the request with the highest
-*effective* priority: its lexical priority minus a fairness charge for every hop its
-source and its query have already been given. Every bucket's best request therefore
-goes out before any bucket gets a second turn at equal value, and no source or query
-starves another, while within a bucket the best candidate always goes first.
+With 24 hops per search that order decides what is found.
+
+Two kinds of request wait here. **Discovery documents** (lookups, feeds, sitemaps, home,
+hub and listing pages) say what a source has; **candidates** are the pages they list.
+Issue 17 measured cold searches fetching articles as soon as the first feed named them:
+13.6 article hops a search, 0.55 of them relevant, chosen among the ~230 pages two
+sources' newest documents listed. Reading the map first pays more: a child sitemap names
+100 pages for one hop, and the best 8 of 700 names beat the best 14 of 230. So the
+frontier works in two phases:
+
+- while more than ``LIGHT_ARTICLE_HOPS`` hops are left, discovery documents go first
+  (candidates wait while one is queued, downloading or being parsed);
+- the last ``LIGHT_ARTICLE_HOPS`` hops go to the best candidates, discovery only when no
+  candidate worth a hop is left.
+
+Discovery documents are kept in one best-first heap per (source, query) bucket and handed
+out by *effective* priority: lexical priority minus a fairness charge for every hop the
+source and the query have already been given, so no source or query starves another.
+Candidates are rescored whenever the spider's candidate pool has changed (their idf is
+the pool's: spiders/candidates.py) and the same charges apply; the best
+``LIGHT_DISCOVERY_MAX_CANDIDATES`` are kept, by their current scores.
 
 It also prefers requests whose origin has nothing in flight, so one busy origin does not
-hold one of the three concurrency places while others sit idle.
+hold one of the concurrency places while others sit idle.
 
-A request marked ``reserve`` (the opening of a source the plan keeps in reserve: robots,
-home page, feed and sitemap cost hops before any article) waits until no other request
-worth a hop (a positive priority) is pending, downloading or being parsed (a page being
-read may yield candidates): a reserve source is opened with the hops the first ones
-leave, never instead of a candidate of theirs.
+A request marked ``reserve`` (the opening of a source the plan keeps in reserve) waits
+until the first sources' discovery documents are read (in the map phase) or no
+candidate worth a hop is left (in the read phase): a reserve source is opened with the
+hops the first ones leave, never instead of theirs.
 """
 
 from __future__ import annotations
@@ -24,10 +38,13 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
+
+from lightsearch.crawl.budget import HOPS, record_stop
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -45,12 +62,18 @@ class FrontierScheduler:
         self.source_charge = settings.getfloat("LIGHT_FRONTIER_SOURCE_CHARGE")
         self.query_charge = settings.getfloat("LIGHT_FRONTIER_QUERY_CHARGE")
         self.max_depth = settings.getint("LIGHT_DISCOVERY_MAX_DEPTH")
+        self.max_hops = settings.getint("LIGHT_MAX_HOPS")
+        # never more than half the budget: a small one still reads a map before pages
+        self.article_hops = min(settings.getint("LIGHT_ARTICLE_HOPS"), self.max_hops // 2)
+        self.max_candidates = settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
         self._buckets: dict[tuple[str, int], list[tuple[float, int, Request]]] = {}
+        self._candidates: list[Request] = []
+        self._scored = -1  # the candidate pool version the candidates were last scored at
         self._served_source: dict[str, int] = {}
         self._served_query: dict[int, int] = {}
         self._counter = itertools.count()
-        self._pending = 0
-        self._worth = 0  # pending requests, reserve openings aside, with a positive priority
+        self._pending = 0  # discovery requests queued
+        self._dropped = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -61,14 +84,11 @@ class FrontierScheduler:
     def open(self, spider: Spider) -> Any:
         return self.df.open()
 
-    def close(self, reason: str) -> Any:
-        return self.df.close(reason)
-
     def has_pending_requests(self) -> bool:
-        return self._pending > 0
+        return self._pending > 0 or bool(self._candidates)
 
     def __len__(self) -> int:
-        return self._pending
+        return self._pending + len(self._candidates)
 
     def enqueue_request(self, request: Request) -> bool:
         if not request.dont_filter and self.df.request_seen(request):
@@ -77,70 +97,152 @@ class FrontierScheduler:
         if request.meta.get("depth", 0) > self.max_depth:
             self.crawler.stats.inc_value("light/frontier/too_deep")
             return False
+        self.crawler.stats.inc_value("light/frontier/enqueued")
+        if _is_candidate(request):
+            self._candidates.append(request)
+            if len(self._candidates) > 2 * self.max_candidates:
+                self._prune()  # amortised: the pool is cut back to the bound in batches
+            return True
         key = (request.meta.get("source_id", ""), int(request.meta.get("query_index", 0)))
         heap = self._buckets.setdefault(key, [])
         heapq.heappush(heap, (-float(request.priority), next(self._counter), request))
         self._pending += 1
-        if self._worth_a_hop(request):
-            self._worth += 1
-        self.crawler.stats.inc_value("light/frontier/enqueued")
         return True
 
     def next_request(self) -> Request | None:
-        best_key = self._best(gate_reserve=bool(self._worth) or self._worth_in_flight())
-        if best_key is None and self._worth:
-            # a request worth a hop can sit under a reserve opening in one bucket (a link
-            # into a reserve source's site): the gate must never stall the frontier
-            best_key = self._best(gate_reserve=False)
+        self._prune()
+        busy = self._busy_slots()
+        if self._hops_left() > self.article_hops:
+            # map phase: what the sources list first, then (their maps read) the reserve
+            request = self._next_discovery(busy, gate_reserve=self._discovery_in_flight(first_only=True))
+            if request is None and self._discovery_in_flight():
+                return None  # a document being read may name more ground: wait for it
+            if request is None:
+                request = self._next_candidate(busy, worth_only=False)
+        else:
+            request = self._next_candidate(busy, worth_only=True)
+            if request is None:
+                gate = self._candidate_in_flight()
+                request = self._next_discovery(busy, gate_reserve=gate)
+            if request is None:
+                request = self._next_candidate(busy, worth_only=False)
+        if request is None:
+            return None
+        if request.meta.get("reserve"):
+            self.crawler.stats.inc_value("light/frontier/reserve_opened")
+        source = request.meta.get("source_id", "")
+        query = int(request.meta.get("query_index", 0))
+        self._served_source[source] = self._served_source.get(source, 0) + 1
+        self._served_query[query] = self._served_query.get(query, 0) + 1
+        self.crawler.stats.inc_value("light/frontier/dequeued")
+        return request
+
+    # ------------------------------------------------------------------ discovery
+    def _next_discovery(self, busy: set[str], *, gate_reserve: bool) -> Request | None:
+        best_key = self._best_bucket(busy, gate_reserve=gate_reserve or self._first_discovery_pending())
+        if best_key is None:
+            best_key = self._best_bucket(busy, gate_reserve=gate_reserve)
         if best_key is None:
             return None
         _, _, request = heapq.heappop(self._buckets[best_key])
         self._pending -= 1
-        if self._worth_a_hop(request):
-            self._worth -= 1
-        elif request.meta.get("reserve"):
-            self.crawler.stats.inc_value("light/frontier/reserve_opened")
-        self._served_source[best_key[0]] = self._served_source.get(best_key[0], 0) + 1
-        self._served_query[best_key[1]] = self._served_query.get(best_key[1], 0) + 1
-        self.crawler.stats.inc_value("light/frontier/dequeued")
         return request
 
-    # ------------------------------------------------------------------ helpers
-    def _best(self, *, gate_reserve: bool) -> tuple[str, int] | None:
+    def _best_bucket(self, busy: set[str], *, gate_reserve: bool) -> tuple[str, int] | None:
         best_key: tuple[str, int] | None = None
         best_rank: tuple[int, float] | None = None
-        busy = self._busy_slots()
         for key, heap in self._buckets.items():
             if not heap:
                 continue
             neg_priority, _, request = heap[0]
             if gate_reserve and request.meta.get("reserve"):
                 continue
-            effective = (
-                -neg_priority
-                - self.source_charge * self._served_source.get(key[0], 0)
-                - self.query_charge * self._served_query.get(key[1], 0)
-            )
-            idle = 0 if self._slot_key(request) in busy else 1
-            rank = (idle, effective)
+            rank = (0 if self._slot_key(request) in busy else 1, self._effective(-neg_priority, key))
             if best_rank is None or rank > best_rank:
                 best_key, best_rank = key, rank
         return best_key
 
-    @staticmethod
-    def _worth_a_hop(request: Request) -> bool:
-        return request.priority > 0 and not request.meta.get("reserve") and "source_id" in request.meta
+    def _first_discovery_pending(self) -> bool:
+        return any(not heap[0][2].meta.get("reserve") for heap in self._buckets.values() if heap)
 
-    def _worth_in_flight(self) -> bool:
-        """Whether a request worth a hop is downloading or its response is being parsed
-        (``Downloader.active`` and ``Scraper.slot.active``, public attributes, Scrapy 2.19)."""
+    # ------------------------------------------------------------------ candidates
+    def _next_candidate(self, busy: set[str], *, worth_only: bool) -> Request | None:
+        if not self._candidates:
+            return None
+        self._rescore()
+        best_i, best_rank = -1, None
+        for i, request in enumerate(self._candidates):
+            if worth_only and request.priority <= 0:
+                continue
+            key = (request.meta.get("source_id", ""), int(request.meta.get("query_index", 0)))
+            rank = (0 if self._slot_key(request) in busy else 1, self._effective(request.priority, key))
+            if best_rank is None or rank > best_rank:
+                best_i, best_rank = i, rank
+        if best_i < 0:
+            return None
+        return self._candidates.pop(best_i)
+
+    def _rescore(self) -> None:
+        spider = self.crawler.spider
+        scorer = getattr(spider, "scorer", None)
+        if scorer is None or scorer.version == self._scored:
+            return
+        for request in self._candidates:
+            request.priority = spider.candidate_priority(request)
+        self._scored = scorer.version
+
+    def _prune(self) -> None:
+        """Keep the best ``LIGHT_DISCOVERY_MAX_CANDIDATES`` candidates by current score."""
+        over = len(self._candidates) - self.max_candidates
+        if over <= 0:
+            return
+        self._rescore()
+        self._candidates.sort(key=lambda r: -r.priority)
+        del self._candidates[self.max_candidates:]
+        self.crawler.stats.inc_value("light/discovery/candidates_dropped", over)
+        self._dropped = True
+
+    def close(self, reason: str) -> Any:
+        # The bound keeps the best candidates, so it only stopped the search short when the
+        # search ended for no other reason with candidates given up.
+        if self._dropped:
+            record_stop(self.crawler.stats, "candidates")
+        return self.df.close(reason)
+
+    # ------------------------------------------------------------------ helpers
+    def _effective(self, priority: float, key: tuple[str, int]) -> float:
+        return (priority - self.source_charge * self._served_source.get(key[0], 0)
+                - self.query_charge * self._served_query.get(key[1], 0))
+
+    def _hops_left(self) -> int:
+        """Hops not yet claimed nor promised to a request already on its way (waiting for
+        its origin's turn or its robots.txt), so three slots freeing at once do not take
+        the map phase past its end."""
+        claimed = int(self.crawler.stats.get_value(HOPS, 0) or 0)
+        engine = getattr(self.crawler, "engine", None)
+        downloading = getattr(getattr(engine, "downloader", None), "active", ()) or ()
+        coming = sum(1 for r in downloading if not r.meta.get("hop_claimed"))
+        return self.max_hops - claimed - coming
+
+    def _in_flight(self) -> Iterable[Request]:
+        """Requests downloading or whose response is being parsed (``Downloader.active`` and
+        ``Scraper.slot.active``, public attributes, Scrapy 2.19)."""
         engine = getattr(self.crawler, "engine", None)
         if engine is None:
-            return False
+            return ()
         downloading = getattr(getattr(engine, "downloader", None), "active", ()) or ()
         slot = getattr(getattr(engine, "scraper", None), "slot", None)
         parsing = getattr(slot, "active", ()) or ()
-        return any(self._worth_a_hop(r) for r in itertools.chain(downloading, parsing))
+        return itertools.chain(downloading, parsing)
+
+    def _discovery_in_flight(self, *, first_only: bool = False) -> bool:
+        return any(
+            "source_id" in r.meta and not _is_candidate(r) and not (first_only and r.meta.get("reserve"))
+            for r in self._in_flight()
+        )
+
+    def _candidate_in_flight(self) -> bool:
+        return any(_is_candidate(r) and r.priority > 0 for r in self._in_flight())
 
     @staticmethod
     def _slot_key(request: Request) -> str:
@@ -151,3 +253,7 @@ class FrontierScheduler:
         downloader = getattr(engine, "downloader", None)
         slots = getattr(downloader, "slots", None) or {}
         return {key for key, slot in slots.items() if slot.active or slot.queue}
+
+
+def _is_candidate(request: Request) -> bool:
+    return "candidate" in request.meta

@@ -287,6 +287,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         )
         async with self._limiter.slot(origin_of(request.url)):
             self._gate.claim(request.url, hop_stage(request.meta))
+            request.meta["hop_claimed"] = True  # the frontier counts hops still to come
             d = agent.download_request(request)
             self._in_flight.add(d)
             try:

@@ -57,6 +57,8 @@ HYGIENE_COUNTS = {
     "feedEntriesDropped": "light/feeds/entries_dropped",
     "sitemapEntriesDropped": "light/sitemaps/entries_dropped",
     "linksDropped": "light/links/dropped",
+    # the weakest candidates given up to LIGHT_DISCOVERY_MAX_CANDIDATES
+    "candidatesDropped": "light/discovery/candidates_dropped",
     "unreadableDocuments": "light/discovery/unreadable",
     "extractionFailed": "light/extract/failed",
 }
