@@ -96,6 +96,9 @@ SCHEMA: tuple[Setting, ...] = (
        "the completed-record cache (None: no caching)", nullable=True),
     _s("LIGHT_RECORD_CACHE_MAX_RECORDS", "int", 500, "records in the completed-record cache", 0, 500),
     _s("LIGHT_RECORD_CACHE_MAX_BYTES", "int", 16 * MiB, "serialized bytes in the record cache", 0, 16 * MiB),
+    _s("LIGHT_DISCOVERY_CACHE_MAX_RECORDS", "int", 256, "discovery responses (feeds, sitemaps, home, hub and "
+       "listing pages) kept beside the documents", 0, 4096),
+    _s("LIGHT_DISCOVERY_CACHE_MAX_BYTES", "int", 8 * MiB, "bytes of discovery responses kept", 0, 64 * MiB),
     _s("LIGHT_ROBOTS_CACHE", "path", "lightsearch.cache.robots.MemoryRobotsCache",
        "the robots rules cache (None: per search only)", nullable=True),
     _s("LIGHT_ROBOTS_CACHE_MAX_AGE_SECS", "float", 24 * 3600.0, "robots rules lifetime", 0, 24 * 3600),

@@ -35,6 +35,9 @@ class CandidateScorer:
         # candidate key -> the query terms any of its texts carried (only these matter)
         self.terms_of: dict[str, frozenset[str]] = {}
         self.version = 0  # bumped whenever a score could change
+        self._weighed = -1
+        self._idf: dict[str, float] = {}
+        self._totals: list[float] = []
 
     def idf(self, term: str) -> float:
         df = self.df.get(term, 0)
@@ -83,15 +86,26 @@ class CandidateScorer:
         """The candidate's score against the pool as it stands now."""
         return self._best(self.terms_of.get(key, frozenset()))
 
+    def _weights(self) -> tuple[dict[str, float], list[float]]:
+        """Every query term's idf and each query's total, computed once per pool version
+        (the frontier rescores hundreds of candidates against the same pool)."""
+        if self._weighed != self.version:
+            # A query term the pool has not seen is as rare as a term can be.
+            self._idf = {t: self.idf(t) for t in self.wanted}
+            self._totals = [sum(self._idf[t] for t in terms) for terms in self.query_terms]
+            self._weighed = self.version
+        return self._idf, self._totals
+
     def _best(self, tokens: frozenset[str] | set[str]) -> tuple[float, int]:
         best, index = 0.0, 0
+        if not tokens:
+            return best, index
+        idf, totals = self._weights()
         for i, terms in enumerate(self.query_terms):
             matched = terms & tokens
-            if not matched:
+            if not matched or totals[i] <= 0:
                 continue
-            # A query term the pool has not seen is as rare as a term can be.
-            total = sum(self.idf(t) for t in terms)
-            share = sum(self.idf(t) for t in matched) / total if total > 0 else 0.0
+            share = sum(idf[t] for t in matched) / totals[i]
             if share > best:
                 best, index = min(1.0, share), i
         return best, index

@@ -139,6 +139,7 @@ class DiscoverySpider(Spider):
         self.requested: set[str] = set()
         self.sitemaps_read = 0
         self.explored: dict[str, int] = {}
+        self.relevant_admitted = 0  # candidates sharing a query term, made requests
         self.scorer = CandidateScorer(self.query_terms)
 
     @classmethod
@@ -146,6 +147,7 @@ class DiscoverySpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.max_depth = crawler.settings.getint("LIGHT_DISCOVERY_MAX_DEPTH")
         spider.max_sitemaps = crawler.settings.getint("LIGHT_DISCOVERY_MAX_SITEMAPS")
+        spider.max_candidates = crawler.settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
         spider.max_response = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
         spider.explore = crawler.settings.getbool("LIGHT_DISCOVERY_EXPLORE")
         spider.page_max_age = crawler.settings.getfloat("LIGHT_PAGE_MAX_AGE_SECS")
@@ -249,6 +251,11 @@ class DiscoverySpider(Spider):
         if depth > self.max_depth or (score <= 0 and not listed) or not source.admits(url) \
                 or not looks_like_page(url):
             return None
+        if score <= 0 and self.relevant_admitted >= self.max_candidates:
+            # the frontier keeps the best candidates: one sharing no query term would be
+            # the first given up, so it is not made a request at all
+            self.crawler.stats.inc_value("light/discovery/candidates_dropped")
+            return None
         key = url_key(url)
         if hint:
             self.hints.setdefault(key, hint)
@@ -256,6 +263,7 @@ class DiscoverySpider(Spider):
             return None
         request = self._request(url, source, "page", 0, depth, query_index)
         if request is not None:
+            self.relevant_admitted += score > 0
             request.meta["candidate"] = url  # the scorer's key: the frontier rescores it
             request.priority = self.candidate_priority(request)
         return request

@@ -11,7 +11,7 @@ import pytest
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.lru import BoundedLRU
-from lightsearch.cache.records import MemoryRecordCache, document_size
+from lightsearch.cache.records import MemoryRecordCache, StoredResponse, document_size
 from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
 from lightsearch.documents import Document
 from lightsearch.providers.light import LightSearch, make_settings
@@ -170,12 +170,12 @@ async def test_expired_record_is_excluded_at_assembly(origins, tmp_path):
     records = load_cache(make_settings(cfg), "LIGHT_RECORD_CACHE")
     # The max-age=1 record is now past its lifetime, and so is the cached home page (at most
     # five minutes), which still links /a.
-    records.lru.clock = lambda: time.time() + 301
+    records.lru.clock = records.responses.clock = lambda: time.time() + 301
     try:
         origins.add_site(host, case_routes(**{"/": {"body": home_html([])}}))  # /a is no longer linked
         second = await engine.search(QUERY)
     finally:
-        records.lru.clock = time.time
+        records.lru.clock = records.responses.clock = time.time
     assert counts(second)["cacheJoined"] == 0
     assert hit_urls(second) == []
 
@@ -287,3 +287,31 @@ async def test_fresh_home_page_is_not_read_again_and_its_links_cost_no_hop(origi
     assert counts(second)["cacheDiscoveryHits"] >= 1
     # the cached home page's link is still a candidate, and fetched
     assert f"https://{host}/b" in hit_urls(second)
+
+
+@coroutine_test
+async def test_articles_read_do_not_evict_the_site_maps_and_maps_have_their_own_bound(origins, tmp_path):
+    """Documents and discovery responses are bounded apart: a record cache of one document
+    still serves the home page to the next search, and a discovery bound of one keeps one."""
+    host = "maps-apart.test"
+    links = [(f"/glacier-{i}", f"Glacier moraine sediment survey {i}") for i in range(3)]
+    routes = {"/": {"body": home_html(links)}}
+    for href, title in links:
+        routes[href] = {"body": article_html(title)}
+    cfg = make_world(origins, tmp_path, {host: routes}, [{"id": "apart", "host": host}],
+                     LIGHT_RECORD_CACHE_MAX_RECORDS=1)
+    engine = LightSearch.from_settings(cfg)
+    await engine.search(QUERY)
+    records = load_cache(make_settings(cfg), "LIGHT_RECORD_CACHE")
+    assert len(records.lru) == 1  # three articles read, one kept
+    origins.reset_log()
+    second = await engine.search(QUERY)
+    assert "/" not in paths(origins, host)  # the home page came from the cache
+    assert counts(second)["cacheDiscoveryHits"] >= 1
+
+    cache = MemoryRecordCache(10, 1 << 20, 1, 1 << 20)
+    for i in range(3):
+        cache.put_response(StoredResponse(f"https://{host}/page-{i}", 200, {}, b"<html></html>", "",
+                                          time.time() + 60))
+    assert len(cache.responses) == 1
+    assert cache.get_response(f"https://{host}/page-2") is not None

@@ -4,8 +4,12 @@ sitemaps), shared by every search in the process.
 Seed 000: "Completed-document cache: 500 documents, 16 MiB of serialized content";
 "separate calls share only completed records". A record goes in only when it is
 complete (never a partial download, never a ``noindex`` page) and storable by its
-origin's directives; it keeps its original retrieval time. Discovery responses share
-the same bounds, so the whole cache never holds more than the table allows.
+origin's directives; it keeps its original retrieval time. Discovery responses (feeds,
+sitemaps, home, hub and listing pages) have bounds of their own
+(``LIGHT_DISCOVERY_CACHE_MAX_RECORDS``/``_BYTES``): sharing the documents' let a stream
+of searches evict the site maps with the articles it read (issue 17 measured ~6
+discovery hops a search spent re-reading them), though every search reads the maps and
+few read the same article twice.
 """
 
 from __future__ import annotations
@@ -44,8 +48,10 @@ def document_size(doc: Document) -> int:
 class MemoryRecordCache(SharedInstances):
     """In-process store; ``LIGHT_RECORD_CACHE`` selects it (empty disables caching)."""
 
-    def __init__(self, max_records: int, max_bytes: int) -> None:
+    def __init__(self, max_records: int, max_bytes: int, max_responses: int = 256,
+                 max_response_bytes: int = 8 * 1024 * 1024) -> None:
         self.lru: BoundedLRU[Any] = BoundedLRU(max_records, max_bytes)
+        self.responses: BoundedLRU[StoredResponse] = BoundedLRU(max_responses, max_response_bytes)
         # original URL -> canonical URL of a redirected document; bounded like the records,
         # and an alias whose document is gone is dropped when it is met.
         self._aliases: OrderedDict[str, str] = OrderedDict()
@@ -53,7 +59,8 @@ class MemoryRecordCache(SharedInstances):
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
-        return (settings.getint("LIGHT_RECORD_CACHE_MAX_RECORDS"), settings.getint("LIGHT_RECORD_CACHE_MAX_BYTES"))
+        return (settings.getint("LIGHT_RECORD_CACHE_MAX_RECORDS"), settings.getint("LIGHT_RECORD_CACHE_MAX_BYTES"),
+                settings.getint("LIGHT_DISCOVERY_CACHE_MAX_RECORDS"), settings.getint("LIGHT_DISCOVERY_CACHE_MAX_BYTES"))
 
     # ------------------------------------------------------------------ documents
     def put_document(self, doc: Document, expires_at: float) -> bool:
@@ -78,24 +85,25 @@ class MemoryRecordCache(SharedInstances):
 
     def documents(self) -> list[Document]:
         """Every fresh document (expired ones are dropped on the way)."""
-        return [v for v in self.lru.values() if not isinstance(v, StoredResponse)]
+        return self.lru.values()
 
     # ------------------------------------------------------------------ discovery responses
     def put_response(self, record: StoredResponse) -> bool:
         size = len(record.body) + sum(len(k) + sum(map(len, v)) for k, v in record.headers.items())
-        return self.lru.put("raw:" + url_key(record.url), record, size, record.expires_at)
+        return self.responses.put(url_key(record.url), record, size, record.expires_at)
 
     def get_response(self, url: str) -> StoredResponse | None:
-        return self.lru.get("raw:" + url_key(url))
+        return self.responses.get(url_key(url))
 
     # ------------------------------------------------------------------ housekeeping
     def __len__(self) -> int:
-        return len(self.lru)
+        return len(self.lru) + len(self.responses)
 
     @property
     def bytes(self) -> int:
-        return self.lru.bytes
+        return self.lru.bytes + self.responses.bytes
 
     def clear(self) -> None:
         self.lru.clear()
+        self.responses.clear()
         self._aliases.clear()

@@ -67,7 +67,10 @@ class FrontierScheduler:
         self.article_hops = min(settings.getint("LIGHT_ARTICLE_HOPS"), self.max_hops // 2)
         self.max_candidates = settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
         self._buckets: dict[tuple[str, int], list[tuple[float, int, Request]]] = {}
-        self._candidates: list[Request] = []
+        # pending candidates: (priority, arrival, slot, (source, query), request), kept by
+        # priority once rescored
+        self._candidates: list[tuple[int, int, str, tuple[str, int], Request]] = []
+        self._sorted = True
         self._scored = -1  # the candidate pool version the candidates were last scored at
         self._served_source: dict[str, int] = {}
         self._served_query: dict[int, int] = {}
@@ -99,7 +102,7 @@ class FrontierScheduler:
             return False
         self.crawler.stats.inc_value("light/frontier/enqueued")
         if _is_candidate(request):
-            self._candidates.append(request)
+            self._add_candidate(request)
             if len(self._candidates) > 2 * self.max_candidates:
                 self._prune()  # amortised: the pool is cut back to the bound in batches
             return True
@@ -110,7 +113,6 @@ class FrontierScheduler:
         return True
 
     def next_request(self) -> Request | None:
-        self._prune()
         busy = self._busy_slots()
         if self._hops_left() > self.article_hops:
             # map phase: what the sources list first, then (their maps read) the reserve
@@ -167,29 +169,46 @@ class FrontierScheduler:
 
     # ------------------------------------------------------------------ candidates
     def _next_candidate(self, busy: set[str], *, worth_only: bool) -> Request | None:
+        """The candidate with the best (idle origin, effective priority), scanning them by
+        priority and stopping once no later one can win (charges only lower a priority)."""
         if not self._candidates:
             return None
+        self._prune()
         self._rescore()
-        best_i, best_rank = -1, None
-        for i, request in enumerate(self._candidates):
-            if worth_only and request.priority <= 0:
-                continue
-            key = (request.meta.get("source_id", ""), int(request.meta.get("query_index", 0)))
-            rank = (0 if self._slot_key(request) in busy else 1, self._effective(request.priority, key))
-            if best_rank is None or rank > best_rank:
+        best_i, best_rank = -1, (-1, 0.0)
+        for i, (priority, _, slot, key, _request) in enumerate(self._candidates):
+            if worth_only and priority <= 0:
+                break
+            if best_rank[0] == 1 and priority <= best_rank[1]:
+                break
+            rank = (0 if slot in busy else 1, self._effective(priority, key))
+            if best_i < 0 or rank > best_rank:
                 best_i, best_rank = i, rank
         if best_i < 0:
             return None
-        return self._candidates.pop(best_i)
+        return self._candidates.pop(best_i)[4]
+
+    def _add_candidate(self, request: Request) -> None:
+        key = (request.meta.get("source_id", ""), int(request.meta.get("query_index", 0)))
+        self._candidates.append((request.priority, next(self._counter), self._slot_key(request), key, request))
+        self._sorted = False
 
     def _rescore(self) -> None:
+        """Rescore with the pool as it stands (when it changed) and keep them by priority."""
         spider = self.crawler.spider
         scorer = getattr(spider, "scorer", None)
-        if scorer is None or scorer.version == self._scored:
-            return
-        for request in self._candidates:
-            request.priority = spider.candidate_priority(request)
-        self._scored = scorer.version
+        if scorer is not None and scorer.version != self._scored:
+            self._scored = scorer.version
+            entries = []
+            for _, order, slot, _, request in self._candidates:
+                request.priority = spider.candidate_priority(request)
+                key = (request.meta.get("source_id", ""), int(request.meta.get("query_index", 0)))
+                entries.append((request.priority, order, slot, key, request))
+            self._candidates = entries
+            self._sorted = False
+        if not self._sorted:
+            self._candidates.sort(key=lambda e: (-e[0], e[1]))
+            self._sorted = True
 
     def _prune(self) -> None:
         """Keep the best ``LIGHT_DISCOVERY_MAX_CANDIDATES`` candidates by current score."""
@@ -197,7 +216,6 @@ class FrontierScheduler:
         if over <= 0:
             return
         self._rescore()
-        self._candidates.sort(key=lambda r: -r.priority)
         del self._candidates[self.max_candidates:]
         self.crawler.stats.inc_value("light/discovery/candidates_dropped", over)
         self._dropped = True

@@ -1,8 +1,8 @@
 """The completed-record cache of the whole fleet: documents and discovery responses.
 
 The same interface and the same rules as ``cache.records.MemoryRecordCache`` (only
-complete, storable records go in; each keeps its original retrieval time; 500 records and
-16 MiB serialized, now fleet-wide), stored as JSON (never pickle: whoever can write to
+complete, storable records go in; each keeps its original retrieval time; 500 documents
+and 16 MiB serialized, discovery responses bounded apart, now fleet-wide), stored as JSON (never pickle: whoever can write to
 Redis must not be able to run code in a worker). Each record's TTL is its own freshness
 lifetime.
 
@@ -57,15 +57,16 @@ def decode_document(raw: bytes) -> Document | None:
 class RedisRecordCache(SharedInstances):
     """``LIGHT_RECORD_CACHE = "lightsearch.fleet.records.RedisRecordCache"``."""
 
-    def __init__(self, link: FleetLink, max_records: int, max_bytes: int) -> None:
+    def __init__(self, link: FleetLink, max_records: int, max_bytes: int, max_responses: int = 256,
+                 max_response_bytes: int = 8 * 1024 * 1024) -> None:
         self.link = link
         self.store = RedisStore(link, "records", max_records, max_bytes)
-        self.fallback = MemoryRecordCache(max_records, max_bytes)
+        self.responses = RedisStore(link, "discovery", max_responses, max_response_bytes)
+        self.fallback = MemoryRecordCache(max_records, max_bytes, max_responses, max_response_bytes)
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
-        return (FleetLink.from_settings(settings), settings.getint("LIGHT_RECORD_CACHE_MAX_RECORDS"),
-                settings.getint("LIGHT_RECORD_CACHE_MAX_BYTES"))
+        return (FleetLink.from_settings(settings), *MemoryRecordCache.bounds(settings))
 
     # ------------------------------------------------------------------ documents
     def put_document(self, doc: Document, expires_at: float) -> bool:
@@ -106,28 +107,28 @@ class RedisRecordCache(SharedInstances):
     def put_response(self, record: StoredResponse) -> bool:
         size = len(record.body) + sum(len(k) + sum(map(len, v)) for k, v in record.headers.items())
         try:
-            return self.store.put("raw:" + url_key(record.url), encode_response(record), size,
-                                  record.expires_at)
+            return self.responses.put(url_key(record.url), encode_response(record), size,
+                                      record.expires_at)
         except SharedStateUnavailable:
             return self.fallback.put_response(record)
 
     def get_response(self, url: str) -> StoredResponse | None:
         try:
-            return self.store.get_decoded("raw:" + url_key(url), decode_response)
+            return self.responses.get_decoded(url_key(url), decode_response)
         except SharedStateUnavailable:
             return self.fallback.get_response(url)
 
     # ------------------------------------------------------------------ housekeeping
     def __len__(self) -> int:
         try:
-            return self.store.stats()[0]
+            return self.store.stats()[0] + self.responses.stats()[0]
         except SharedStateUnavailable:
             return len(self.fallback)
 
     @property
     def bytes(self) -> int:
         try:
-            return self.store.stats()[1]
+            return self.store.stats()[1] + self.responses.stats()[1]
         except SharedStateUnavailable:
             return self.fallback.bytes
 
@@ -135,3 +136,4 @@ class RedisRecordCache(SharedInstances):
         self.fallback.clear()
         with contextlib.suppress(SharedStateUnavailable):
             self.store.clear()  # the namespace holds the aliases too
+            self.responses.clear()
