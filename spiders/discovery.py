@@ -15,6 +15,7 @@ entry or link inside a readable document is dropped and counted
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
@@ -101,6 +102,12 @@ def best_first(output: Iterable[Any]) -> list[Any]:
     return [r for r in out if not isinstance(r, Request)] + requests
 
 
+def by_score(items: list[Any], scores: list[tuple[float, int]]) -> list[tuple[Any, tuple[float, int]]]:
+    """A document's candidates, the best first (stable): once the frontier's pool is full
+    the weaker ones are given up before any request is made for them."""
+    return sorted(zip(items, scores, strict=True), key=lambda pair: -pair[1][0])
+
+
 def order_child_sitemaps(entries: list[Any], named: Any) -> list[Any]:
     """Child sitemaps whose names match the query first; the rest spread across the date
     range (newest, oldest, then the middles), because a query's documents are no more
@@ -139,7 +146,8 @@ class DiscoverySpider(Spider):
         self.requested: set[str] = set()
         self.sitemaps_read = 0
         self.explored: dict[str, int] = {}
-        self.relevant_admitted = 0  # candidates sharing a query term, made requests
+        self.admitted_scores: list[float] = []  # min-heap: the best candidates' scores
+        self.gave_up_relevant = False  # a candidate sharing a query term was not admitted
         self.scorer = CandidateScorer(self.query_terms)
 
     @classmethod
@@ -251,10 +259,13 @@ class DiscoverySpider(Spider):
         if depth > self.max_depth or (score <= 0 and not listed) or not source.admits(url) \
                 or not looks_like_page(url):
             return None
-        if score <= 0 and self.relevant_admitted >= self.max_candidates:
-            # the frontier keeps the best candidates: one sharing no query term would be
-            # the first given up, so it is not made a request at all
+        best = self.admitted_scores
+        if len(best) >= self.max_candidates and score <= best[0]:
+            # the frontier keeps the best candidates: one no better than the weakest of the
+            # best so far would be given up there, so it is not made a request at all (a
+            # stream search re-admits every cached sitemap entry: 3,200 a search)
             self.crawler.stats.inc_value("light/discovery/candidates_dropped")
+            self.gave_up_relevant = self.gave_up_relevant or score > 0
             return None
         key = url_key(url)
         if hint:
@@ -263,7 +274,10 @@ class DiscoverySpider(Spider):
             return None
         request = self._request(url, source, "page", 0, depth, query_index)
         if request is not None:
-            self.relevant_admitted += score > 0
+            if len(best) >= self.max_candidates:
+                heapq.heapreplace(best, score)
+            else:
+                heapq.heappush(best, score)
             request.meta["candidate"] = url  # the scorer's key: the frontier rescores it
             request.priority = self.candidate_priority(request)
         return request
@@ -316,7 +330,7 @@ class DiscoverySpider(Spider):
             return
         self._consulted(source)
         scores = self.scorer.score_many([(url, [entry.title, entry.summary], url) for url, entry in admitted])
-        for (url, entry), score in zip(admitted, scores, strict=True):
+        for (url, entry), score in by_score(admitted, scores):
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
             req = self._admit(url, source, score, 1, hint, listed=True)
             if req is not None:
@@ -352,7 +366,7 @@ class DiscoverySpider(Spider):
                         yield req
             return
         scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries])
-        for entry, score in zip(entries, scores, strict=True):
+        for entry, score in by_score(entries, scores):
             req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod}, listed=True)
             if req is not None:
                 yield req
@@ -417,7 +431,7 @@ class DiscoverySpider(Spider):
             followed.append(link)
         scores = self.scorer.score_many([(link.url, [link.anchor, link.title], link.url) for link in followed])
         hubs = []
-        for link, score in zip(followed, scores, strict=True):
+        for link, score in by_score(followed, scores):
             req = self._admit(link.url, source, score, depth + 1)
             if req is None and stage == "seed" and score[0] <= 0 and self.explore:
                 hubs.append(link)

@@ -4,12 +4,14 @@ Home pages, listings and sitemaps are served from the discovery cache to every s
 within their lifetime (issue 17); each search then parsed the same bytes again: on the
 Cranfield stream 16 sitemap parses and 38 link extractions per search, 0.4 and ~22 of
 them of new bytes. The parse is a pure function of the URL and the body, so its result
-is memoised by a digest of both, process-wide, bounded like every cache here.
+is memoised by the URL, the body's length and its hash, process-wide, bounded like every
+cache here. The hash is Python's keyed SipHash (a page cannot choose a collision without
+the process's key), and a bytes object keeps it once computed: a cached body served to
+every search is hashed once, where a digest read all its bytes every time.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -26,9 +28,7 @@ _parsed: BoundedLRU[object] = BoundedLRU(MAX_ENTRIES, MAX_BODY_BYTES)
 
 def parsed(kind: str, url: str, body: bytes, parse: Callable[[], T]) -> T:
     """``parse()``, or what it returned for the same ``kind``, URL and body before."""
-    digest = hashlib.blake2b(body, digest_size=16)
-    digest.update(url.encode("utf-8", "surrogatepass"))
-    key = f"{kind}:{digest.hexdigest()}"
+    key = f"{kind}:{len(body)}:{hash(body)}:{url}"
     hit = _parsed.get(key)
     if hit is not None:
         return hit  # type: ignore[return-value]

@@ -223,7 +223,7 @@ class FrontierScheduler:
     def close(self, reason: str) -> Any:
         # The bound keeps the best candidates, so it only stopped the search short when the
         # search ended for no other reason with candidates given up.
-        if self._dropped:
+        if self._dropped or getattr(self.crawler.spider, "gave_up_relevant", False):
             record_stop(self.crawler.stats, "candidates")
         return self.df.close(reason)
 

@@ -196,8 +196,10 @@ def _slug_terms(url: str) -> tuple[str, ...]:
     return tuple(tokenize(" ".join(_SLUG_SPLIT.split(path))))
 
 
+@lru_cache(maxsize=16384)
 def looks_like_page(url: str) -> bool:
-    """False for assets and for utility paths (tags, login, search, legal pages)."""
+    """False for assets and for utility paths (tags, login, search, legal pages); cached,
+    as every search of a stream meets the same cached sitemap entries."""
     path = urlsplit(url).path
     if "/wiki/" in path and _WIKI_META.search(unquote(path)):
         return False
