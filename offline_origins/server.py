@@ -76,6 +76,13 @@ class _RequestHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read server.log
         pass
 
+    def handle_one_request(self) -> None:
+        started = time.thread_time()
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.origins.spent(time.thread_time() - started)
+
     def do_HEAD(self) -> None:
         self.do_GET()
 
@@ -131,11 +138,16 @@ class LoopbackServer(ThreadingHTTPServer):
         if self.tls is None:
             super().finish_request(request, client_address)
             return
+        started = time.thread_time()
         try:
             wrapped = self.tls.wrap_socket(request, server_side=True)
         except (ssl.SSLError, OSError):
             request.close()
             return
+        finally:
+            spent = getattr(getattr(self, "origins", None), "spent", None)
+            if spent is not None:
+                spent(time.thread_time() - started)
         try:
             super().finish_request(wrapped, client_address)
         finally:
@@ -179,6 +191,13 @@ class OfflineOrigins:
         self.wrong_name_hosts: set[str] = set()
         self.http_port = 0
         self.https_port = 0
+        # CPU the fixture web spent serving (its threads live in the caller's process), so
+        # a benchmark can tell the search's CPU from the simulated sites'
+        self.cpu_seconds = 0.0
+
+    def spent(self, seconds: float) -> None:
+        with self._lock:
+            self.cpu_seconds += seconds
 
     # ----------------------------------------------------------------- life cycle
     def start(self) -> OfflineOrigins:

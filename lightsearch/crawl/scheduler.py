@@ -15,7 +15,7 @@ frontier works in two phases:
 - while more than ``LIGHT_ARTICLE_HOPS`` hops are left, discovery documents go first
   (candidates wait while one is queued, downloading or being parsed);
 - the last ``LIGHT_ARTICLE_HOPS`` hops go to the best candidates, discovery only when no
-  candidate worth a hop is left.
+  candidate is left (what it names could not be read with the hops left anyway).
 
 Discovery documents are kept in one best-first heap per (source, query) bucket and handed
 out by *effective* priority: lexical priority minus a fairness charge for every hop the
@@ -29,8 +29,8 @@ hold one of the concurrency places while others sit idle.
 
 A request marked ``reserve`` (the opening of a source the plan keeps in reserve) waits
 until the first sources' discovery documents are read (in the map phase) or no
-candidate worth a hop is left (in the read phase): a reserve source is opened with the
-hops the first ones leave, never instead of theirs.
+candidate is left (in the read phase): a reserve source is opened with the hops the
+first ones leave, never instead of theirs.
 """
 
 from __future__ import annotations
@@ -122,12 +122,11 @@ class FrontierScheduler:
             if request is None:
                 request = self._next_candidate(busy, worth_only=False)
         else:
-            request = self._next_candidate(busy, worth_only=True)
+            # read phase: what a discovery document would name now could not be read with
+            # the hops left, so every candidate, even one sharing no query term, goes first
+            request = self._next_candidate(busy, worth_only=False)
             if request is None:
-                gate = self._candidate_in_flight()
-                request = self._next_discovery(busy, gate_reserve=gate)
-            if request is None:
-                request = self._next_candidate(busy, worth_only=False)
+                request = self._next_discovery(busy, gate_reserve=False)
         if request is None:
             return None
         if request.meta.get("reserve"):
@@ -258,9 +257,6 @@ class FrontierScheduler:
             "source_id" in r.meta and not _is_candidate(r) and not (first_only and r.meta.get("reserve"))
             for r in self._in_flight()
         )
-
-    def _candidate_in_flight(self) -> bool:
-        return any(_is_candidate(r) and r.priority > 0 for r in self._in_flight())
 
     @staticmethod
     def _slot_key(request: Request) -> str:

@@ -3,7 +3,9 @@
 Wall time is per search. The process clock cannot be split between concurrent searches,
 so a search's CPU time is its share: the CPU spent between two starts or ends of searches
 is divided equally among the searches running then (exact when one runs at a time; the
-shares add up to the total either way).
+shares add up to the total either way). A benchmark world's sites are served by threads
+of this same process; their CPU (TLS handshakes, HTTP parsing) is not the search's, so
+``excluded`` (the origins' own CPU clock) is taken off and reported apart.
 
 Queries longer than the request bounds (a judged collection's long topics) are cut to
 them, as an agent would shorten them, and counted; they do not fail ``invalid_input``.
@@ -53,12 +55,13 @@ class QueryRun:
 class CpuShare:
     """Each running search's share of the process CPU, split at every start and end."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.process_time) -> None:
+        self.clock = clock
         self.active: dict[int, float] = {}
-        self.mark = time.process_time()
+        self.mark = clock()
 
     def _split(self) -> None:
-        now = time.process_time()
+        now = self.clock()
         if self.active:
             share = (now - self.mark) / len(self.active)
             for key in self.active:
@@ -114,13 +117,20 @@ async def run_queries(
     before_each: Callable[[], None] | None = None,
     max_words: int = 50,
     max_chars: int = 400,
+    excluded: Callable[[], float] | None = None,
 ) -> tuple[list[QueryRun], float]:
-    """Every query's run, in query order, and the total process CPU seconds spent.
+    """Every query's run, in query order, and the total CPU seconds the searches spent.
 
-    ``before_each`` runs as each search starts (the cold mode empties caches there)."""
+    ``before_each`` runs as each search starts (the cold mode empties caches there);
+    ``excluded`` is a CPU clock of work in this process that is not the searches' (the
+    world's origin servers)."""
     judged = {qid: {doc_key(d): g for d, g in docs.items()} for qid, docs in qrels.items()}
     gate = asyncio.Semaphore(max(1, concurrency))
-    cpu_share = CpuShare()
+
+    def search_cpu() -> float:
+        return time.process_time() - (excluded() if excluded else 0.0)
+
+    cpu_share = CpuShare(search_cpu)
 
     async def one(index: int, item: Mapping[str, Any]) -> QueryRun:
         query, truncated = cut_query(item["query"], max_words, max_chars)
@@ -159,12 +169,12 @@ async def run_queries(
             progress()
         return run
 
-    cpu_start = time.process_time()
+    cpu_start = search_cpu()
     runs = await asyncio.gather(*(one(i, q) for i, q in enumerate(queries)))
-    return list(runs), time.process_time() - cpu_start
+    return list(runs), search_cpu() - cpu_start
 
 
-def summarize(runs: Sequence[QueryRun], total_cpu_s: float) -> dict[str, Any]:
+def summarize(runs: Sequence[QueryRun], total_cpu_s: float, origins_cpu_s: float | None = None) -> dict[str, Any]:
     n = max(1, len(runs))
     walls = [r.wall_ms for r in runs]
     cpus = [r.cpu_ms for r in runs if r.cpu_ms is not None]
@@ -186,6 +196,8 @@ def summarize(runs: Sequence[QueryRun], total_cpu_s: float) -> dict[str, Any]:
         "wallMsP95": percentile(walls, 95),
         "cpuMsP50": percentile(cpus, 50) if cpus else None,
         "cpuMsMean": round(total_cpu_s * 1000 / n, 1),
+        # the world's origin servers, in the same process, not counted above
+        "originsCpuMsMean": None if origins_cpu_s is None else round(origins_cpu_s * 1000 / n, 1),
         "hopsMax": max((r.hops for r in runs), default=0),
         "hopsMean": round(sum(r.hops for r in runs) / n, 2),
         "encodedBytesMean": round(sum(r.encoded_bytes for r in runs) / n),

@@ -17,7 +17,7 @@ from typing import Any
 from lightsearch.evaluation.harness import QueryRun, runs_as_dicts
 
 COLUMNS = ("ndcg10", "recall10", "mrr10", "hitsMean", "wallMsP50", "wallMsP95", "cpuMsP50",
-           "cpuMsMean", "hopsMean", "hopsMax", "relevantReadMean", "encodedBytesMean", "decodedBytesMean",
+           "cpuMsMean", "originsCpuMsMean", "hopsMean", "hopsMax", "relevantReadMean", "encodedBytesMean", "decodedBytesMean",
            "errors", "truncated")
 
 

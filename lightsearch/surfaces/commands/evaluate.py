@@ -118,12 +118,14 @@ class Command(ScrapyCommand):
                 # Each run starts with empty process caches: no run reuses another's records.
                 clear_process_caches()
                 bar = Progress(len(queries), name)
+                served = origins.cpu_seconds if origins is not None else 0.0
                 runs, cpu = await run_queries(provider, queries, qrels, concurrency=opts.concurrency,
                                               max_results=opts.max_results, progress=bar.step,
                                               max_words=bounds.getint("LIGHT_MAX_QUERY_WORDS"),
-                                              max_chars=bounds.getint("LIGHT_MAX_QUERY_CHARS"))
+                                              max_chars=bounds.getint("LIGHT_MAX_QUERY_CHARS"),
+                                              excluded=(lambda: origins.cpu_seconds) if origins else None)
                 all_runs[name] = runs
-                summaries[name] = summarize(runs, cpu)
+                summaries[name] = summarize(runs, cpu, origins.cpu_seconds - served if origins else None)
             meta = {"world": opts.world, "queries": len(queries), "concurrency": opts.concurrency,
                     "latency": opts.latency, "jitter": opts.jitter, "runs": opts.run_list,
                     "mode": "cold" if opts.cold else "stream"}
