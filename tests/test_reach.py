@@ -168,3 +168,44 @@ async def test_a_source_in_reserve_is_opened_once_the_first_ones_maps_are_read(o
     firsts = [i for i, (h, p) in enumerate(order) if h != "reserve2.test" and p.startswith("/p")]
     assert len(firsts) == 6
     assert max(homes) < first_reserve < min(firsts), order  # maps first, the reserve's too
+
+
+def _urlset(host: str, slugs: list[str]) -> dict:
+    urls = "".join(f"<url><loc>https://{host}/{s}</loc></url>" for s in slugs)
+    return {"body": f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>',
+            "type": "application/xml"}
+
+
+@coroutine_test
+async def test_the_map_is_read_before_the_pages(origins, tmp_path):
+    """Every child sitemap is read before any page while more than LIGHT_ARTICLE_HOPS hops
+    are left, so the one strong page listed in the last child is found though the home
+    page names twelve weaker ones first; the last hops read the best candidates."""
+    host = "map.test"
+    weak = [(f"/estuary-note-{i}", f"Estuary note {i}") for i in range(12)]
+    routes = {"/": {"body": _listing(weak, None)}}
+    for href, title in weak:
+        routes[href] = {"body": article_html(title)}
+    children = []
+    for n in range(5):
+        slugs = [f"estuary-survey-{n}-{k}" for k in range(4)]
+        if n == 2:  # the middle child, read third
+            slugs.append("estuary-sediment-crust-lichens")
+        routes[f"/sitemap-{n}.xml"] = _urlset(host, slugs)
+        children.append(f"<sitemap><loc>https://{host}/sitemap-{n}.xml</loc><lastmod>2026-10-0{n + 1}</lastmod></sitemap>")
+        for slug in slugs:
+            routes[f"/{slug}"] = {"body": article_html(slug.replace("-", " ").title())}
+    routes["/sitemap-index.xml"] = {
+        "body": f'<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{"".join(children)}</sitemapindex>',
+        "type": "application/xml"}
+    cfg = make_world(origins, tmp_path, {host: routes},
+                     [{"id": "map", "host": host, "sitemaps": [f"https://{host}/sitemap-index.xml"]}])
+    result = await LightSearch.from_settings(cfg).search("estuary sediment crust lichens")
+    order = paths(origins, host)
+    maps = [i for i, p in enumerate(order) if p.startswith("/sitemap")]
+    pages = [i for i, p in enumerate(order) if p.startswith("/estuary")]
+    assert len(maps) == 6
+    assert max(maps) < min(pages), order
+    assert len(pages) >= 8  # the article hops were kept for the pages
+    assert hit_urls(result)[:1] == [f"https://{host}/estuary-sediment-crust-lichens"]
+    assert result["meta"]["lightSearch"]["hops"]["byStage"]["article"] == len(pages)
