@@ -120,11 +120,11 @@ class FrontierScheduler:
             if request is None and self._discovery_in_flight():
                 return None  # a document being read may name more ground: wait for it
             if request is None:
-                request = self._next_candidate(busy, worth_only=False)
+                request = self._next_candidate(busy)
         else:
             # read phase: what a discovery document would name now could not be read with
             # the hops left, so every candidate, even one sharing no query term, goes first
-            request = self._next_candidate(busy, worth_only=False)
+            request = self._next_candidate(busy)
             if request is None:
                 request = self._next_discovery(busy, gate_reserve=False)
         if request is None:
@@ -167,7 +167,7 @@ class FrontierScheduler:
         return any(not heap[0][2].meta.get("reserve") for heap in self._buckets.values() if heap)
 
     # ------------------------------------------------------------------ candidates
-    def _next_candidate(self, busy: set[str], *, worth_only: bool) -> Request | None:
+    def _next_candidate(self, busy: set[str]) -> Request | None:
         """The candidate with the best (idle origin, effective priority), scanning them by
         priority and stopping once no later one can win (charges only lower a priority)."""
         if not self._candidates:
@@ -176,8 +176,6 @@ class FrontierScheduler:
         self._rescore()
         best_i, best_rank = -1, (-1, 0.0)
         for i, (priority, _, slot, key, _request) in enumerate(self._candidates):
-            if worth_only and priority <= 0:
-                break
             if best_rank[0] == 1 and priority <= best_rank[1]:
                 break
             rank = (0 if slot in busy else 1, self._effective(priority, key))
