@@ -58,11 +58,15 @@ STATS_DUMP = False
 LOGSTATS_INTERVAL = 0
 
 SCHEDULER = "lightsearch.crawl.scheduler.FrontierScheduler"
+DUPEFILTER_CLASS = "lightsearch.crawl.dupefilter.UrlDupeFilter"
 
 SPIDER_MIDDLEWARES = {
     # Depth and offsite are decided by the spider's own frontier rules.
     "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
 }
+# No Referer: an origin learns nothing about which other pages a search read, and the
+# default policy's URL checks ran for every candidate a document named (hundreds a search).
+REFERRER_POLICY = "no-referrer"
 DOWNLOADER_MIDDLEWARES = {
     # RFC 9309 with seed 000's strictness (an incomplete robots.txt blocks the origin).
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,

@@ -211,6 +211,10 @@ async def test_thousand_links_keep_the_best_256_candidates(origins, tmp_path):
     assert len(read) == 22
     assert all(int(p.split("-")[1]) >= 900 for p in read)
     assert result["hits"]
+    # once every hop is claimed the rest are let go at once, not handed out one by one to
+    # be refused (at most the few already on their way when the last hop was claimed)
+    assert result["stopReason"] == "hops"
+    assert 256 - 22 - 3 <= counts["candidatesUnread"] <= 256 - 22
 
 
 @coroutine_test

@@ -12,7 +12,7 @@ import contextlib
 from typing import Any
 
 from scrapy import signals
-from scrapy.crawler import AsyncCrawlerRunner, Crawler
+from scrapy.crawler import Crawler
 from scrapy.settings import Settings
 
 from lightsearch.crawl import signals as light_signals
@@ -46,11 +46,13 @@ async def run_crawl(settings: Settings, spider_cls: type, deadline: float, **spi
     """
     ensure_reactor()
     with crawl_slot():
-        runner = AsyncCrawlerRunner(settings)
-        crawler = runner.create_crawler(spider_cls)
+        # A Crawler of its own, not one through an AsyncCrawlerRunner: a runner builds a
+        # spider loader from a frozen deep copy of the settings, a second copy per search
+        # (about 10 ms) for a lookup by spider name that never happens here.
+        crawler = Crawler(spider_cls, settings)
         outcome = CrawlOutcome()
         _collect(crawler, outcome)
-        task = runner.crawl(crawler, **spider_kwargs)
+        task = asyncio.ensure_future(crawler.crawl_async(**spider_kwargs))
         try:
             await asyncio.wait_for(asyncio.shield(task), timeout=deadline)
         except asyncio.TimeoutError:

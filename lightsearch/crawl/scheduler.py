@@ -113,6 +113,8 @@ class FrontierScheduler:
         return True
 
     def next_request(self) -> Request | None:
+        if self._candidates and self._hops_spent():
+            self._give_up_candidates()
         busy = self._busy_slots()
         if self._hops_left() > self.article_hops:
             # map phase: what the sources list first, then (their maps read) the reserve
@@ -217,6 +219,15 @@ class FrontierScheduler:
         self.crawler.stats.inc_value("light/discovery/candidates_dropped", over)
         self._dropped = True
 
+    def _give_up_candidates(self) -> None:
+        """Every hop is claimed: no candidate can be read (one with a fresh record never
+        became a request), so the frontier lets them go at once. Handed out one by one,
+        each went through the engine and the downloader middlewares to be refused by the
+        hop budget: 232 a search on the Cranfield stream, a third of its CPU."""
+        record_stop(self.crawler.stats, "hops")
+        self.crawler.stats.inc_value("light/frontier/unread", len(self._candidates))
+        self._candidates.clear()
+
     def close(self, reason: str) -> Any:
         # The bound keeps the best candidates, so it only stopped the search short when the
         # search ended for no other reason with candidates given up.
@@ -228,6 +239,9 @@ class FrontierScheduler:
     def _effective(self, priority: float, key: tuple[str, int]) -> float:
         return (priority - self.source_charge * self._served_source.get(key[0], 0)
                 - self.query_charge * self._served_query.get(key[1], 0))
+
+    def _hops_spent(self) -> bool:
+        return int(self.crawler.stats.get_value(HOPS, 0) or 0) >= self.max_hops
 
     def _hops_left(self) -> int:
         """Hops not yet claimed nor promised to a request already on its way (waiting for
