@@ -136,6 +136,12 @@ def test_a_killed_worker_frees_its_origins_within_the_lease(fleet):
             with contextlib.suppress(OSError):  # the killed worker's own connections
                 job.result(timeout=60)
     client.close()
+    # Until the victim is reaped its listening socket still takes a share of new
+    # connections (each worker has its own accept queue: SO_REUSEPORT), and they are reset
+    # when it closes. Once the supervisor has seen it exit, every connection is answered.
+    while not any(f"worker {pid} exited" in line for line in served.printed):
+        assert time.monotonic() - killed <= 10, served.printed
+        time.sleep(0.05)
     after = burst(served.url, titles()[:4])  # the supervisor replaced the worker
     assert all(body["ok"] for body in after)
 

@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -156,6 +158,15 @@ class Served:
         line = self.proc.stderr.readline()
         assert "serving on http://" in line, line
         self.url = line.split("serving on ", 1)[1].split(" ", 1)[0]
+        # keep reading what the server prints, so a full pipe never blocks it, and so a
+        # failing test can show it
+        self.printed: list[str] = []
+        self._drain = threading.Thread(target=self._read_stderr, daemon=True)
+        self._drain.start()
+
+    def _read_stderr(self) -> None:
+        for line in self.proc.stderr:
+            self.printed.append(f"{time.monotonic():.3f} {line.rstrip()}")
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -164,6 +175,7 @@ class Served:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self._drain.join(timeout=5)
         self.proc.stderr.close()
 
 
