@@ -68,6 +68,10 @@ SPIDER_MIDDLEWARES = {
 # default policy's URL checks ran for every candidate a document named (hundreds a search).
 REFERRER_POLICY = "no-referrer"
 DOWNLOADER_MIDDLEWARES = {
+    # Which origins a source may reach is the catalog's (Source.admits) and the redirect
+    # confinement's; with no allowed_domains Scrapy's filter passes everything, after a
+    # signal and a URL parse for every request scheduled.
+    "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
     # RFC 9309 with seed 000's strictness (an incomplete robots.txt blocks the origin).
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "lightsearch.crawl.middlewares.confine.RedirectConfinementMiddleware": 50,

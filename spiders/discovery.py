@@ -147,6 +147,9 @@ class DiscoverySpider(Spider):
         self.sitemaps_read = 0
         self.explored: dict[str, int] = {}
         self.admitted_scores: list[float] = []  # min-heap: the best candidates' scores
+        # listed entries sharing no query term: made requests only when the frontier has
+        # nothing better (release_deferred)
+        self.deferred: list[tuple[str, Source, int, int]] = []
         self.gave_up_relevant = False  # a candidate sharing a query term was not admitted
         self.scorer = CandidateScorer(self.query_terms)
 
@@ -272,15 +275,41 @@ class DiscoverySpider(Spider):
             self.hints.setdefault(key, hint)
         if key in self.requested:
             return None
+        if score <= 0:
+            # Read only when no candidate sharing a term is left, so not made a request
+            # (and sent through the engine) until then: 40% of a stream search's
+            # admissions, nearly all of them never read.
+            if len(self.deferred) >= self.max_candidates:
+                self.crawler.stats.inc_value("light/discovery/candidates_dropped")
+                return None
+            self.deferred.append((url, source, depth, query_index))
+            self._keep_score(score)
+            return None
+        request = self._candidate(url, source, depth, query_index)
+        if request is not None:
+            self._keep_score(score)
+        return request
+
+    def _keep_score(self, score: float) -> None:
+        best = self.admitted_scores
+        if len(best) >= self.max_candidates:
+            heapq.heapreplace(best, score)
+        else:
+            heapq.heappush(best, score)
+
+    def _candidate(self, url: str, source: Source, depth: int, query_index: int) -> Request | None:
         request = self._request(url, source, "page", 0, depth, query_index)
         if request is not None:
-            if len(best) >= self.max_candidates:
-                heapq.heapreplace(best, score)
-            else:
-                heapq.heappush(best, score)
             request.meta["candidate"] = url  # the scorer's key: the frontier rescores it
             request.priority = self.candidate_priority(request)
         return request
+
+    def release_deferred(self) -> list[Request]:
+        """The listed entries sharing no query term, as requests: the frontier asks for
+        them when it has no other candidate left."""
+        pending, self.deferred = self.deferred, []
+        out = [self._candidate(url, source, depth, qi) for url, source, depth, qi in pending]
+        return [r for r in out if r is not None]
 
     def candidate_priority(self, request: Request) -> int:
         """A candidate page's priority from its score against the pool as it stands: 30..100

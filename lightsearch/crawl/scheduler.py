@@ -88,10 +88,10 @@ class FrontierScheduler:
         return self.df.open()
 
     def has_pending_requests(self) -> bool:
-        return self._pending > 0 or bool(self._candidates)
+        return self._pending > 0 or bool(self._candidates) or bool(self._deferred())
 
     def __len__(self) -> int:
-        return self._pending + len(self._candidates)
+        return self._pending + len(self._candidates) + len(self._deferred())
 
     def enqueue_request(self, request: Request) -> bool:
         if not request.dont_filter and self.df.request_seen(request):
@@ -113,7 +113,7 @@ class FrontierScheduler:
         return True
 
     def next_request(self) -> Request | None:
-        if self._candidates and self._hops_spent():
+        if (self._candidates or self._deferred()) and self._hops_spent():
             self._give_up_candidates()
         busy = self._busy_slots()
         if self._hops_left() > self.article_hops:
@@ -122,11 +122,11 @@ class FrontierScheduler:
             if request is None and self._discovery_in_flight():
                 return None  # a document being read may name more ground: wait for it
             if request is None:
-                request = self._next_candidate(busy)
+                request = self._next_candidate(busy) or self._next_deferred(busy)
         else:
             # read phase: what a discovery document would name now could not be read with
             # the hops left, so every candidate, even one sharing no query term, goes first
-            request = self._next_candidate(busy)
+            request = self._next_candidate(busy) or self._next_deferred(busy)
             if request is None:
                 request = self._next_discovery(busy, gate_reserve=False)
         if request is None:
@@ -187,6 +187,19 @@ class FrontierScheduler:
             return None
         return self._candidates.pop(best_i)[4]
 
+    def _deferred(self) -> list[Any]:
+        return getattr(self.crawler.spider, "deferred", None) or []
+
+    def _next_deferred(self, busy: set[str]) -> Request | None:
+        """No candidate sharing a query term is left: the spider's listed entries that
+        share none become candidates now (spiders/discovery.py keeps them until then)."""
+        if not self._deferred():
+            return None
+        for request in self.crawler.spider.release_deferred():
+            self.crawler.stats.inc_value("light/frontier/enqueued")
+            self._add_candidate(request)
+        return self._next_candidate(busy)
+
     def _add_candidate(self, request: Request) -> None:
         key = (request.meta.get("source_id", ""), int(request.meta.get("query_index", 0)))
         self._candidates.append((request.priority, next(self._counter), self._slot_key(request), key, request))
@@ -225,8 +238,10 @@ class FrontierScheduler:
         each went through the engine and the downloader middlewares to be refused by the
         hop budget: 232 a search on the Cranfield stream, a third of its CPU."""
         record_stop(self.crawler.stats, "hops")
-        self.crawler.stats.inc_value("light/frontier/unread", len(self._candidates))
+        deferred = self._deferred()
+        self.crawler.stats.inc_value("light/frontier/unread", len(self._candidates) + len(deferred))
         self._candidates.clear()
+        deferred.clear()
 
     def close(self, reason: str) -> Any:
         # The bound keeps the best candidates, so it only stopped the search short when the
