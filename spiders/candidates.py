@@ -20,9 +20,17 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from lightsearch.documents.links import slug_terms
 from lightsearch.ranking.tokenize import tokenize
+
+
+@lru_cache(maxsize=16384)
+def _text_terms(text: str) -> frozenset[str]:
+    """A candidate text's terms: a stream of searches scores the same cached feeds' titles
+    and anchors again and again."""
+    return frozenset(tokenize(text))
 
 
 class CandidateScorer:
@@ -64,7 +72,7 @@ class CandidateScorer:
         out: set[str] = set()
         for text in texts:
             if text:
-                out.update(tokenize(text))
+                out.update(_text_terms(text))
         if url:
             out.update(slug_terms(url))
         return out
