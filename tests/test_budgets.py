@@ -202,7 +202,8 @@ async def test_thousand_links_keep_the_best_256_candidates(origins, tmp_path):
     routes = {"/": {"body": home_html(links)}}
     for href, text in links:
         routes[href] = {"body": article_html(text.title())}
-    settings = make_world(origins, tmp_path, {host: routes}, [{"id": "links", "host": host}])
+    settings = make_world(origins, tmp_path, {host: routes}, [{"id": "links", "host": host}],
+                          LIGHT_MAX_PAGE_HOPS=24)
     result = await LightSearch.from_settings(settings).search("moth migration report")
     counts = meta(result)["counts"]
     assert counts["candidatesDropped"] == 1000 - 256
@@ -215,6 +216,28 @@ async def test_thousand_links_keep_the_best_256_candidates(origins, tmp_path):
     # be refused (at most the few already on their way when the last hop was claimed)
     assert result["stopReason"] == "hops"
     assert 256 - 22 - 3 <= counts["candidatesUnread"] <= 256 - 22
+
+
+@coroutine_test
+async def test_a_search_reads_at_most_twelve_pages_and_lets_the_rest_go(origins, tmp_path):
+    """LIGHT_MAX_PAGE_HOPS bounds the pages read as evidence, whatever hops are left: the
+    best twelve of forty are read and the search ends with ten hops unused."""
+    host = "pages.test"
+    links = [(f"/owl-{i}", f"owl pellet survey {i}") for i in range(28)]
+    links += [(f"/owl-{i}", f"owl pellet survey barn owl diet {i}") for i in range(28, 40)]
+    routes = {"/": {"body": home_html(links)}}
+    for href, text in links:
+        routes[href] = {"body": article_html(text.title())}
+    settings = make_world(origins, tmp_path, {host: routes}, [{"id": "pages", "host": host}],
+                          LIGHT_ARTICLE_HOPS=12)
+    result = await LightSearch.from_settings(settings).search("owl pellet survey barn owl diet")
+    counts = meta(result)["counts"]
+    read = [p for p in paths(origins, host) if p.startswith("/owl-")]
+    assert sorted(int(p.split("-")[1]) for p in read) == list(range(28, 40))
+    assert result["stopReason"] == "page_hops"
+    assert counts["requests"] == 14  # robots.txt, the home page, twelve pages
+    assert counts["candidatesUnread"] == 40 - 12
+    assert len(result["hits"]) == 8
 
 
 @coroutine_test

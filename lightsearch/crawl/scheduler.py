@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
-from lightsearch.crawl.budget import HOPS, record_stop
+from lightsearch.crawl.budget import HOPS, HOPS_BY_STAGE, record_stop
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -66,6 +66,7 @@ class FrontierScheduler:
         # never more than half the budget: a small one still reads a map before pages
         self.article_hops = min(settings.getint("LIGHT_ARTICLE_HOPS"), self.max_hops // 2)
         self.max_candidates = settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
+        self.max_pages = settings.getint("LIGHT_MAX_PAGE_HOPS")
         self._buckets: dict[tuple[str, int], list[tuple[float, int, Request]]] = {}
         # pending candidates: (priority, arrival, slot, (source, query), request), kept by
         # priority once rescored
@@ -113,8 +114,14 @@ class FrontierScheduler:
         return True
 
     def next_request(self) -> Request | None:
-        if (self._candidates or self._deferred()) and self._hops_spent():
-            self._give_up_candidates()
+        if self._hops_spent():
+            if self._candidates or self._deferred():
+                self._give_up_candidates("hops")
+        elif self._pages_spent():
+            if self._candidates or self._deferred() or self._pending:
+                # what a discovery document names now could not be read: it goes too
+                self._give_up_candidates("page_hops", discovery=True)
+            return None
         busy = self._busy_slots()
         if self._hops_left() > self.article_hops:
             # map phase: what the sources list first, then (their maps read) the reserve
@@ -130,6 +137,11 @@ class FrontierScheduler:
             if request is None:
                 request = self._next_discovery(busy, gate_reserve=False)
         if request is None:
+            return None
+        if _is_candidate(request) and self._pages_left() <= 0:
+            # the page allowance is promised to candidates already on their way; this one
+            # waits (it is given up if they all claim their hop)
+            self._add_candidate(request)
             return None
         if request.meta.get("reserve"):
             self.crawler.stats.inc_value("light/frontier/reserve_opened")
@@ -232,16 +244,20 @@ class FrontierScheduler:
         self.crawler.stats.inc_value("light/discovery/candidates_dropped", over)
         self._dropped = True
 
-    def _give_up_candidates(self) -> None:
-        """Every hop is claimed: no candidate can be read (one with a fresh record never
-        became a request), so the frontier lets them go at once. Handed out one by one,
-        each went through the engine and the downloader middlewares to be refused by the
-        hop budget: 232 a search on the Cranfield stream, a third of its CPU."""
-        record_stop(self.crawler.stats, "hops")
+    def _give_up_candidates(self, reason: str, *, discovery: bool = False) -> None:
+        """Every hop (or every page hop) is claimed: no candidate can be read (one with a
+        fresh record never became a request), so the frontier lets them go at once. Handed
+        out one by one, each went through the engine and the downloader middlewares to be
+        refused by the hop budget: 232 a search on the Cranfield stream, a third of its CPU."""
+        record_stop(self.crawler.stats, reason)
         deferred = self._deferred()
         self.crawler.stats.inc_value("light/frontier/unread", len(self._candidates) + len(deferred))
         self._candidates.clear()
         deferred.clear()
+        if discovery and self._pending:
+            self.crawler.stats.inc_value("light/frontier/unread_discovery", self._pending)
+            self._buckets.clear()
+            self._pending = 0
 
     def close(self, reason: str) -> Any:
         # The bound keeps the best candidates, so it only stopped the search short when the
@@ -257,6 +273,27 @@ class FrontierScheduler:
 
     def _hops_spent(self) -> bool:
         return int(self.crawler.stats.get_value(HOPS, 0) or 0) >= self.max_hops
+
+    def _pages_read(self) -> int:
+        return int(self.crawler.stats.get_value(HOPS_BY_STAGE + "article", 0) or 0)
+
+    def _page_allowance(self) -> int:
+        """``LIGHT_MAX_PAGE_HOPS`` for each of the request's queries, and never fewer than
+        the results it asked for."""
+        plan = getattr(self.crawler.spider, "plan", None)
+        if plan is None:
+            return self.max_pages
+        return max(self.max_pages * max(1, len(plan.queries)), plan.max_results)
+
+    def _pages_spent(self) -> bool:
+        return self._pages_read() >= self._page_allowance()
+
+    def _pages_left(self) -> int:
+        """Page hops neither claimed nor promised to a candidate already on its way."""
+        engine = getattr(self.crawler, "engine", None)
+        downloading = getattr(getattr(engine, "downloader", None), "active", ()) or ()
+        coming = sum(1 for r in downloading if _is_candidate(r) and not r.meta.get("hop_claimed"))
+        return self._page_allowance() - self._pages_read() - coming
 
     def _hops_left(self) -> int:
         """Hops not yet claimed nor promised to a request already on its way (waiting for
