@@ -192,6 +192,14 @@ async def test_sitemap_index_reads_at_most_twelve_sitemaps(origins, tmp_path):
     assert len(result["hits"]) == 8
 
 
+def one_page_of_links(origins, tmp_path, host: str, links: list[tuple[str, str]], **settings):
+    """A home page listing ``links`` (href, anchor), each an article titled by its anchor."""
+    routes = {"/": {"body": home_html(links)}}
+    for href, text in links:
+        routes[href] = {"body": article_html(text.title())}
+    return make_world(origins, tmp_path, {host: routes}, [{"id": host.split(".")[0], "host": host}], **settings)
+
+
 @coroutine_test
 async def test_thousand_links_keep_the_best_256_candidates(origins, tmp_path):
     """The bound keeps the best candidates by score, not the first met: the strong links
@@ -199,11 +207,7 @@ async def test_thousand_links_keep_the_best_256_candidates(origins, tmp_path):
     host = "links.test"
     links = [(f"/moth-{i}", f"moth sighting {i}") for i in range(900)]
     links += [(f"/moth-{i}", f"moth migration report {i}") for i in range(900, 1000)]
-    routes = {"/": {"body": home_html(links)}}
-    for href, text in links:
-        routes[href] = {"body": article_html(text.title())}
-    settings = make_world(origins, tmp_path, {host: routes}, [{"id": "links", "host": host}],
-                          LIGHT_MAX_PAGE_HOPS=24)
+    settings = one_page_of_links(origins, tmp_path, host, links, LIGHT_MAX_PAGE_HOPS=24)
     result = await LightSearch.from_settings(settings).search("moth migration report")
     counts = meta(result)["counts"]
     assert counts["candidatesDropped"] == 1000 - 256
@@ -225,11 +229,7 @@ async def test_a_search_reads_at_most_twelve_pages_and_lets_the_rest_go(origins,
     host = "pages.test"
     links = [(f"/owl-{i}", f"owl pellet survey {i}") for i in range(28)]
     links += [(f"/owl-{i}", f"owl pellet survey barn owl diet {i}") for i in range(28, 40)]
-    routes = {"/": {"body": home_html(links)}}
-    for href, text in links:
-        routes[href] = {"body": article_html(text.title())}
-    settings = make_world(origins, tmp_path, {host: routes}, [{"id": "pages", "host": host}],
-                          LIGHT_ARTICLE_HOPS=12)
+    settings = one_page_of_links(origins, tmp_path, host, links, LIGHT_ARTICLE_HOPS=12)
     result = await LightSearch.from_settings(settings).search("owl pellet survey barn owl diet")
     counts = meta(result)["counts"]
     read = [p for p in paths(origins, host) if p.startswith("/owl-")]
