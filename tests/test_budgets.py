@@ -192,12 +192,17 @@ async def test_sitemap_index_reads_at_most_twelve_sitemaps(origins, tmp_path):
     assert len(result["hits"]) == 8
 
 
-def one_page_of_links(origins, tmp_path, host: str, links: list[tuple[str, str]], **settings):
-    """A home page listing ``links`` (href, anchor), each an article titled by its anchor."""
+async def search_one_page_of_links(origins, tmp_path, host: str, links: list[tuple[str, str]], query: str,
+                                   **settings):
+    """Search a site whose home page lists ``links`` (href, anchor), each an article titled
+    by its anchor; the result, its counts and the article paths the site served."""
     routes = {"/": {"body": home_html(links)}}
     for href, text in links:
         routes[href] = {"body": article_html(text.title())}
-    return make_world(origins, tmp_path, {host: routes}, [{"id": host.split(".")[0], "host": host}], **settings)
+    world = make_world(origins, tmp_path, {host: routes}, [{"id": host.split(".")[0], "host": host}], **settings)
+    result = await LightSearch.from_settings(world).search(query)
+    read = [p for p in paths(origins, host) if p != "/" and p != "/robots.txt"]
+    return result, meta(result)["counts"], read
 
 
 @coroutine_test
@@ -207,12 +212,10 @@ async def test_thousand_links_keep_the_best_256_candidates(origins, tmp_path):
     host = "links.test"
     links = [(f"/moth-{i}", f"moth sighting {i}") for i in range(900)]
     links += [(f"/moth-{i}", f"moth migration report {i}") for i in range(900, 1000)]
-    settings = one_page_of_links(origins, tmp_path, host, links, LIGHT_MAX_PAGE_HOPS=24)
-    result = await LightSearch.from_settings(settings).search("moth migration report")
-    counts = meta(result)["counts"]
+    result, counts, read = await search_one_page_of_links(origins, tmp_path, host, links, "moth migration report",
+                                                          LIGHT_MAX_PAGE_HOPS=24)
     assert counts["candidatesDropped"] == 1000 - 256
     assert counts["requests"] == 24
-    read = [p for p in paths(origins, host) if p.startswith("/moth-")]
     assert len(read) == 22
     assert all(int(p.split("-")[1]) >= 900 for p in read)
     assert result["hits"]
@@ -229,10 +232,8 @@ async def test_a_search_reads_at_most_twelve_pages_and_lets_the_rest_go(origins,
     host = "pages.test"
     links = [(f"/owl-{i}", f"owl pellet survey {i}") for i in range(28)]
     links += [(f"/owl-{i}", f"owl pellet survey barn owl diet {i}") for i in range(28, 40)]
-    settings = one_page_of_links(origins, tmp_path, host, links, LIGHT_ARTICLE_HOPS=12)
-    result = await LightSearch.from_settings(settings).search("owl pellet survey barn owl diet")
-    counts = meta(result)["counts"]
-    read = [p for p in paths(origins, host) if p.startswith("/owl-")]
+    result, counts, read = await search_one_page_of_links(origins, tmp_path, host, links,
+                                                          "owl pellet survey barn owl diet", LIGHT_ARTICLE_HOPS=12)
     assert sorted(int(p.split("-")[1]) for p in read) == list(range(28, 40))
     assert result["stopReason"] == "page_hops"
     assert counts["requests"] == 14  # robots.txt, the home page, twelve pages
