@@ -1,4 +1,4 @@
-"""Drop a request for a URL this crawl has already scheduled, by its URL alone.
+"""Drop a request this crawl has already scheduled, by its method, URL and body as they are.
 
 The discovery spider keeps every URL it has asked for (by ``url_key``), so what reaches
 the scheduler twice is a redirect to a page already read, or a sitemap named by both the

@@ -67,6 +67,7 @@ class FrontierScheduler:
         self.article_hops = min(settings.getint("LIGHT_ARTICLE_HOPS"), self.max_hops // 2)
         self.max_candidates = settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
         self.max_pages = settings.getint("LIGHT_MAX_PAGE_HOPS")
+        self.page_allowance = self.max_pages  # per request, set when the spider opens
         self._buckets: dict[tuple[str, int], list[tuple[float, int, Request]]] = {}
         # pending candidates: (priority, arrival, slot, (source, query), request), kept by
         # priority once rescored
@@ -86,6 +87,11 @@ class FrontierScheduler:
 
     # ------------------------------------------------------------------ BaseScheduler
     def open(self, spider: Spider) -> Any:
+        # LIGHT_MAX_PAGE_HOPS for each of the request's queries, never fewer than the
+        # results it asked for (a crawl without a plan, web_fetch's, has no pages to bound)
+        plan = getattr(spider, "plan", None)
+        self.page_allowance = (max(self.max_pages * max(1, len(plan.queries)), plan.max_results)
+                               if plan is not None else self.max_pages)
         return self.df.open()
 
     def has_pending_requests(self) -> bool:
@@ -277,33 +283,26 @@ class FrontierScheduler:
     def _pages_read(self) -> int:
         return int(self.crawler.stats.get_value(HOPS_BY_STAGE + "article", 0) or 0)
 
-    def _page_allowance(self) -> int:
-        """``LIGHT_MAX_PAGE_HOPS`` for each of the request's queries, and never fewer than
-        the results it asked for."""
-        plan = getattr(self.crawler.spider, "plan", None)
-        if plan is None:
-            return self.max_pages
-        return max(self.max_pages * max(1, len(plan.queries)), plan.max_results)
-
     def _pages_spent(self) -> bool:
-        return self._pages_read() >= self._page_allowance()
+        return self._pages_read() >= self.page_allowance
 
     def _pages_left(self) -> int:
         """Page hops neither claimed nor promised to a candidate already on its way."""
-        engine = getattr(self.crawler, "engine", None)
-        downloading = getattr(getattr(engine, "downloader", None), "active", ()) or ()
-        coming = sum(1 for r in downloading if _is_candidate(r) and not r.meta.get("hop_claimed"))
-        return self._page_allowance() - self._pages_read() - coming
+        return self.page_allowance - self._pages_read() - self._coming(candidates_only=True)
 
     def _hops_left(self) -> int:
         """Hops not yet claimed nor promised to a request already on its way (waiting for
         its origin's turn or its robots.txt), so three slots freeing at once do not take
         the map phase past its end."""
         claimed = int(self.crawler.stats.get_value(HOPS, 0) or 0)
+        return self.max_hops - claimed - self._coming()
+
+    def _coming(self, *, candidates_only: bool = False) -> int:
+        """Requests in the downloader that have not claimed their hop yet."""
         engine = getattr(self.crawler, "engine", None)
         downloading = getattr(getattr(engine, "downloader", None), "active", ()) or ()
-        coming = sum(1 for r in downloading if not r.meta.get("hop_claimed"))
-        return self.max_hops - claimed - coming
+        return sum(1 for r in downloading
+                   if not r.meta.get("hop_claimed") and (not candidates_only or _is_candidate(r)))
 
     def _in_flight(self) -> Iterable[Request]:
         """Requests downloading or whose response is being parsed (``Downloader.active`` and

@@ -59,7 +59,7 @@ HYGIENE_COUNTS = {
     "linksDropped": "light/links/dropped",
     # the weakest candidates given up to LIGHT_DISCOVERY_MAX_CANDIDATES
     "candidatesDropped": "light/discovery/candidates_dropped",
-    # candidates still waiting when every hop was spent: the ground a larger budget would cover
+    # candidates still waiting when the hops (or the page hops) were spent: ground a larger budget would cover
     "candidatesUnread": "light/frontier/unread",
     "unreadableDocuments": "light/discovery/unreadable",
     "extractionFailed": "light/extract/failed",
