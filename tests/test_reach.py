@@ -209,3 +209,29 @@ async def test_the_map_is_read_before_the_pages(origins, tmp_path):
     assert len(pages) >= 8  # the article hops were kept for the pages
     assert hit_urls(result)[:1] == [f"https://{host}/estuary-sediment-crust-lichens"]
     assert result["meta"]["lightSearch"]["hops"]["byStage"]["article"] == len(pages)
+
+
+@coroutine_test
+async def test_a_busy_origins_strong_pages_are_read_before_an_idle_ones_weak_ones(origins, tmp_path):
+    """The frontier prefers an idle origin only among the pages the page hops left can
+    read. The strong origin is busy with a slow second seed page when the reading starts:
+    its three strong pages wait their turn, and the idle origin's weak pages are not read
+    in their place (they were, when the preference covered the whole pool)."""
+    strong, weak = "busy-strong.test", "idle-weak.test"
+    strong_pages = [(f"/basalt-{k}", f"Basalt column erosion study part {k}") for k in range(3)]
+    weak_pages = [(f"/note-{k}", f"Erosion note {k}") for k in range(6)]
+    sites = {
+        strong: {"/": {"body": _listing(strong_pages, None)},
+                 "/more": {"body": _listing([], None), "delay": 1.0},
+                 **{h: {"body": article_html(t)} for h, t in strong_pages}},
+        weak: {"/": {"body": _listing(weak_pages, None)},
+               **{h: {"body": article_html(t)} for h, t in weak_pages}},
+    }
+    sources = [{"id": "strong", "host": strong, "seeds": [f"https://{strong}/", f"https://{strong}/more"]},
+               {"id": "weak", "host": weak}]
+    # 10 hops: robots.txt, the seeds, and then the read phase (the last 5 hops)
+    cfg = make_world(origins, tmp_path, sites, sources, LIGHT_MAX_HOPS=10, LIGHT_MAX_PAGE_HOPS=3)
+    result = await LightSearch.from_settings(cfg).search("basalt column erosion study", max_results=3)
+    assert sorted(hit_urls(result)) == sorted(f"https://{strong}{h}" for h, _ in strong_pages)
+    assert not [p for p in paths(origins, weak) if p.startswith("/note-")]
+    assert "/more" in paths(origins, strong)

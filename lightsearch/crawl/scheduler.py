@@ -38,7 +38,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.httpobj import urlparse_cached
@@ -131,7 +131,8 @@ class FrontierScheduler:
         busy = self._busy_slots()
         if self._hops_left() > self.article_hops:
             # map phase: what the sources list first, then (their maps read) the reserve
-            request = self._next_discovery(busy, gate_reserve=self._discovery_in_flight(first_only=True))
+            request = self._next_discovery(busy, gate_reserve=self._discovery_in_flight(first_only=True),
+                                           limit=self._hops_left() - self.article_hops)
             if request is None and self._discovery_in_flight():
                 return None  # a document being read may name more ground: wait for it
             if request is None:
@@ -141,7 +142,7 @@ class FrontierScheduler:
             # the hops left, so every candidate, even one sharing no query term, goes first
             request = self._next_candidate(busy) or self._next_deferred(busy)
             if request is None:
-                request = self._next_discovery(busy, gate_reserve=False)
+                request = self._next_discovery(busy, gate_reserve=False, limit=self._hops_left())
         if request is None:
             return None
         if _is_candidate(request) and self._pages_left() <= 0:
@@ -159,50 +160,45 @@ class FrontierScheduler:
         return request
 
     # ------------------------------------------------------------------ discovery
-    def _next_discovery(self, busy: set[str], *, gate_reserve: bool) -> Request | None:
-        best_key = self._best_bucket(busy, gate_reserve=gate_reserve or self._first_discovery_pending())
+    def _next_discovery(self, busy: set[str], *, gate_reserve: bool, limit: int) -> Request | None:
+        best_key = self._best_bucket(busy, gate_reserve=gate_reserve or self._first_discovery_pending(), limit=limit)
         if best_key is None:
-            best_key = self._best_bucket(busy, gate_reserve=gate_reserve)
+            best_key = self._best_bucket(busy, gate_reserve=gate_reserve, limit=limit)
         if best_key is None:
             return None
         _, _, request = heapq.heappop(self._buckets[best_key])
         self._pending -= 1
         return request
 
-    def _best_bucket(self, busy: set[str], *, gate_reserve: bool) -> tuple[str, int] | None:
-        best_key: tuple[str, int] | None = None
-        best_rank: tuple[int, float] | None = None
+    def _best_bucket(self, busy: set[str], *, gate_reserve: bool, limit: int) -> tuple[str, int] | None:
+        """The bucket whose head goes next: :func:`idle_first` among the documents the
+        ``limit`` hops left could read. A bucket's head is its best document, so a bucket
+        with any document in that set offers it by its head."""
+        heads, everything = [], []
         for key, heap in self._buckets.items():
             if not heap:
                 continue
-            neg_priority, _, request = heap[0]
+            neg_priority, order, request = heap[0]
             if gate_reserve and request.meta.get("reserve"):
                 continue
-            rank = (0 if self._slot_key(request) in busy else 1, self._effective(-neg_priority, key))
-            if best_rank is None or rank > best_rank:
-                best_key, best_rank = key, rank
-        return best_key
+            charge = self._effective(0.0, key)
+            heads.append((-neg_priority + charge, -order, self._slot_key(request), key))
+            everything.extend(-p + charge for p, _, _ in heap)
+        return idle_first(heads, everything, limit, busy)
 
     def _first_discovery_pending(self) -> bool:
         return any(not heap[0][2].meta.get("reserve") for heap in self._buckets.values() if heap)
 
     # ------------------------------------------------------------------ candidates
     def _next_candidate(self, busy: set[str]) -> Request | None:
-        """The candidate with the best (idle origin, effective priority), scanning them by
-        priority and stopping once no later one can win (charges only lower a priority)."""
+        """The next candidate: :func:`idle_first` among those the page hops left can read."""
         if not self._candidates:
             return None
         self._prune()
         self._rescore()
-        best_i, best_rank = -1, (-1, 0.0)
-        for i, (priority, _, slot, key, _request) in enumerate(self._candidates):
-            if best_rank[0] == 1 and priority <= best_rank[1]:
-                break
-            rank = (0 if slot in busy else 1, self._effective(priority, key))
-            if best_i < 0 or rank > best_rank:
-                best_i, best_rank = i, rank
-        if best_i < 0:
-            return None
+        entries = [(self._effective(priority, key), -i, slot, i)
+                   for i, (priority, _, slot, key, _request) in enumerate(self._candidates)]
+        best_i = idle_first(entries, [e[0] for e in entries], max(1, self._pages_left()), busy)
         return self._candidates.pop(best_i)[4]
 
     def _deferred(self) -> list[Any]:
@@ -330,6 +326,24 @@ class FrontierScheduler:
         downloader = getattr(engine, "downloader", None)
         slots = getattr(downloader, "slots", None) or {}
         return {key for key, slot in slots.items() if slot.active or slot.queue}
+
+
+def idle_first(entries: Sequence[tuple[float, int, str, Any]], priorities: Iterable[float],
+               limit: int, busy: set[str]) -> Any:
+    """Of ``entries`` (effective priority, tie order, slot, value) whose priority is among
+    the ``limit`` best of ``priorities``, the value of the one on an idle origin first.
+
+    An idle origin is preferred only among what the hops left would read anyway, so it
+    decides the order documents are read in, never which: preferring it across the whole
+    queue let a busy origin's strong documents lose to an idle one's weak ones, and a
+    search's reads depended on what other searches were doing (cold Cranfield nDCG@10
+    0.20 four searches at a time with no preference, 0.16 with the unbounded one)."""
+    if not entries:
+        return None
+    best = heapq.nlargest(max(1, limit), priorities)
+    floor = best[-1] if best else float("-inf")
+    eligible = [e for e in entries if e[0] >= floor] or list(entries)
+    return max(eligible, key=lambda e: (e[2] not in busy, e[0], e[1]))[3]
 
 
 def _is_candidate(request: Request) -> bool:
