@@ -238,7 +238,10 @@ class DiscoverySpider(Spider):
                 errback=self.on_error,
                 priority=priority,
                 meta={"source_id": source.id, "stage": stage, "depth": depth, "query_index": query_index,
-                      **({"sitemap_child": True} if child else {}), **({"reserve": True} if reserve else {})},
+                      **({"sitemap_child": True} if child else {}), **({"reserve": True} if reserve else {}),
+                      # a sitemap that may be an index names child sitemaps at this priority:
+                      # the frontier holds weaker discovery documents until it is read
+                      **({"names_at": PRIORITY["sitemap"] - 1} if stage == "sitemap" and not child else {})},
             )
         except ValueError:  # a discovered URL links.absolute_url let through: only it is lost
             self.crawler.stats.inc_value(LINKS_DROPPED)

@@ -235,3 +235,32 @@ async def test_a_busy_origins_strong_pages_are_read_before_an_idle_ones_weak_one
     assert sorted(hit_urls(result)) == sorted(f"https://{strong}{h}" for h, _ in strong_pages)
     assert not [p for p in paths(origins, weak) if p.startswith("/note-")]
     assert "/more" in paths(origins, strong)
+
+
+@coroutine_test
+async def test_a_hub_waits_while_the_sitemap_index_that_names_child_sitemaps_is_read(origins, tmp_path):
+    """The home page is read before the (slow) sitemap index robots.txt names, and links a
+    hub in its navigation. The hub is weaker than the child sitemaps the index will name,
+    so it waits until both are read (it went first when the frontier took what was queued)."""
+    host = "floor.test"
+    home = '<!doctype html><html><body><nav><a href="/archive">Archive</a></nav><p>Welcome.</p></body></html>'
+    routes = {"/": {"body": home},
+              "/robots.txt": {"body": f"User-agent: *\nAllow: /\nSitemap: https://{host}/sitemap-index.xml\n",
+                              "type": "text/plain"},
+              "/archive": {"body": _listing([], None)},
+              "/sitemap-new.xml": _urlset(host, [f"estuary-survey-{k}" for k in range(4)]),
+              "/sitemap-old.xml": _urlset(host, ["estuary-sediment-crust-lichens"]),
+              "/estuary-sediment-crust-lichens": {"body": article_html("Estuary sediment crust lichens")}}
+    for k in range(4):
+        routes[f"/estuary-survey-{k}"] = {"body": article_html(f"Estuary survey {k}")}
+    children = "".join(f"<sitemap><loc>https://{host}/sitemap-{name}.xml</loc><lastmod>{day}</lastmod></sitemap>"
+                       for name, day in (("new", "2026-11-01"), ("old", "2026-01-01")))
+    routes["/sitemap-index.xml"] = {
+        "body": f'<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{children}</sitemapindex>',
+        "type": "application/xml", "delay": 0.5}
+    cfg = make_world(origins, tmp_path, {host: routes}, [{"id": "floor", "host": host}])
+    result = await LightSearch.from_settings(cfg).search("estuary sediment crust lichens")
+    order = paths(origins, host)
+    # the hub is read only after both children (with a hop the pages left over)
+    assert max(order.index("/sitemap-new.xml"), order.index("/sitemap-old.xml")) < order.index("/archive"), order
+    assert hit_urls(result)[:1] == [f"https://{host}/estuary-sediment-crust-lichens"]
