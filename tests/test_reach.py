@@ -224,7 +224,8 @@ async def test_a_busy_origins_strong_pages_are_read_before_an_idle_ones_weak_one
         strong: {"/": {"body": _listing(strong_pages, None)},
                  "/more": {"body": _listing([], None), "delay": 1.0},
                  **{h: {"body": article_html(t)} for h, t in strong_pages}},
-        weak: {"/": {"body": _listing(weak_pages, None)},
+        # the weak home page comes second, so no search reads weak pages for lack of others
+        weak: {"/": {"body": _listing(weak_pages, None), "delay": 0.3},
                **{h: {"body": article_html(t)} for h, t in weak_pages}},
     }
     sources = [{"id": "strong", "host": strong, "seeds": [f"https://{strong}/", f"https://{strong}/more"]},
