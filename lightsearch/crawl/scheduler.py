@@ -27,10 +27,10 @@ the pool's: spiders/candidates.py) and the same charges apply; the best
 It also prefers requests whose origin has nothing in flight, so one busy origin does not
 hold one of the concurrency places while others sit idle, but only among what the hops
 left would read anyway and near-ties of the best (:func:`idle_first`): the preference
-orders the reads, it does not choose them. And in the map phase a discovery document weaker than what a document in
-flight may name (a sitemap index names child sitemaps) waits for it. Without these two a
-search's reads depended on the load: cold Cranfield nDCG@10 was 0.21 one search at a time
-and 0.16 four at a time.
+orders the reads, it does not choose them. And in the map phase a discovery document
+weaker than what a document in flight may name (a sitemap index names child sitemaps)
+waits for it. Without these two a search's reads depended on the load: cold Cranfield
+nDCG@10 was 0.21 one search at a time and 0.16 four at a time.
 
 A request marked ``reserve`` (the opening of a source the plan keeps in reserve) waits
 until the first sources' discovery documents are read (in the map phase) or no
