@@ -1,9 +1,17 @@
 """Shared fixtures: the offline origins server, settings that point Light at it, and a
-decorator that runs ``async def`` tests as Deferreds under pytest-twisted's asyncio
-reactor (``@pytest_twisted.ensureDeferred`` cannot await ``AsyncCrawlerRunner``)."""
+decorator that runs ``async def`` tests on one event loop per test process.
+
+The loop is the one lightsearch adopts as its reactor's (``crawl/runtime.py``), as an
+embedding program's would be. Each coroutine test runs to its end on it with
+``run_until_complete`` and a timeout, so a test that fails, hangs or raises from inside
+the reactor fails alone: nothing is left stopped for the tests after it (a reactor run in
+a greenlet, as pytest-twisted runs it, died with one bad test and took the rest down).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -12,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scrapy.utils.defer import deferred_from_coro
 
 from lightsearch.cache import clear_process_caches
 from lightsearch.offline_origins.server import OfflineOrigins
@@ -20,10 +27,35 @@ from lightsearch.offline_origins.server import OfflineOrigins
 SHARED_DATA = Path(os.environ.get("LIGHTSEARCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
+# A coroutine test that has not finished by then is cancelled and fails (pytest-timeout's
+# limit, set in pyproject.toml, is the backstop for a test that blocks the loop itself).
+COROUTINE_TIMEOUT = 150.0
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def loop_of_tests() -> asyncio.AbstractEventLoop:
+    """The process's one event loop for coroutine tests (and the reactor on it)."""
+    global _loop
+    if _loop is None or _loop.is_closed():
+        _loop = asyncio.new_event_loop()
+    return _loop
+
+
+
 def coroutine_test(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run the ``async def`` test ``fn`` to its end on :func:`loop_of_tests`."""
+
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any):
-        return deferred_from_coro(fn(*args, **kwargs))
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        loop = loop_of_tests()
+        task = loop.create_task(fn(*args, **kwargs))
+        try:
+            loop.run_until_complete(asyncio.wait_for(task, COROUTINE_TIMEOUT))
+        finally:
+            if not task.done():  # interrupted from outside the loop (pytest-timeout, ^C)
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    loop.run_until_complete(asyncio.wait_for(task, 10))
 
     return wrapper
 
