@@ -2,13 +2,31 @@
 
 Callers branch on ``code``; ``message`` is for people; ``details`` carries whatever was
 already known (bounds, offending keys, per-source diagnostics) so that nothing retrieved
-before the failure is lost.
+before the failure is lost. The codes, by who caused the failure (:data:`ERROR_CODES` is
+the table, docs/ERRORS.md is generated from it)::
+
+    LightSearchError(code, message, details)
+    ├── the caller ........ invalid_input, invalid_url, invalid_settings, invalid_catalog,
+    │                       invalid_json, invalid_request, unknown_tool, payload_too_large,
+    │                       unauthorized, forbidden, rate_limited, disabled, unavailable
+    ├── the page or site .. blocked_address, robots_disallowed, http_status, timeout,
+    │   (web_fetch errors,  too_large, unsupported_content_type, unsupported_encoding,
+    │   Light source        undeclared_encoding, encoding_mismatch, redirect_refused,
+    │   errors)             paywall_or_cookie_wall, javascript_required, extraction_failed,
+    │                       network_error, tls_error, parse_error, decode_error,
+    │                       robots_unreachable
+    ├── a search .......... deadline_exceeded, web_search_sources_unavailable,
+    │                       runtime_closed, cancelled (SearchCancelled)
+    ├── a search API ...... provider_timeout, provider_auth, provider_rate_limited,
+    │   (Brave, engines)    provider_unavailable, provider_bad_response,
+    │                       provider_network_error, provider_blocked, suspended
+    └── lightsearch ....... internal_error
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class LightSearchError(Exception):
@@ -87,3 +105,87 @@ def quote_untrusted(value: Any, limit: int = 40) -> str:
     if (len(cut) - len(cut.rstrip("\\"))) % 2:  # never end on half an escape
         cut = cut[:-1]
     return f"'{cut}…' ({len(raw)} bytes)"
+
+
+class ErrorCode(NamedTuple):
+    """One row of the error table: who caused it, where it is seen, and what it means."""
+
+    cause: str  # caller | page | search | provider | lightsearch
+    seen_in: str
+    meaning: str
+
+
+_PAGE = "web_fetch error; Light and Brave source error"
+ERROR_CODES: dict[str, ErrorCode] = {
+    # the caller
+    "invalid_input": ErrorCode("caller", "every tool", "a call's argument is out of its bounds; `details.parameter` names it (`details.flag` on the command line)"),
+    "invalid_url": ErrorCode("caller", _PAGE, "not an http(s) URL the transport guard accepts (scheme, userinfo, port, length, a redirect's target); `details.reason` says which rule"),
+    "invalid_settings": ErrorCode("caller", "every tool, at load or first use", "a setting or environment variable is out of range, of the wrong type or unknown; `details.key` (or the variable) names it"),
+    "invalid_catalog": ErrorCode("caller", "web_search (Light)", "the catalog file (`LIGHT_CATALOG`) does not fit the catalog schema"),
+    "invalid_json": ErrorCode("caller", "HTTP surfaces", "the request body is not JSON, or is nested too deep"),
+    "invalid_request": ErrorCode("caller", "HTTP invoke endpoint", "the JSON body does not have the request's shape"),
+    "unknown_tool": ErrorCode("caller", "dispatch, MCP, invoke", "no tool of that name"),
+    "payload_too_large": ErrorCode("caller", "HTTP surfaces", "the request body is over its byte limit"),
+    "unauthorized": ErrorCode("caller", "HTTP surfaces", "a bearer token is required and was missing or wrong"),
+    "forbidden": ErrorCode("caller", "HTTP surfaces", "the request's Host or Origin is not one this server answers"),
+    "rate_limited": ErrorCode("caller", "MCP, invoke", "the client's calls a minute are spent; `details.retryAfterSecs`"),
+    "disabled": ErrorCode("caller", "every tool and surface", "web retrieval (or this tool) is switched off by configuration"),
+    "unavailable": ErrorCode("caller", "every tool", "the tool needs a part this installation does not include"),
+    # the page or the site
+    "blocked_address": ErrorCode("page", _PAGE, "the host resolves to an address the transport guard refuses (private, loopback, link-local, metadata, ...)"),
+    "robots_disallowed": ErrorCode("page", _PAGE, "robots.txt disallows the URL, or could not be read completely (which blocks the origin)"),
+    "robots_unreachable": ErrorCode("page", "Light source error; `details.reason` of web_fetch's network_error", "robots.txt failed with a server error or timed out: the origin is not crawled"),
+    "http_status": ErrorCode("page", _PAGE, "the origin answered with an error status; `details.status`"),
+    "timeout": ErrorCode("page", _PAGE, "the page (or its robots.txt, or its extraction: `details.reason` `extraction_time`) did not finish within its deadline"),
+    "too_large": ErrorCode("page", _PAGE, "a response or its work is over a bound; `details.reason`: `body_bytes`, `decoded_bytes`, `header_count`, `header_bytes`, `extraction_memory`, ..."),
+    "unsupported_content_type": ErrorCode("page", _PAGE, "a content type web_fetch does not read"),
+    "unsupported_encoding": ErrorCode("page", _PAGE, "a charset outside the allow-list, or too many content-encoding layers"),
+    "undeclared_encoding": ErrorCode("page", "Light source error", "no charset declared and the body is not valid UTF-8"),
+    "encoding_mismatch": ErrorCode("page", "Light source error", "the declared charset does not decode the body"),
+    "redirect_refused": ErrorCode("page", _PAGE, "a redirect leaves the source's admitted origins, loops, or exceeds the redirect limit"),
+    "paywall_or_cookie_wall": ErrorCode("page", "web_fetch error", "the page shows a cookie, consent or subscription wall instead of its content"),
+    "javascript_required": ErrorCode("page", "web_fetch error", "the page is a JavaScript application shell with no readable text"),
+    "extraction_failed": ErrorCode("page", _PAGE, "nothing readable could be extracted; `details.reason` (`no_text_layer`, `encrypted`, ...)"),
+    "network_error": ErrorCode("page", _PAGE, "DNS, connect, TLS or a lost connection; `details.reason`"),
+    "tls_error": ErrorCode("page", "Light source error", "the TLS handshake or certificate check failed"),
+    "parse_error": ErrorCode("page", "Light source error", "a feed, sitemap or page could not be parsed at all"),
+    "decode_error": ErrorCode("page", "Light source error", "a compressed sitemap or body could not be decoded"),
+    # a search as a whole
+    "deadline_exceeded": ErrorCode("search", "web_search, web_news", "the search did not finish within its hard deadline; what it counted is in `details`"),
+    "web_search_sources_unavailable": ErrorCode("search", "web_search (Light)", "every source attempted failed; `details.sourceErrors`"),
+    "runtime_closed": ErrorCode("search", "Python API", "the reactor belongs to an event loop that has closed (a second `asyncio.run()`)"),
+    "cancelled": ErrorCode("search", "every tool", "the caller cancelled the call; its crawl and connections are stopped first"),
+    # a search API
+    "provider_timeout": ErrorCode("provider", "Brave, engines", "the search API did not answer in time"),
+    "provider_auth": ErrorCode("provider", "Brave, engines", "the key was refused (401/403)"),
+    "provider_rate_limited": ErrorCode("provider", "Brave, engines", "the API's rate limit (429); `details.resetSecs` when it says"),
+    "provider_unavailable": ErrorCode("provider", "Brave, engines", "the API answered with a server error (5xx)"),
+    "provider_bad_response": ErrorCode("provider", "Brave, engines", "the answer is not of the shape the API documents"),
+    "provider_network_error": ErrorCode("provider", "Brave, engines", "DNS, connect or TLS failure reaching the API"),
+    "provider_blocked": ErrorCode("provider", "engines", "the engine answered with a challenge, a block page or a JavaScript shell"),
+    "suspended": ErrorCode("provider", "engines (`meta.engines`)", "the engine is suspended after an earlier block or failure; `reason` and until when"),
+    # lightsearch itself
+    "internal_error": ErrorCode("lightsearch", "every surface", "a bug: the result could not be rendered; please report it"),
+}
+
+
+def error_table() -> str:
+    """docs/ERRORS.md: the table above, generated (``python -m lightsearch.errors``)."""
+    lines = [
+        "# Error codes",
+        "",
+        "Every failure is `{\"error\": {\"code\", \"message\", \"details\"}}` (a Python",
+        "`LightSearchError` with `.code`). Callers branch on `code`; `details` carries what was",
+        "known (the parameter, the bound, per-source diagnostics). Generated from",
+        "`lightsearch/errors.py` (`python -m lightsearch.errors > docs/ERRORS.md`); a test keeps",
+        "it current and checks that every code the code raises is listed.",
+        "",
+        "| code | caused by | seen in | meaning |",
+        "| --- | --- | --- | --- |",
+    ]
+    lines += [f"| `{code}` | {row.cause} | {row.seen_in} | {row.meaning} |" for code, row in ERROR_CODES.items()]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(error_table(), end="")
