@@ -22,3 +22,11 @@ def test_python_example_runs_offline_and_exits():
 def test_the_two_fresh_machine_commands_are_there():
     assert "pip install -e '.[test]' && scrapy search --offline" in README
     assert "python -m pytest -q" in README
+
+
+def test_the_readme_is_read_in_five_minutes_and_its_links_resolve():
+    assert len(README.splitlines()) <= 200
+    root = Path(__file__).resolve().parents[1]
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)", page.read_text("utf-8")):
+            assert (page.parent / target).exists(), f"{page.name} links to a missing {target}"

@@ -120,11 +120,11 @@ def test_api_token_is_read_from_the_environment():
     assert environment.api_token({"LIGHTSEARCH_API_TOKEN": " s3cret "}) == "s3cret"
 
 
-def test_readme_has_the_environment_table():
-    readme = (ROOT / "README.md").read_text("utf-8")
-    assert environment.markdown_table() in readme
+def test_the_configuration_page_has_the_environment_table():
+    page = (ROOT / "docs" / "CONFIGURATION.md").read_text("utf-8")
+    assert environment.markdown_table() in page
     for var in VARIABLES:
-        assert f"`{var.name}`" in readme
+        assert f"`{var.name}`" in page
 
 
 @coroutine_test

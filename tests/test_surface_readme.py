@@ -1,4 +1,5 @@
-"""The README's embedding examples run as written (offline: the bundled offline origins)."""
+"""The agent guide's embedding examples (docs/AGENTS.md) run as written, offline: the bundled
+offline origins."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def example(name: str) -> str:
-    readme = (ROOT / "README.md").read_text("utf-8")
-    m = re.search(rf"<!-- example: {name} -->\n```\w+\n(.*?)```", readme, re.S)
+    guide = (ROOT / "docs" / "AGENTS.md").read_text("utf-8")
+    m = re.search(rf"<!-- example: {name} -->\n```\w+\n(.*?)```", guide, re.S)
     assert m, name
     return m.group(1)
 

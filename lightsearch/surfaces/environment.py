@@ -104,7 +104,7 @@ def _region(variable: str, raw: str) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Variable:
     name: str
-    feeds: str  # the settings it sets, for the README table
+    feeds: str  # the settings it sets, for the table in docs/CONFIGURATION.md
     doc: str
     parse: Callable[[str, str], dict[str, Any]]
 
@@ -196,7 +196,7 @@ def api_token(environ: Mapping[str, str] | None = None) -> str | None:
 
 
 def markdown_table() -> str:
-    """The README's environment table (a test keeps the README in step with it)."""
+    """The environment table of docs/CONFIGURATION.md (a test keeps the page in step with it)."""
     lines = ["| variable | sets | meaning |", "| --- | --- | --- |"]
     for var in VARIABLES:
         lines.append(f"| `{var.name}` | {var.feeds} | {var.doc} |")
