@@ -4,8 +4,11 @@ formats, dispatch validating and answering like the MCP tool, the repair helper.
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from lightsearch.errors import LightSearchError
@@ -74,7 +77,7 @@ def test_unknown_format_is_an_error():
     ({}, "query", "query is required"),
     ({"query": ""}, "query", "must not be empty"),
     ({"query": "x", "maxResults": 21}, "maxResults", "between 1 and 20"),
-    ({"query": "x", "maxResults": "3"}, "maxResults", "type integer"),
+    ({"query": "x", "maxResults": "three"}, "maxResults", "type integer"),
     ({"query": "x", "recency": "decade"}, "recency", "one of hour, day"),
     ({"query": "x", "maxresults": 3}, "(arguments)", "did you mean maxResults"),
 ])
@@ -258,3 +261,135 @@ def test_package_exposes_tools():
     import lightsearch
 
     assert lightsearch.tools.definitions is tools.definitions
+
+
+def _objects(schema):
+    """Every object schema inside ``schema`` (itself included)."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" or "object" in (schema.get("type") or []) or "properties" in schema:
+            yield schema
+        for value in schema.values():
+            yield from _objects(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _objects(value)
+
+
+def _keywords(schema):
+    if isinstance(schema, dict):
+        yield from schema
+        for key, value in schema.items():
+            if key != "properties":
+                yield from _keywords(value)
+            else:
+                for sub in value.values():
+                    yield from _keywords(sub)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _keywords(value)
+
+
+def test_openai_strict_schemas_follow_the_strict_rules():
+    """OpenAI's strict mode: every property required, optional ones nullable, no extra
+    properties anywhere, none of the keywords it does not support; still valid 2020-12."""
+    from jsonschema import Draft202012Validator
+
+    for spec in tool_specs():
+        rendered = spec.render("openai-strict")["function"]
+        assert rendered["strict"] is True
+        params = rendered["parameters"]
+        Draft202012Validator.check_schema(params)
+        for obj in _objects(params):
+            assert obj["additionalProperties"] is False
+            assert sorted(obj["required"]) == sorted(obj["properties"])
+        assert not set(_keywords(params)) & {"default", "minLength", "maxLength", "minimum", "maximum",
+                                             "minItems", "maxItems", "oneOf", "allOf", "not"}
+        originally_required = set(spec.input_schema.get("required", ()))
+        for name, prop in params["properties"].items():
+            nullable = "null" in prop["type"]
+            assert nullable == (name not in originally_required), (spec.name, name)
+            if "enum" in prop:
+                assert (None in prop["enum"]) == nullable
+
+
+def test_a_strict_mode_call_is_accepted_as_written():
+    """A strict-mode model sends every property, null for what it leaves out, and at times a
+    number as a string: dispatch takes it as the call it means."""
+    search, _, fetch = tool_specs()
+    args = check_arguments(search, {"query": "europa clipper", "maxResults": "5", "recency": None})
+    assert args == {"query": "europa clipper", "maxResults": 5}
+    args = check_arguments(fetch, {"url": "https://a.example/", "urls": None, "maxChars": None,
+                                   "startIndex": "10", "raw": "true"})
+    assert args == {"url": "https://a.example/", "startIndex": 10, "raw": True, "maxChars": 8000}
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, {"query": None})
+    assert "query" in info.value.message
+
+
+# A query as a model might write it: any printable text, the words of JSON and Python
+# literals, brackets and commas included (only what the surrounding form cannot carry
+# unescaped is left out of that form).
+_QUERY_TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=60) \
+    | st.sampled_from(["is the null hypothesis true", "a, ]b", "None of the above", "true love",
+                       "[1, 2]", "{x}", "it's 5 o'clock", 'say "hi"', "a\\b"])
+_FORMS = {
+    "json": lambda q, n: json.dumps({"name": "web_search", "arguments": {"query": q, "maxResults": n}}),
+    "json in prose": lambda q, n: "Let me look. " + json.dumps({"name": "web_search",
+                                                                "arguments": {"query": q, "maxResults": n}}),
+    "openai": lambda q, n: json.dumps({"type": "function", "function": {
+        "name": "web_search", "arguments": json.dumps({"query": q, "maxResults": n})}}),
+    "fenced": lambda q, n: "```json\n" + json.dumps({"tool": "web_search", "input": {"query": q, "maxResults": n}})
+                           + "\n```",
+    "tool_call": lambda q, n: "<tool_call>" + json.dumps({"name": "web_search", "arguments": {"query": q,
+                                                                                          "maxResults": n}})
+                              + "</tool_call>",
+    "python": lambda q, n: f"web_search(query={q!r}, maxResults={n})",
+    "trailing commas": lambda q, n: '{"name": "web_search", "arguments": {"query": ' + json.dumps(q)
+                                    + f', "maxResults": {n},}},}}',
+}
+# Single quotes, as models write Python-looking JSON: only for text a Python repr writes
+# without escapes JSON lacks.
+_SINGLE_QUOTED = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, blacklist_characters="\\\x7f"),
+                         min_size=1, max_size=60) | st.sampled_from(["is the null hypothesis true", "a, ]b"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(query=_QUERY_TEXT.filter(lambda q: q.strip() == q and q.strip()), n=st.integers(1, 20),
+       form=st.sampled_from(sorted(_FORMS)))
+def test_repair_round_trips_a_valid_call_exactly(query, n, form):
+    """A valid call written in any accepted form comes back as exactly that call: repair
+    never changes a string the model wrote."""
+    fixed = tools.repair(_FORMS[form](query, n), toolbox=_STRICT_BOX)
+    assert fixed.is_call, (form, fixed.reason)
+    assert fixed.calls[0].arguments == {"query": query, "maxResults": n}
+
+
+@settings(max_examples=100, deadline=None)
+@given(query=_SINGLE_QUOTED.filter(lambda q: q.strip() == q and q.strip()), n=st.integers(1, 20))
+def test_repair_round_trips_single_quoted_calls(query, n):
+    text = repr({"name": "web_search", "arguments": {"query": query, "maxResults": n}})
+    fixed = tools.repair(text, toolbox=_STRICT_BOX)
+    assert fixed.is_call, fixed.reason
+    assert fixed.calls[0].arguments == {"query": query, "maxResults": n}
+
+
+@settings(max_examples=100, deadline=None)
+@given(query=_QUERY_TEXT.filter(lambda q: q.strip() == q and q.strip() and not set(q) & set("<>&")),
+       n=st.integers(1, 20))
+def test_repair_round_trips_xml_like_calls(query, n):
+    text = (f'<invoke name="web_search"><parameter name="query">{query}</parameter>'
+            f'<parameter name="maxResults">{n}</parameter></invoke>')
+    fixed = tools.repair(text, toolbox=_STRICT_BOX)
+    assert fixed.is_call, fixed.reason
+    assert fixed.calls[0].arguments == {"query": query, "maxResults": n}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=400))
+def test_repair_of_any_text_returns_a_repair(text):
+    fixed = tools.repair(text, toolbox=_STRICT_BOX)
+    assert isinstance(fixed.text, str)
+    assert fixed.is_call or fixed.reason
+
+
+_STRICT_BOX = Toolbox()

@@ -1,5 +1,5 @@
-"""Malformed textual tool calls in model output, turned into proper calls (seed 003's
-pseudo-tool-call sanitizer).
+"""Malformed textual tool calls in model output, turned into proper calls (a pseudo-tool-call
+sanitizer).
 
 Small models often write a tool call as text instead of using the function-calling
 channel: JSON (``{"name": "web_search", "arguments": {...}}``, in a code fence or not, with
@@ -54,22 +54,34 @@ class Repair:
 
 
 def _loads(blob: str) -> Any:
-    """JSON, or the JSON-like dialects models write (single quotes, trailing commas,
-    Python literals)."""
+    """JSON, or the JSON-like dialects models write (single quotes, trailing commas, bare
+    keys, Python's ``True``/``None``), repaired by ``json_repair``, which never rewrites the
+    inside of a string (a query about "the null hypothesis" keeps its words)."""
     try:
         return json.loads(blob)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
-    cleaned = re.sub(r",\s*([}\]])", r"\1", blob)
+    import json_repair
+
     try:
-        return json.loads(cleaned)
-    except ValueError:
-        pass
-    py = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", cleaned)))
-    try:
-        return ast.literal_eval(py)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        value = json_repair.loads(blob)
+    except (ValueError, TypeError, RecursionError, MemoryError, IndexError):
         return None
+    return _paired(value) if isinstance(value, dict | list) else None
+
+
+def _paired(value: Any) -> Any:
+    """``value`` with every ``\\ud83d\\ude00``-style escaped surrogate pair joined into its
+    one character, as ``json.loads`` joins them (``json_repair`` leaves two halves)."""
+    if isinstance(value, str):
+        if any("\ud800" <= ch <= "\udfff" for ch in value):
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return value
+    if isinstance(value, dict):
+        return {_paired(k): _paired(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_paired(v) for v in value]
+    return value
 
 
 def _from_object(obj: Any) -> tuple[str, Any] | None:
@@ -95,8 +107,10 @@ def _from_object(obj: Any) -> tuple[str, Any] | None:
     return None
 
 
-def _balanced(text: str, start: int) -> int | None:
-    """The end (exclusive) of the {...} starting at ``start``, strings respected."""
+def _closing(text: str, start: int, opening: str, closing: str) -> int | None:
+    """The end (exclusive) of the bracketed span opening at ``start`` (``{...}`` or
+    ``(...)``), brackets inside quoted strings ignored; None when it does not close within
+    20,000 characters."""
     depth, quote, escaped = 0, None, False
     for i in range(start, min(len(text), start + 20_000)):
         ch = text[i]
@@ -109,9 +123,9 @@ def _balanced(text: str, start: int) -> int | None:
                 quote = None
         elif ch in "\"'":
             quote = ch
-        elif ch == "{":
+        elif ch == opening:
             depth += 1
-        elif ch == "}":
+        elif ch == closing:
             depth -= 1
             if depth == 0:
                 return i + 1
@@ -130,13 +144,10 @@ _EMPTY_WRAPPER = re.compile(r"<(?P<tag>function_calls|tool_calls|tools)>\s*</(?P
 _FENCE = re.compile(r"```(?:json|tool_call|tool|xml)?\s*\n?(?P<body>.*?)```", re.S | re.I)
 
 
-def _scalar(value: str) -> Any:
-    value = value.strip()
-    if re.fullmatch(r"-?\d+", value):
-        return int(value)
-    if value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    return value
+def _scalar(value: str) -> str:
+    """An XML-like value as the model wrote it, without the layout around it; a number or a
+    boolean written as text is converted where the tool's schema says so (``check``)."""
+    return value.strip()
 
 
 def _call_args(name: str, inner: str) -> dict[str, Any] | None:
@@ -166,28 +177,6 @@ def _call_args(name: str, inner: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return out
-
-
-def _paren_end(text: str, start: int) -> int | None:
-    depth, quote, escaped = 0, None, False
-    for i in range(start, min(len(text), start + 20_000)):
-        ch = text[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
 
 
 def find_calls(text: str) -> list[tuple[int, int, str, Any]]:
@@ -232,7 +221,7 @@ def find_calls(text: str) -> list[tuple[int, int, str, Any]]:
                 add(m.start(), m.end(), *got)
     i = 0
     while (i := text.find("{", i)) >= 0:
-        end = _balanced(text, i)
+        end = _closing(text, i, "{", "}")
         if end is None:
             break
         got = _from_object(_loads(text[i:end]))
@@ -242,7 +231,7 @@ def find_calls(text: str) -> list[tuple[int, int, str, Any]]:
         else:
             i += 1
     for m in _CALL.finditer(text):
-        end = _paren_end(text, m.end() - 1)
+        end = _closing(text, m.end() - 1, "(", ")")
         if end is None:
             continue
         name = NAMES[m["name"].lower()]

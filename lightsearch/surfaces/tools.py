@@ -17,6 +17,8 @@ import asyncio
 import contextlib
 import copy
 import difflib
+import json
+import re
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -31,7 +33,7 @@ from lightsearch.surfaces.repair import Repair, RepairedCall, repair_with
 TOOL_NAMES = ("web_search", "web_news", "web_fetch")
 # seed 001's skill names (the invoke endpoint) -> tool names
 INVOKE_NAMES = {"web.search": "web_search", "web.news": "web_news", "web.fetch": "web_fetch"}
-FORMATS = ("openai", "anthropic", "mcp")
+FORMATS = ("openai", "openai-strict", "anthropic", "mcp")
 NEWS_WHEN = ("1h", "1d", "7d", "30d", "1y")
 FETCH_ALIASES = {"max_length": "maxChars", "start_index": "startIndex"}  # the MCP fetch server's names
 SURFACE_PREFIXES = ("WEB_RETRIEVAL_", "WEB_TOOLS_", "WEB_INVOKE_", "WEB_SEARCH_")
@@ -121,6 +123,10 @@ class Tool:
         if format == "openai":
             return {"type": "function",
                     "function": {"name": self.name, "description": self.description, "parameters": params}}
+        if format == "openai-strict":
+            return {"type": "function",
+                    "function": {"name": self.name, "description": self.description,
+                                 "parameters": strict_schema(params), "strict": True}}
         if format == "anthropic":
             return {"name": self.name, "description": self.description, "input_schema": params}
         if format == "mcp":
@@ -130,6 +136,56 @@ class Tool:
                                     "idempotentHint": True, "openWorldHint": True}}
         raise LightSearchError("invalid_input", f"format must be one of {', '.join(FORMATS)}",
                                {"format": quote_untrusted(format)})
+
+
+# What OpenAI's strict function calling accepts of a schema (constrained decoding): every
+# property required (an optional one as a nullable type), additionalProperties false on
+# every object, and none of the length, range or default keywords. A bound dropped here
+# is said in the description instead, and dispatch still checks the full schema.
+STRICT_DROPPED = ("default", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems",
+                  "pattern", "format")
+
+
+def strict_schema(schema: dict[str, Any], *, optional: bool = False) -> dict[str, Any]:
+    """``schema`` in the form OpenAI's strict mode accepts (:data:`STRICT_DROPPED`)."""
+    out = {k: v for k, v in schema.items() if k not in STRICT_DROPPED}
+    bounds = _bounds_in_words(schema)
+    if bounds and bounds not in out.get("description", ""):
+        out["description"] = f"{out.get('description', '').rstrip()} ({bounds})".lstrip()
+    if "properties" in schema:
+        required = set(schema.get("required", ()))
+        out["properties"] = {k: strict_schema(v, optional=k not in required)
+                             for k, v in schema["properties"].items()}
+        out["required"] = list(schema["properties"])
+        out["additionalProperties"] = False
+    if isinstance(schema.get("items"), dict):
+        out["items"] = strict_schema(schema["items"])
+    if optional:
+        kind = out.get("type")
+        if isinstance(kind, str):
+            out["type"] = [kind, "null"]
+        elif isinstance(kind, list) and "null" not in kind:
+            out["type"] = [*kind, "null"]
+        if "enum" in out and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+    return out
+
+
+def _bounds_in_words(schema: Mapping[str, Any]) -> str:
+    parts = []
+    if "minimum" in schema and "maximum" in schema:
+        parts.append(f"{schema['minimum']}-{schema['maximum']}")
+    elif "minimum" in schema:
+        parts.append(f"at least {schema['minimum']}")
+    elif "maximum" in schema:
+        parts.append(f"at most {schema['maximum']}")
+    if "maxLength" in schema:
+        parts.append(f"at most {schema['maxLength']} characters")
+    if "maxItems" in schema:
+        parts.append(f"at most {schema['maxItems']} items")
+    if "default" in schema and "default" not in str(schema.get("description", "")):
+        parts.append(f"default {json.dumps(schema['default'])}")
+    return "; ".join(parts)
 
 
 _NULLABLE_STR = {"type": ["string", "null"]}
@@ -283,6 +339,29 @@ def _message(error: Any, schema: Mapping[str, Any]) -> dict[str, Any]:
     return {"field": field, "message": f"{field} fails {v}={quote_untrusted(vv)}"}
 
 
+_INTEGER_TEXT = re.compile(r"^\s*-?\d{1,18}\s*$")
+
+
+def _as_schema_types(args: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The forms models write for what the schema means: ``null`` for an optional argument
+    left out (strict function calling sends every property), a number written as a string
+    (``"5"``) where the schema says integer, ``"true"``/``"false"`` where it says boolean.
+    Strings the schema wants as strings are never touched."""
+    required = set(schema.get("required", ()))
+    props = schema.get("properties", {})
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        kind = props.get(key, {}).get("type")
+        if value is None and key not in required and key in props:
+            continue
+        if kind == "integer" and isinstance(value, str) and _INTEGER_TEXT.match(value):
+            value = int(value)
+        elif kind == "boolean" and isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            value = value.strip().lower() == "true"
+        out[key] = value
+    return out
+
+
 def check_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
     """Validate ``arguments`` against the tool's input schema; return them with defaults.
 
@@ -305,6 +384,7 @@ def check_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
                                            {"tool": tool.name, "errors": [{"field": alias,
                                                                            "message": f"alias of {name}"}]})
                 args[name] = value
+    args = _as_schema_types(args, tool.input_schema)
     validator = Draft202012Validator(tool.input_schema)
     errors = sorted(validator.iter_errors(args), key=lambda e: (list(e.absolute_path), e.validator))
     if errors:
@@ -564,7 +644,8 @@ def default_toolbox() -> Toolbox:
 
 
 def definitions(format: str = "mcp", *, toolbox: Toolbox | None = None) -> list[dict[str, Any]]:
-    """The tool list in ``openai``, ``anthropic`` or ``mcp`` form (empty when disabled)."""
+    """The tool list in ``openai``, ``openai-strict``, ``anthropic`` or ``mcp`` form (empty
+    when disabled)."""
     if format not in FORMATS:
         raise LightSearchError("invalid_input", f"format must be one of {', '.join(FORMATS)}",
                                {"format": quote_untrusted(format)})
