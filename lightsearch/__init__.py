@@ -9,6 +9,7 @@ reactor it wants.
 from lightsearch.errors import LightSearchError, SearchCancelled
 
 __all__ = [
+    "Client",             # the same tools as blocking calls: scripts, threads, notebooks
     "LightSearch",        # Light: await LightSearch.from_settings(...).search("query")
     "LightSearchError",   # every expected failure, with .code (docs/ERRORS.md)
     "SearchCancelled",    # a cancelled call (also an asyncio.CancelledError)
@@ -22,6 +23,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 _LAZY = {
+    "Client": "lightsearch.surfaces.client",
     "LightSearch": "lightsearch.providers.light",
     "WebFetch": "lightsearch.providers.fetch",
     "load_provider": "lightsearch.providers",

@@ -8,7 +8,7 @@ import sys
 
 import lightsearch
 
-PUBLIC = ["LightSearch", "LightSearchError", "SearchCancelled", "Toolbox", "WebFetch",
+PUBLIC = ["Client", "LightSearch", "LightSearchError", "SearchCancelled", "Toolbox", "WebFetch",
           "definitions", "dispatch", "load_provider", "repair"]
 
 

@@ -1,5 +1,5 @@
-"""The agent guide's embedding examples (docs/AGENTS.md) run as written, offline: the bundled
-offline origins."""
+"""The guides' embedding examples (docs/AGENTS.md, docs/USING.md) run as written, offline: the
+bundled offline origins."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def example(name: str) -> str:
-    guide = (ROOT / "docs" / "AGENTS.md").read_text("utf-8")
-    m = re.search(rf"<!-- example: {name} -->\n```\w+\n(.*?)```", guide, re.S)
+    guides = "".join((ROOT / "docs" / page).read_text("utf-8") for page in ("AGENTS.md", "USING.md"))
+    m = re.search(rf"<!-- example: {name} -->\n```\w+\n(.*?)```", guides, re.S)
     assert m, name
     return m.group(1)
 
@@ -106,3 +106,11 @@ def test_starlette_app_mounts_the_invoke_endpoint(tmp_path):
     # No network: a private address is refused by the transport guard before any connection.
     assert answer["ok"] is False
     assert answer["error"]["code"] in ("blocked_address", "invalid_url")
+
+
+def test_sync_client_example_runs_offline(tmp_path):
+    done = run_script(tmp_path, "sync_client", "--offline")
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert any("hits" in line and "sodium-ion batteries" in line for line in lines)
+    assert len(lines) >= 4
