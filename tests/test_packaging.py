@@ -88,3 +88,40 @@ def test_wheel_search_from_a_hostile_directory(wheel, tmp_path):
     where = subprocess.run([str(python), "-c", "import lightsearch; print(lightsearch.__file__)"],
                            cwd=work, env=env, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(site))
+
+
+def test_every_package_imported_directly_is_declared():
+    """A top-level module our code imports comes from a distribution pyproject.toml names
+    (as a dependency, or in the extra of the feature that uses it)."""
+    import ast
+    import importlib.metadata
+    import re
+    import sys
+
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    declared = {re.split(r"[<>=!~\[; ]", req, maxsplit=1)[0].lower().replace("_", "-")
+                for req in [*project["dependencies"],
+                            *(r for extra in project["optional-dependencies"].values() for r in extra)]}
+    provided = importlib.metadata.packages_distributions()
+    ours = {"lightsearch", "tests", "spiders", "pipelines", "catalog", "offline_origins"}
+    missing = {}
+    for folder in ("lightsearch", "spiders", "pipelines", "offline_origins"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if "sites" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    names = [node.module]
+                for name in names:
+                    top = name.split(".")[0]
+                    if top in ours or top in sys.stdlib_module_names or top == "typing_extensions":
+                        continue
+                    dists = {d.lower().replace("_", "-") for d in provided.get(top, [top])}
+                    if not dists & declared:
+                        missing[top] = str(path.relative_to(ROOT))
+    assert missing == {}

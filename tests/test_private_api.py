@@ -6,9 +6,9 @@ Three kinds of use are found:
 - an import of a private module or name (``from twisted.internet._sslverify import ...``);
 - an attribute or ``getattr``/``setattr`` name starting with ``_`` that our code defines
   nowhere (``self._pool._factory``, ``reactor._stopThreadPool()``);
-- in a class of ours that extends another project's class, a ``self._name`` that one of
-  that project's classes in its MRO uses too (``self._contextFactory`` of Scrapy's handler):
-  overriding or reading a base class's private state.
+- in a class of ours that extends another project's class, a ``self._name`` or a method
+  ``_name`` that one of that project's classes in its MRO uses too (``self._contextFactory``
+  of Scrapy's handler, an overridden ``_getEndpoint``): a base class's private state or hook.
 
 Public names Scrapy documents as not yet stable (``Downloader.active`` and ``slots``,
 ``Scraper.slot``) carry no underscore to find; they are listed in the same table by hand.
@@ -123,6 +123,10 @@ def private_uses() -> set[tuple[str, str]]:
                         and isinstance(node.value, ast.Name) and node.value.id == "self" \
                         and _base_uses(tree, cls, node.attr):
                     found.add((rel, node.attr))
+            for node in cls.body:  # a private method of the base, overridden
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _private(node.name) \
+                        and _base_uses(tree, cls, node.name):
+                    found.add((rel, node.name))
     return found
 
 

@@ -1,3 +1,5 @@
+import pytest
+
 from lightsearch.documents import Document
 from lightsearch.ranking.bm25 import bm25_scores
 from lightsearch.ranking.rank import rank_documents
@@ -57,3 +59,11 @@ def test_snippet_cut_respects_limit_in_hebrew():
     snippet = best_passage(text, set(tokenize("פוטוסינתזה")), 60)
     assert "פוטוסינתזה" in snippet
     assert len(snippet) <= 62
+
+
+def test_bm25_scores_are_the_ones_the_figures_were_measured_with():
+    """The same numbers rank-bm25 with the Lucene idf gave (the library is no longer used)."""
+    scores = bm25_scores([["a", "b"], ["b", "c"]], ["b", "c"])
+    assert scores == pytest.approx([0.1823215567939546, 0.8754687373538999], rel=1e-12)
+    assert bm25_scores([["a"], [], ["a", "a", "b"]], ["a", "a"]) == pytest.approx(
+        [2 * s for s in bm25_scores([["a"], [], ["a", "a", "b"]], ["a"])])
