@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lightsearch.errors import LightSearchError, quote_untrusted
+from lightsearch.windows import DEFAULT_NEWS_WINDOW, NEWS_WINDOWS
 
 PREFIXES = ("LIGHT_", "WEB_", "RESULT_", "BRAVE_", "FLEET_")
 KiB, MiB = 1024, 1024 * 1024
@@ -210,8 +211,8 @@ SCHEMA: tuple[Setting, ...] = (
     _s("WEB_SEARCH_OPENROUTER_API_KEY", "str", None, "None: the OPENROUTER_API_KEY environment variable",
        nullable=True),
     _s("WEB_SEARCH_OPENROUTER_MODEL", "str", "openai/gpt-4o-mini:online", "a cheap model with web search"),
-    _s("WEB_NEWS_WHEN", "str", "1d", "web_news window when the caller does not say",
-       choices=("1h", "12h", "1d", "7d", "30d", "1y")),
+    _s("WEB_NEWS_WHEN", "str", DEFAULT_NEWS_WINDOW, "web_news window when the caller does not say",
+       choices=tuple(NEWS_WINDOWS)),
     _s("WEB_NEWS_LIGHT", "bool", True, "web_news: fuse the catalog's news sources when they answer in time"),
     _s("WEB_NEWS_DEADLINE_SECS", "float", 8.0, "a whole web_news search", 0.5, 120),
     # --- a fleet of workers sharing state on Redis (lightsearch/fleet, issue 19)

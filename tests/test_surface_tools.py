@@ -393,3 +393,15 @@ def test_repair_of_any_text_returns_a_repair(text):
 
 
 _STRICT_BOX = Toolbox()
+
+
+def test_the_news_window_is_one_definition_and_the_configured_default_holds():
+    from lightsearch.windows import NEWS_WINDOWS
+
+    news = {t.name: t for t in tool_specs(ToolConfig(news_when="7d"))}["web_news"]
+    when = news.input_schema["properties"]["when"]
+    assert when["enum"] == list(NEWS_WINDOWS)
+    assert "12h" in when["enum"]
+    assert check_arguments(news, {"query": "x"})["when"] == "7d"
+    box = Toolbox({"WEB_NEWS_WHEN": "12h"})
+    assert box.tool("web_news").input_schema["properties"]["when"]["default"] == "12h"

@@ -12,14 +12,7 @@ from typing import Any
 
 from lightsearch.errors import invalid_input
 from lightsearch.ranking.tokenize import tokenize
-
-RECENCY_WINDOWS = {
-    "hour": 3600,
-    "day": 86400,
-    "week": 7 * 86400,
-    "month": 31 * 86400,
-    "year": 366 * 86400,
-}
+from lightsearch.windows import RECENCY_WINDOWS
 
 
 @dataclass(frozen=True)

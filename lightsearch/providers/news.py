@@ -17,9 +17,8 @@ from lightsearch.errors import invalid_input
 from lightsearch.plan.request import SearchRequest
 from lightsearch.providers.engines.base import EngineHit
 from lightsearch.providers.engines.modes import EngineSearch
+from lightsearch.windows import NEWS_WINDOWS
 
-WHEN = ("1h", "12h", "1d", "7d", "30d", "1y")
-RECENCY = {"1h": "hour", "12h": "day", "1d": "day", "7d": "week", "30d": "month", "1y": "year"}
 TIERS = 3  # relevance bands; inside one, newest first
 
 
@@ -38,9 +37,10 @@ class NewsSearch(EngineSearch):
                    max_results: int | None = None, region: str | None = None) -> dict[str, Any]:
         """The news envelope for ``query`` within ``when`` (default ``WEB_NEWS_WHEN``)."""
         when = when or self.settings.get("WEB_NEWS_WHEN")
-        if when not in WHEN:
-            raise invalid_input(f"when must be one of {', '.join(WHEN)}", parameter="when", bound="when", got=str(when)[:20])
-        return await self.search(query, max_results=max_results, recency=RECENCY[when], region=region,
+        if when not in NEWS_WINDOWS:
+            raise invalid_input(f"when must be one of {', '.join(NEWS_WINDOWS)}", parameter="when", bound="when",
+                                got=str(when)[:20])
+        return await self.search(query, max_results=max_results, recency=NEWS_WINDOWS[when], region=region,
                                  when=when)
 
     def deadline_secs(self) -> float:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from lightsearch.plan.request import RECENCY_WINDOWS
 from lightsearch.ranking.rank import RankedDocument
+from lightsearch.windows import RECENCY_WINDOWS
 
 
 def parse_date(value: str | None) -> datetime | None:

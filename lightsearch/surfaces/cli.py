@@ -76,8 +76,8 @@ def _setting(text: str) -> tuple[str, str]:
 
 
 def parser() -> argparse.ArgumentParser:
-    from lightsearch.plan.request import RECENCY_WINDOWS
-    from lightsearch.surfaces.tools import FORMATS, NEWS_WHEN
+    from lightsearch.surfaces.tools import FORMATS
+    from lightsearch.windows import NEWS_WINDOWS, RECENCY_WINDOWS
 
     top = argparse.ArgumentParser(prog="lightsearch", description="Keyless web search and page reading for AI "
                                   "agents.", epilog=EXAMPLES[None], formatter_class=_Formatter)
@@ -105,7 +105,8 @@ def parser() -> argparse.ArgumentParser:
 
     p = command("news", "search recent news (web_news)")
     p.add_argument("query", metavar="QUERY")
-    p.add_argument("--when", choices=NEWS_WHEN, default="1d", help="how recent")
+    p.add_argument("--when", choices=list(NEWS_WINDOWS), default=None,
+                   help="how recent (WEB_NEWS_WHEN, 1d unless configured)")
     p.add_argument("--max-results", type=int, default=None, metavar="N", help="hits, 1-20 (WEB_SEARCH_MAX_RESULTS)")
     output(p)
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import feedparser
 
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, clean, iso, web_url
-
-WHEN = {"hour": "1h", "day": "1d", "week": "7d", "month": "30d", "year": "1y"}
+from lightsearch.windows import WHEN_OF_RECENCY
 
 
 def locale(query: EngineQuery) -> dict[str, str]:
@@ -24,7 +23,7 @@ class GoogleNews(Engine):
     async def search(self, query: EngineQuery, deadline: float,
                      notes: list[str] | None = None) -> list[EngineHit]:
         text = query.text
-        window = query.when or (WHEN.get(query.recency) if query.recency else None)
+        window = query.when or (WHEN_OF_RECENCY.get(query.recency) if query.recency else None)
         if window and "when:" not in text:
             text = f"{text} when:{window}"
         response = await self.fetch("GET", self.settings.get("WEB_SEARCH_GOOGLE_NEWS_URL"),

@@ -15,7 +15,8 @@ from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
 from lightsearch.surfaces.commands import engine_overrides, for_command_line
-from lightsearch.surfaces.commands.search import WHEN, format_table
+from lightsearch.surfaces.commands.search import format_table
+from lightsearch.windows import NEWS_WINDOWS
 
 
 class Command(ScrapyCommand):
@@ -32,7 +33,7 @@ class Command(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("--when", default=None, metavar="WINDOW",
-                            help=f"how far back: {', '.join(WHEN)} (default: 1d)")
+                            help=f"how far back: {', '.join(NEWS_WINDOWS)} (default: WEB_NEWS_WHEN, 1d)")
         parser.add_argument("--max-results", type=int, default=8, metavar="N", help="hits, 1-20 (default: 8)")
         parser.add_argument("--region", default=None, metavar="CC-LL", help="e.g. us-en or il-he")
         parser.add_argument("-o", "--output", choices=("table", "json", "text"), default="table")
@@ -41,8 +42,9 @@ class Command(ScrapyCommand):
         super().process_options(args, opts)
         if not args:
             raise UsageError("a query is required", print_help=False)
-        if opts.when is not None and opts.when not in WHEN:
-            raise UsageError(f"--when must be one of: {', '.join(WHEN)} (got {opts.when!r})", print_help=False)
+        if opts.when is not None and opts.when not in NEWS_WINDOWS:
+            raise UsageError(f"--when must be one of: {', '.join(NEWS_WINDOWS)} (got {opts.when!r})",
+                             print_help=False)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         started = time.monotonic()

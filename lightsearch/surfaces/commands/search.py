@@ -22,11 +22,8 @@ from scrapy.exceptions import UsageError
 from lightsearch.errors import LightSearchError
 from lightsearch.evidence.receipts import PRESENTATION
 from lightsearch.evidence.render import clean_untrusted
-from lightsearch.plan.request import RECENCY_WINDOWS
 from lightsearch.surfaces.commands import engine_overrides, for_command_line, offline_world
-
-WHEN = ("1h", "12h", "1d", "7d", "30d", "1y")
-WHEN_RECENCY = {"1h": "hour", "12h": "day", "1d": "day", "7d": "week", "30d": "month", "1y": "year"}
+from lightsearch.windows import NEWS_WINDOWS, RECENCY_WINDOWS
 
 
 class Command(ScrapyCommand):
@@ -64,14 +61,14 @@ class Command(ScrapyCommand):
         parser.add_argument("--region", default=None, metavar="CC-LL",
                             help="region-language for the engines, e.g. us-en or il-he")
         parser.add_argument("--when", default=None, metavar="WINDOW",
-                            help="news window for the engines: 1h, 12h, 1d, 7d, 30d, 1y")
+                            help=f"news window for the engines: {', '.join(NEWS_WINDOWS)}")
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
         if not args:
             raise UsageError("a query is required", print_help=False)
-        if opts.when is not None and opts.when not in WHEN:
-            raise UsageError(f"--when must be one of: {', '.join(WHEN)} (got {opts.when!r})",
+        if opts.when is not None and opts.when not in NEWS_WINDOWS:
+            raise UsageError(f"--when must be one of: {', '.join(NEWS_WINDOWS)} (got {opts.when!r})",
                              print_help=False)
         if opts.recency is not None and opts.recency not in RECENCY_WINDOWS:
             raise UsageError(
@@ -110,7 +107,7 @@ class Command(ScrapyCommand):
             overrides["WEB_SEARCH_PROVIDER"] = opts.provider
         if opts.region:
             overrides["WEB_SEARCH_REGION"] = opts.region
-        recency = opts.recency or (WHEN_RECENCY[opts.when] if opts.when else None)
+        recency = opts.recency or (NEWS_WINDOWS[opts.when] if opts.when else None)
         with offline_world(opts.offline, overrides):
             try:
                 # Light, or Brave when a key is configured: chosen once, here (issue 8).
