@@ -7,7 +7,8 @@ plain invoke call. Its latency is measured idle first, then during each attack, 
 same run, so load from other processes on the machine touches both sides.
 
 Attacks (the issue's own): ``--sessions`` MCP ``initialize`` requests from 16 threads on
-kept-alive connections; ``--slow`` connections that send the start of a request head and
+kept-alive connections (a fresh client is measured while they run, from the flood's own
+address and from another loopback address, and after); ``--slow`` connections that send the start of a request head and
 then a byte a second; the same slow connections against a server whose file limit is 200.
 ``--baseline-tree`` (a checkout of an older commit) runs the same attacks against that
 code too.
@@ -112,6 +113,30 @@ def fresh_client(url: str, timeout: float = 60) -> dict[str, float | str]:
     return out
 
 
+def other_address_session(port: int, source: str = "127.0.0.3") -> float | str:
+    """Seconds for initialize, initialized and tools/list from another loopback address."""
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
+    try:
+        conn.request("POST", "/mcp", body=INIT, headers=HEADERS)
+        response = conn.getresponse()
+        response.read()
+        sid = response.getheader("mcp-session-id") or ""
+        session = {**HEADERS, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"}
+        statuses = [response.status]
+        for message in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}):
+            conn.request("POST", "/mcp", body=json.dumps(message).encode(), headers=session)
+            response = conn.getresponse()
+            response.read()
+            statuses.append(response.status)
+    except OSError as exc:
+        return f"failed: {type(exc).__name__}"
+    finally:
+        conn.close()
+    return time.monotonic() - started if statuses == [200, 202, 200] else f"statuses {statuses}"
+
+
 def flood_sessions(port: int, total: int, threads: int = 16) -> dict[str, float]:
     counts = {"opened": 0, "refused": 0, "errors": 0}
     lock = threading.Lock()
@@ -208,10 +233,20 @@ def run(label: str, tree: Path, sessions: int, slow: int, runs: int) -> dict[str
     try:
         report["idle"] = median_client(server.url, runs)
         rss = server.rss_mib()
-        flood = flood_sessions(server.port, sessions)
+        flood: dict[str, float] = {}
+        flooding = threading.Thread(target=lambda: flood.update(flood_sessions(server.port, sessions)))
+        flooding.start()
+        time.sleep(2)
+        same, other = [], []
+        while flooding.is_alive() and len(same) < runs:  # a fresh client while the flood runs
+            same.append(fresh_client(server.url))
+            other.append(other_address_session(server.port))
+        flooding.join()
         report["sessions"] = {**{k: round(v, 1) for k, v in flood.items()}, "rss_before_mib": round(rss, 1),
                               "rss_after_mib": round(server.rss_mib(), 1),
-                              "fresh_client": median_client(server.url, runs)}
+                              "during_flood_same_address": same,
+                              "during_flood_other_address": other,
+                              "fresh_client_after": median_client(server.url, runs)}
     finally:
         server.stop()
     report["slow"] = under_slow_connections(tree, slow, runs)

@@ -304,6 +304,15 @@ def test_a_client_at_its_session_cap_loses_its_own_least_recent_idle_session(cap
     assert [ping(capped.url, s) for s in (first[0], first[2], fourth)] == [200, 200, 200]
 
 
+def test_a_flood_of_openings_closes_unused_sessions_before_one_in_use(capped):
+    agent = open_session(capped.url)
+    assert ping(capped.url, agent) == 200  # in use; from now on the least recently used
+    flood = [open_session(capped.url) for _ in range(10)]  # initialize only, same address
+    assert ping(capped.url, agent) == 200
+    assert [ping(capped.url, s) for s in flood[-2:]] == [200, 200]
+    assert ping(capped.url, flood[0]) == 404
+
+
 def test_the_total_cap_takes_from_the_biggest_holder(capped):
     a = [open_session(capped.url) for _ in range(3)]
     b = [open_session(capped.url, source="127.0.0.3") for _ in range(2)]

@@ -10,6 +10,9 @@ successful opening request, and makes room before a new one is opened:
   session with no request in flight (one client's flood only ever closes its own sessions);
 - at ``WEB_SERVE_MAX_SESSIONS`` in all, the client holding the most sessions loses its
   least recently used idle one;
+- either way a session never used after its opening request goes before one in use, so
+  a flood of ``initialize`` from an agent's own address closes the flood's sessions, not
+  the agent's;
 - with no idle session to close, the new session is refused (429 ``too_many_sessions`` for
   the client's cap, 503 for the total), with ``Retry-After``.
 
@@ -38,6 +41,7 @@ RETRY_AFTER_SECS = 5
 class Session:
     client: str
     in_flight: int = 0
+    requests: int = 1  # the opening one included
 
 
 class SessionLimits:
@@ -75,11 +79,16 @@ class SessionLimits:
             if self.held[session.client] <= 0:
                 del self.held[session.client]
 
-    def _idle_victim(self, client: str | None) -> str | None:
+    def _idle_victim(self, client: str) -> str | None:
+        """``client``'s least recently used idle session, one never used since it opened first."""
+        fallback = None
         for sid, session in self.sessions.items():
-            if session.in_flight == 0 and (client is None or session.client == client):
+            if session.in_flight or session.client != client:
+                continue
+            if session.requests <= 1:
                 return sid
-        return None
+            fallback = fallback or sid
+        return fallback
 
     async def _close(self, sid: str, scope: Scope) -> None:
         """End session ``sid`` (already forgotten) as its client would, with a DELETE the SDK
@@ -102,6 +111,7 @@ class SessionLimits:
         session = self.sessions.get(sid)
         if session is not None:
             session.in_flight += 1
+            session.requests += 1
             self.sessions.move_to_end(sid)
         status = 0
 
