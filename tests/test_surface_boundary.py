@@ -288,53 +288,46 @@ def ping(url: str, sid: str, source: str | None = None) -> int:
     return mcp(url, PING, source=source, **{"mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"}).status
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def capped(origins):
-    server = Served([*world(origins), *setting_args({"WEB_SERVE_MAX_SESSIONS_PER_CLIENT": 3,
-                                                     "WEB_SERVE_MAX_SESSIONS": 5})], clean_env())
+    """Three sessions per client; each test below is its own client (a loopback address)."""
+    server = Served([*world(origins), "-s", "WEB_SERVE_MAX_SESSIONS_PER_CLIENT=3"], clean_env())
     yield server
     server.stop()
 
 
 def test_a_client_at_its_session_cap_loses_its_own_least_recent_idle_session(capped):
-    first = [open_session(capped.url) for _ in range(3)]
-    assert ping(capped.url, first[0]) == 200  # first[0] is now the most recently used
-    fourth = open_session(capped.url)
-    assert ping(capped.url, first[1]) == 404  # the least recently used one was closed
-    assert [ping(capped.url, s) for s in (first[0], first[2], fourth)] == [200, 200, 200]
+    me = "127.0.0.11"
+    first = [open_session(capped.url, me) for _ in range(3)]
+    assert ping(capped.url, first[0], me) == 200  # first[0] is now the most recently used
+    fourth = open_session(capped.url, me)
+    assert ping(capped.url, first[1], me) == 404  # the least recently used one was closed
+    assert [ping(capped.url, s, me) for s in (first[0], first[2], fourth)] == [200, 200, 200]
 
 
 def test_a_flood_of_openings_closes_unused_sessions_before_one_in_use(capped):
-    agent = open_session(capped.url)
-    assert ping(capped.url, agent) == 200  # in use; from now on the least recently used
-    flood = [open_session(capped.url) for _ in range(10)]  # initialize only, same address
-    assert ping(capped.url, agent) == 200
-    assert [ping(capped.url, s) for s in flood[-2:]] == [200, 200]
-    assert ping(capped.url, flood[0]) == 404
-
-
-def test_the_total_cap_takes_from_the_biggest_holder(capped):
-    a = [open_session(capped.url) for _ in range(3)]
-    b = [open_session(capped.url, source="127.0.0.3") for _ in range(2)]
-    c = open_session(capped.url, source="127.0.0.4")  # the 6th: a, holding most, gives one up
-    assert ping(capped.url, a[0]) == 404
-    assert [ping(capped.url, s) for s in a[1:]] == [200, 200]
-    assert [ping(capped.url, s, source="127.0.0.3") for s in b] == [200, 200]
-    assert ping(capped.url, c, source="127.0.0.4") == 200
+    me = "127.0.0.12"
+    agent = open_session(capped.url, me)
+    assert ping(capped.url, agent, me) == 200  # in use; from now on the least recently used
+    flood = [open_session(capped.url, me) for _ in range(10)]  # initialize only, same address
+    assert ping(capped.url, agent, me) == 200
+    assert [ping(capped.url, s, me) for s in flood[-2:]] == [200, 200]
+    assert ping(capped.url, flood[0], me) == 404
 
 
 def test_sessions_with_requests_in_flight_are_never_closed_to_make_room(capped):
-    sids = [open_session(capped.url) for _ in range(3)]
+    me = "127.0.0.13"
+    sids = [open_session(capped.url, me) for _ in range(3)]
+    parts = urlsplit(capped.url)
     streams = []
     try:
         for sid in sids:  # each session holds its GET stream open: all in flight
-            parts = urlsplit(capped.url)
-            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30, source_address=(me, 0))
             conn.request("GET", "/mcp", headers={"accept": "text/event-stream", "mcp-session-id": sid,
                                                  "mcp-protocol-version": "2025-06-18"})
             assert conn.getresponse().status == 200
             streams.append(conn)
-        refused = mcp(capped.url, INIT)
+        refused = mcp(capped.url, INIT, source=me)
     finally:
         for conn in streams:
             conn.close()
@@ -344,11 +337,28 @@ def test_sessions_with_requests_in_flight_are_never_closed_to_make_room(capped):
 
 def test_a_flood_of_sessions_leaves_a_fresh_client_served(capped):
     for _ in range(60):
-        open_session(capped.url)
+        open_session(capped.url, "127.0.0.14")
     started = time.monotonic()
-    sid = open_session(capped.url)
-    assert ping(capped.url, sid) == 200
+    sid = open_session(capped.url, "127.0.0.14")
+    assert ping(capped.url, sid, "127.0.0.14") == 200
     assert time.monotonic() - started < 10  # generous: the figure is in benchmarks/serve_limits.py
+
+
+def test_the_total_cap_takes_from_the_biggest_holder(origins):
+    server = Served([*world(origins), *setting_args({"WEB_SERVE_MAX_SESSIONS_PER_CLIENT": 3,
+                                                     "WEB_SERVE_MAX_SESSIONS": 5})], clean_env())
+    try:
+        a = [open_session(server.url) for _ in range(3)]
+        b = [open_session(server.url, source="127.0.0.3") for _ in range(2)]
+        c = open_session(server.url, source="127.0.0.4")  # the 6th: a, holding most, gives one up
+        pings_a = [ping(server.url, s) for s in a]
+        pings_b = [ping(server.url, s, source="127.0.0.3") for s in b]
+        ping_c = ping(server.url, c, source="127.0.0.4")
+    finally:
+        server.stop()
+    assert pings_a == [404, 200, 200]
+    assert pings_b == [200, 200]
+    assert ping_c == 200
 
 
 def test_idle_sessions_expire(origins):
