@@ -270,11 +270,19 @@ def test_x_forwarded_for_is_ignored_unless_the_proxy_is_named(origins):
     assert [g.code == "rate_limited" for g in direct] == [False, False, True]
 
 
-def test_a_bad_proxy_list_refuses_to_start():
-    done = subprocess.run([*CLI, "serve", "--port", "0", "--forwarded-allow-ips", "10.0.0.1,proxy.example"],
-                          env=clean_env(), capture_output=True, text=True, timeout=60)
+@pytest.mark.parametrize(("args", "named"), [
+    (["--forwarded-allow-ips", "10.0.0.1,proxy.example"], "--forwarded-allow-ips"),
+    (["--allowed-hosts", "http://search.example/"], "WEB_SERVE_ALLOWED_HOSTS"),
+    (["-s", "WEB_SERVE_ALLOWED_ORIGINS=app.example"], "WEB_SERVE_ALLOWED_ORIGINS"),
+    (["-s", "WEB_SERVE_MAX_CONECTIONS=5"], "WEB_SERVE_MAX_CONNECTIONS"),  # did you mean
+    (["-s", "WEB_SERVE_HEADER_TIMEOUT_SECS=0"], "WEB_SERVE_HEADER_TIMEOUT_SECS"),
+])
+def test_bad_serving_settings_refuse_to_start_naming_them(args, named):
+    done = subprocess.run([*CLI, "serve", "--port", "0", *args], env=clean_env(), capture_output=True, text=True,
+                          timeout=60)
     assert done.returncode == 2
-    assert "--forwarded-allow-ips" in done.stderr
+    assert "invalid_settings" in done.stderr
+    assert named in done.stderr
 
 
 # ------------------------------------------------------------------ MCP sessions

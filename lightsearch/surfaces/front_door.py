@@ -193,8 +193,10 @@ def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> set[tuple[str, int | 
         names.update((n, None) for n in LOOPBACK_NAMES)
     if not is_wildcard(bind):
         names.add((_canonical_name(bind), None))
-    for entry in extra:
-        parsed = split_host(str(entry))
+    for entry in (str(e).strip() for e in extra):
+        if not entry:
+            continue
+        parsed = split_host(entry)
         if parsed is None:
             raise LightSearchError("invalid_settings", f"setting WEB_SERVE_ALLOWED_HOSTS: {quote_untrusted(entry)} "
                                    "is not a host name or host:port", {"key": "WEB_SERVE_ALLOWED_HOSTS"})
@@ -217,8 +219,10 @@ def _origin(value: str) -> tuple[str, str, int] | None:
 
 def allowed_origins(entries: Iterable[str]) -> set[tuple[str, str, int]]:
     out = set()
-    for entry in entries:
-        parsed = _origin(str(entry))
+    for entry in (str(e).strip() for e in entries):
+        if not entry:
+            continue
+        parsed = _origin(entry)
         if parsed is None:
             raise LightSearchError("invalid_settings", f"setting WEB_SERVE_ALLOWED_ORIGINS: "
                                    f"{quote_untrusted(entry)} is not an origin (scheme://host[:port])",
