@@ -8,7 +8,9 @@ the table, docs/ERRORS.md is generated from it)::
     LightSearchError(code, message, details)
     ├── the caller ........ invalid_input, invalid_url, invalid_settings, invalid_catalog,
     │                       invalid_json, invalid_request, unknown_tool, payload_too_large,
-    │                       unauthorized, forbidden, rate_limited, disabled, unavailable
+    │                       unsupported_media_type, invalid_host, forbidden_origin,
+    │                       unauthorized, rate_limited, too_many_sessions, disabled,
+    │                       unavailable
     ├── the page or site .. blocked_address, robots_disallowed, http_status, timeout,
     │   (web_fetch errors,  too_large, unsupported_content_type, unsupported_encoding,
     │   Light source        undeclared_encoding, encoding_mismatch, redirect_refused,
@@ -127,7 +129,10 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "unknown_tool": ErrorCode("caller", "dispatch, MCP, invoke", "no tool of that name"),
     "payload_too_large": ErrorCode("caller", "HTTP surfaces", "the request body is over its byte limit"),
     "unauthorized": ErrorCode("caller", "HTTP surfaces", "a bearer token is required and was missing or wrong"),
-    "forbidden": ErrorCode("caller", "HTTP surfaces", "the request's Host or Origin is not one this server answers"),
+    "invalid_host": ErrorCode("caller", "HTTP surfaces (421)", "the request's Host is not a name this server answers to (DNS rebinding)"),
+    "forbidden_origin": ErrorCode("caller", "HTTP surfaces (403)", "the request comes from a browser page of another origin"),
+    "unsupported_media_type": ErrorCode("caller", "HTTP surfaces (415)", "a POST body that is not `application/json`"),
+    "too_many_sessions": ErrorCode("caller", "MCP over HTTP (429, 503)", "the client's (or the server's) MCP sessions are at their cap and none is idle"),
     "rate_limited": ErrorCode("caller", "MCP, invoke", "the client's calls a minute are spent; `details.retryAfterSecs`"),
     "disabled": ErrorCode("caller", "every tool and surface", "web retrieval (or this tool) is switched off by configuration"),
     "unavailable": ErrorCode("caller", "every tool", "the tool needs a part this installation does not include"),

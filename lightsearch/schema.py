@@ -145,6 +145,34 @@ SCHEMA: tuple[Setting, ...] = (
        0, 10_000),
     _s("WEB_INVOKE_MAX_BODY_BYTES", "int", 64 * KiB, "request body of POST /api/skills/invoke and /mcp",
        KiB, 16 * MiB),
+    # --- lightsearch serve: the HTTP boundary (docs/SECURITY.md)
+    _s("WEB_SERVE_ALLOWED_HOSTS", "list", [], "Host names the server answers to besides its bind address "
+       "(and, on loopback, localhost, 127.0.0.1 and [::1]); any other Host is 421 invalid_host. A wildcard "
+       "bind (0.0.0.0, ::) answers only to loopback names and these (CLI: --allowed-hosts)"),
+    _s("WEB_SERVE_ALLOWED_ORIGINS", "list", [], "browser origins (scheme://host[:port]) allowed besides the "
+       "server's own; any other Origin, and `null`, is 403 forbidden_origin"),
+    _s("WEB_SERVE_FORWARDED_ALLOW_IPS", "list", [], "proxies (addresses or networks) whose X-Forwarded-For "
+       "and X-Forwarded-Proto are believed; empty: forwarded headers are ignored (CLI: --forwarded-allow-ips)"),
+    _s("WEB_SERVE_MAX_CONNECTIONS", "int", 256, "open connections per server process (never more than half "
+       "its file limit); at the cap the connection idle longest before a request is closed for a new one",
+       8, 65_536),
+    _s("WEB_SERVE_HEADER_TIMEOUT_SECS", "float", 10.0, "a request head (line and header fields) must arrive "
+       "within this, from the connection's start or its previous response; else the connection is closed",
+       0.1, 120),
+    _s("WEB_SERVE_BODY_TIMEOUT_SECS", "float", 10.0, "a request body must arrive within this after its head; "
+       "else the connection is closed", 0.1, 300),
+    _s("WEB_SERVE_SEND_TIMEOUT_SECS", "float", 30.0, "a client that reads none of a response for this long is "
+       "disconnected", 0.1, 600),
+    _s("WEB_SERVE_MAX_JSON_DEPTH", "int", 32, "nesting of a request body's JSON; deeper is 400 invalid_json",
+       4, 256),
+    _s("WEB_SERVE_AUTH_FAILURES_PER_MINUTE", "int", 10, "failed bearer-token attempts per client per minute; "
+       "then every request of that client is 429 until the minute has passed", 1, 1000),
+    _s("WEB_SERVE_MAX_SESSIONS", "int", 256, "open MCP sessions per server process; a new one closes the "
+       "least recently used idle session of the client holding most, or is 503 when none is idle", 1, 100_000),
+    _s("WEB_SERVE_MAX_SESSIONS_PER_CLIENT", "int", 16, "open MCP sessions per client address; a new one "
+       "closes that client's least recently used idle session", 1, 10_000),
+    _s("WEB_SERVE_SESSION_IDLE_SECS", "float", 300.0, "an MCP session with no request in flight for this long "
+       "is closed", 1, 1800),
     # --- providers
     _s("WEB_SEARCH_PROVIDER", "str", None, "light / brave / auto (fused) / fallback / an engine / a class path; "
        "None: Brave with a key, else Light",

@@ -10,7 +10,7 @@ from lightsearch.errors import ERROR_CODES, LightSearchError, error_table, inval
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = re.compile(r"^[a-z]+(_[a-z]+)*$")
-MAKERS = re.compile(r"(Error|_error|Refusal|Refused)$")
+MAKERS = re.compile(r"(Error|_error|Refusal|Refused|^refuse)$")
 
 
 def codes_in_source() -> dict[str, str]:
@@ -26,7 +26,8 @@ def codes_in_source() -> dict[str, str]:
                     func = node.func
                     name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
                     if MAKERS.search(name) and node.args:
-                        values.append(node.args[0])
+                        # refuse(scope, status, code, ...): the code follows the status
+                        values.append(node.args[2] if name == "refuse" and len(node.args) > 2 else node.args[0])
                     values += [k.value for k in node.keywords if k.arg in ("code", "source_code")]
                 elif isinstance(node, ast.Dict):
                     values += [v for k, v in zip(node.keys, node.values, strict=True)

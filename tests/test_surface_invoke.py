@@ -12,6 +12,7 @@ import pytest
 
 from tests.test_surface_mcp import CLI, Served, clean_env, world
 
+TOKEN = "test-token-0123456789abcdef"
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, never a proxy
 
 
@@ -85,18 +86,20 @@ def test_disabled(origins):
 
 
 def test_token_required_when_configured(origins):
-    server = Served(world(origins), clean_env(LIGHTSEARCH_API_TOKEN="s3cret"))
+    server = Served(world(origins), clean_env(LIGHTSEARCH_API_TOKEN=TOKEN))
     try:
         missing = post(server.url, {"name": "web.search", "input": {"query": "x"}})
         wrong = post(server.url, {"name": "web.search", "input": {"query": "x"}}, token="guess")
         mcp = post(server.url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, path="/mcp")
         ok = post(server.url, {"name": "web.search", "input": {"query": "europa clipper", "maxResults": 1}},
-                  token="s3cret")
+                  token=TOKEN)
     finally:
         server.stop()
-    for status, body in (missing, wrong, mcp):
+    for status, body in (missing, wrong):
         assert status == 401
         assert body["error"]["code"] == "unauthorized"
+    assert mcp[0] == 401
+    assert mcp[1]["error"]["data"]["code"] == "unauthorized"  # a JSON-RPC error on /mcp
     assert ok[0] == 200
     assert ok[1]["ok"] is True
 

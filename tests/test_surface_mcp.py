@@ -152,11 +152,14 @@ async def test_stdio_offline_flag(origins):
 
 # ------------------------------------------------------------------ streamable HTTP
 class Served:
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+    def __init__(self, args: list[str], env: dict[str, str], **popen: Any) -> None:
         self.proc = subprocess.Popen([*CLI, "serve", "--port", "0", *args], env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True, **popen)
         line = self.proc.stderr.readline()
-        assert "serving on http://" in line, line
+        if "serving on http://" not in line:
+            self.proc.kill()
+            rest = self.proc.communicate(timeout=30)[1]
+            raise AssertionError(f"the server did not start: {line}{rest[-2000:]}")
         self.url = line.split("serving on ", 1)[1].split(" ", 1)[0]
         # keep reading what the server prints, so a full pipe never blocks it, and so a
         # failing test can show it

@@ -54,7 +54,9 @@ EXAMPLES = {
 """,
     "serve": """examples:
   lightsearch serve                                  # 127.0.0.1:8765
-  LIGHTSEARCH_API_TOKEN=secret lightsearch serve --host 0.0.0.0
+  LIGHTSEARCH_API_TOKEN=$(python -c 'import secrets; print(secrets.token_urlsafe(32))') \\
+       lightsearch serve --host 0.0.0.0 --allowed-hosts search.example.org
+  lightsearch serve --forwarded-allow-ips 10.0.0.5       # behind a proxy at 10.0.0.5
   curl -s -X POST localhost:8765/api/skills/invoke -H 'content-type: application/json' \\
        -d '{"name": "web.search", "input": {"query": "europa clipper", "maxResults": 3}}'
 """,
@@ -129,6 +131,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8765, help="port (0: any free port, printed on stderr)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="worker processes behind the address (share state with LIGHTSEARCH_REDIS_URL)")
+    p.add_argument("--allowed-hosts", default=None, metavar="NAMES",
+                   help="comma-separated Host names to answer to besides the bind address "
+                   "(WEB_SERVE_ALLOWED_HOSTS; needed behind a name or on 0.0.0.0)")
+    p.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
+                   help="comma-separated proxy addresses or networks whose X-Forwarded-For is believed "
+                   "(WEB_SERVE_FORWARDED_ALLOW_IPS); unset: forwarded headers are ignored")
     # a worker of --workers: listens with SO_REUSEPORT and says so on its supervisor's pipe
     p.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)
@@ -307,10 +315,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if opts.command == "serve":
             from lightsearch.surfaces.environment import api_token
-            from lightsearch.surfaces.web import check_bind, serve
+            from lightsearch.surfaces.web import check_bind, check_serving, serve
 
             token = api_token()
             check_bind(opts.host, token)
+            for flag, key in (("allowed_hosts", "WEB_SERVE_ALLOWED_HOSTS"),
+                              ("forwarded_allow_ips", "WEB_SERVE_FORWARDED_ALLOW_IPS")):
+                if getattr(opts, flag) is not None:  # a flag is a setting, so workers get it too
+                    opts.settings.append((key, getattr(opts, flag)))
+            check_serving(_toolbox_settings(opts), opts.host)
             if opts.workers < 1 or opts.workers > 64:
                 raise LightSearchError("invalid_input", f"--workers must be between 1 and 64, got {opts.workers}",
                                        {"parameter": "--workers"})

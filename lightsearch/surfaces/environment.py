@@ -200,5 +200,5 @@ def markdown_table() -> str:
     lines = ["| variable | sets | meaning |", "| --- | --- | --- |"]
     for var in VARIABLES:
         lines.append(f"| `{var.name}` | {var.feeds} | {var.doc} |")
-    lines.append(f"| `{TOKEN_VARIABLE}` | (serve only) | bearer token for `lightsearch serve`; required off loopback |")
+    lines.append(f"| `{TOKEN_VARIABLE}` | (serve only) | bearer token for `lightsearch serve`, at least 16 characters; required off loopback |")
     return "\n".join(lines)

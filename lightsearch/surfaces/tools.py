@@ -35,7 +35,7 @@ TOOL_NAMES = ("web_search", "web_news", "web_fetch")
 INVOKE_NAMES = {"web.search": "web_search", "web.news": "web_news", "web.fetch": "web_fetch"}
 FORMATS = ("openai", "openai-strict", "anthropic", "mcp")
 FETCH_ALIASES = {"max_length": "maxChars", "start_index": "startIndex"}  # the MCP fetch server's names
-SURFACE_PREFIXES = ("WEB_RETRIEVAL_", "WEB_TOOLS_", "WEB_INVOKE_", "WEB_SEARCH_")
+SURFACE_PREFIXES = ("WEB_RETRIEVAL_", "WEB_TOOLS_", "WEB_INVOKE_", "WEB_SERVE_", "WEB_SEARCH_")
 PROGRESS_AFTER_SECS = 1.0
 MAX_CHARS_LIMIT = 100_000
 
@@ -422,11 +422,7 @@ class RateLimiter:
         self.clock = clock
         self._seen: OrderedDict[tuple[str, str], deque[float]] = OrderedDict()
 
-    def check(self, client: str, kind: str) -> None:
-        limit = self.limits.get(kind, 0)
-        if not limit:
-            return
-        now = self.clock()
+    def _stamps(self, client: str, kind: str, now: float) -> deque[float]:
         key = (client, kind)
         stamps = self._seen.pop(key, None) or deque()
         while stamps and stamps[0] <= now - self.window:
@@ -434,13 +430,33 @@ class RateLimiter:
         self._seen[key] = stamps
         while len(self._seen) > self.max_clients:
             self._seen.popitem(last=False)
-        if len(stamps) >= limit:
-            retry = max(0.0, stamps[0] + self.window - now)
+        return stamps
+
+    def blocked(self, client: str, kind: str) -> float | None:
+        """Seconds until ``client`` may make another ``kind`` call; None when it may now.
+        Nothing is counted."""
+        limit = self.limits.get(kind, 0)
+        if not limit:
+            return None
+        now = self.clock()
+        stamps = self._stamps(client, kind, now)
+        return max(0.0, stamps[0] + self.window - now) if len(stamps) >= limit else None
+
+    def record(self, client: str, kind: str) -> None:
+        if self.limits.get(kind, 0):
+            now = self.clock()
+            self._stamps(client, kind, now).append(now)
+
+    def check(self, client: str, kind: str) -> None:
+        """Count one call, or raise ``rate_limited`` (counting nothing) over the limit."""
+        retry = self.blocked(client, kind)
+        if retry is not None:
+            limit = self.limits[kind]
             raise LightSearchError(
                 "rate_limited", f"more than {limit} {kind} calls per minute from this client; "
                 f"retry in {retry:.0f} s",
                 {"kind": kind, "limitPerMinute": limit, "retryAfterSecs": round(retry, 1)})
-        stamps.append(now)
+        self.record(client, kind)
 
 
 # --------------------------------------------------------------------------- running calls

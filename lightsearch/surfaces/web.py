@@ -4,19 +4,24 @@
 ``{"name": "web.search" | "web.news" | "web.fetch", "input": {...}}`` answers
 ``{"ok": true, "output": <envelope>, "durationMs": N}`` or ``{"ok": false, "error":
 {"code", "message", "details"}, "durationMs": N}``. Bad JSON, a wrong request shape, an
-unknown tool and schema violations are 400; an oversized body 413; a missing or wrong
-bearer token 401; the kill switch 403 (``disabled``); the rate limit 429; other tool
-failures 200 with ``ok: false`` (the request was fine, the web was not).
+unknown tool and schema violations are 400; an oversized body 413; a body that is not
+``application/json`` 415; a missing or wrong bearer token 401; the kill switch 403
+(``disabled``); the rate limit 429; other tool failures 200 with ``ok: false`` (the
+request was fine, the web was not).
 
-With ``LIGHTSEARCH_API_TOKEN`` set every request needs ``Authorization: Bearer <token>``;
-a server bound to a non-loopback address without a token refuses to start.
+Both routes sit behind one front door (:mod:`lightsearch.surfaces.front_door`: Host,
+Origin, token, JSON bodies), the MCP sessions behind per-client caps
+(:mod:`lightsearch.surfaces.sessions`), and every connection under read timeouts and a
+cap (:mod:`lightsearch.surfaces.connections`). Forwarded headers are believed only from
+the proxies the operator names (``WEB_SERVE_FORWARDED_ALLOW_IPS``). With
+``LIGHTSEARCH_API_TOKEN`` set every request needs ``Authorization: Bearer <token>``; a
+server bound to a non-loopback address without a token refuses to start. docs/SECURITY.md
+has the whole model.
 """
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
-import json
 import socket
 import sys
 import time
@@ -26,17 +31,26 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from lightsearch.errors import LightSearchError, quote_untrusted
+from lightsearch.surfaces.front_door import (
+    BodyTooLarge,
+    ClientGone,
+    FrontDoor,
+    allowed_hosts,
+    allowed_origins,
+    check_token,
+    is_json_type,
+    is_loopback,
+    load_json,
+    read_body,
+)
 from lightsearch.surfaces.tools import INVOKE_NAMES, Toolbox
 
 STATUS = {"invalid_json": 400, "invalid_request": 400, "unknown_tool": 400, "invalid_input": 400,
-          "payload_too_large": 413, "unauthorized": 401, "disabled": 403, "rate_limited": 429}
-
-
-class _TooLarge(Exception):
-    pass
+          "payload_too_large": 413, "unsupported_media_type": 415, "unauthorized": 401, "disabled": 403,
+          "rate_limited": 429}
 
 
 def _answer(started: float, error: dict[str, Any] | None = None, output: Any = None) -> JSONResponse:
@@ -54,34 +68,27 @@ def _error(code: str, message: str, **details: Any) -> dict[str, Any]:
     return {"code": code, "message": message, "details": details}
 
 
-async def _body(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _TooLarge
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _TooLarge
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def invoke_endpoint(toolbox: Toolbox, *, max_body_bytes: int | None = None) -> Any:
-    """The ``POST`` handler (a Starlette endpoint) for one toolbox."""
+    """The ``POST`` handler (a Starlette endpoint) for one toolbox. It checks its own body
+    (type, size, JSON depth) too, for apps that mount it without the front door."""
     limit = max_body_bytes or toolbox.settings.getint("WEB_INVOKE_MAX_BODY_BYTES")
+    depth = toolbox.settings.getint("WEB_SERVE_MAX_JSON_DEPTH")
 
     async def invoke(request: Request) -> JSONResponse:
         started = time.monotonic()
+        if not is_json_type(request.headers.get("content-type")):
+            shown = quote_untrusted(request.headers.get("content-type", ""))
+            return _answer(started, _error("unsupported_media_type", f"the body must be application/json, not {shown}",
+                                           contentType=shown))
         try:
-            raw = await _body(request, limit)
-        except _TooLarge:
+            body = load_json(await read_body(request.receive, limit, request.headers.get("content-length")), depth)
+        except ClientGone:
+            return _answer(started, _error("invalid_request", "the client closed the connection"))
+        except BodyTooLarge:
             return _answer(started, _error("payload_too_large", f"the request body exceeds {limit} bytes",
                                            limitBytes=limit))
-        try:
-            body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            return _answer(started, _error("invalid_json", f"the body is not JSON: {quote_untrusted(str(exc), 80)}"))
+        except LightSearchError as exc:
+            return _answer(started, exc.to_dict()["error"])
         if not isinstance(body, dict) or not isinstance(body.get("name"), str) or \
                 not isinstance(body.get("input", {}), dict):
             return _answer(started, _error("invalid_request", 'the body must be {"name": "web.search" | '
@@ -107,54 +114,95 @@ def invoke_app(toolbox: Toolbox, *, max_body_bytes: int | None = None) -> Starle
                                    methods=["POST"])])
 
 
-class BearerToken:
-    """Every request must carry ``Authorization: Bearer <token>`` (compared in constant time)."""
+def transport_security(hosts: set[tuple[str, int | None]], origins: set[tuple[str, str, int]], port: int) -> Any:
+    """The SDK's own Host/Origin check, given the door's lists explicitly (left to itself it
+    protects only 127.0.0.1, localhost and ::1, and nothing on any other bind address). The
+    door runs first; this list admits every spelling the door admits."""
+    from mcp.server.transport_security import TransportSecuritySettings
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.token = token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        header = dict(scope.get("headers") or []).get(b"authorization", b"")
-        scheme, _, given = header.partition(b" ")
-        if scheme.lower() != b"bearer" or not hmac.compare_digest(given.strip(), self.token):
-            response = JSONResponse({"ok": False, "error": _error("unauthorized", "a valid bearer token is required"),
-                                     "durationMs": 0}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
+    spellings = {(n, p) for name, p in hosts for n in ({name, name + "."} if name[-1:].isalpha() else {name})}
+    allowed_hosts = [f"{n}:*" if p is None else f"{n}:{p}" for n, p in spellings]
+    allowed_hosts += [n for n, p in spellings if p is None]
+    allowed_origins = [f"http://{n}:{port}" for n, p in spellings if p in (None, port)]
+    for scheme, name, p in origins:
+        allowed_origins.append(f"{scheme}://{name}:{p}")
+        if p == {"http": 80, "https": 443}[scheme]:
+            allowed_origins.append(f"{scheme}://{name}")
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=sorted(allowed_hosts),
+                                     allowed_origins=sorted(allowed_origins))
 
 
-def build_app(toolbox: Toolbox, *, host: str = "127.0.0.1", token: str | None = None) -> ASGIApp:
-    """``/mcp`` (streamable HTTP) and ``/api/skills/invoke`` in one app."""
+def build_app(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None) -> ASGIApp:
+    """``/mcp`` (streamable HTTP) and ``/api/skills/invoke`` in one app, behind the front door.
+
+    ``host`` and ``port``: the address the server is bound to (the Host names it answers to
+    follow from it)."""
     from lightsearch.surfaces.mcp_server import build_server
+    from lightsearch.surfaces.sessions import SessionLimits
 
-    limit = toolbox.settings.getint("WEB_INVOKE_MAX_BODY_BYTES")
+    settings = toolbox.settings
+    limit = settings.getint("WEB_INVOKE_MAX_BODY_BYTES")
+    hosts = allowed_hosts(host, settings.getlist("WEB_SERVE_ALLOWED_HOSTS"))
+    origins = allowed_origins(settings.getlist("WEB_SERVE_ALLOWED_ORIGINS"))
     server = build_server(toolbox)
     app = server.streamable_http_app(
         streamable_http_path="/mcp", host=host, max_request_body_size=limit,
+        transport_security=transport_security(hosts, origins, port),
+        session_idle_timeout=settings.getfloat("WEB_SERVE_SESSION_IDLE_SECS"),
+        max_sessions=settings.getint("WEB_SERVE_MAX_SESSIONS"),
         custom_starlette_routes=[Mount("/api/skills", app=invoke_app(toolbox, max_body_bytes=limit))],
     )
-    return BearerToken(app, token) if token else app
-
-
-def is_loopback(host: str) -> bool:
-    if host in ("localhost", "localhost."):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    return FrontDoor.from_settings(SessionLimits.from_settings(app, settings), settings, bind=host, port=port,
+                                   token=token)
 
 
 def check_bind(host: str, token: str | None) -> None:
+    check_token(token)
     if not is_loopback(host) and not token:
         raise LightSearchError(
             "invalid_settings", f"refusing to serve on {quote_untrusted(host)} without a token: set "
             "LIGHTSEARCH_API_TOKEN, or bind a loopback address (127.0.0.1)", {"variable": "LIGHTSEARCH_API_TOKEN"})
+
+
+def forwarded_allow_ips(settings: Any) -> list[str]:
+    """The proxies whose forwarded headers are believed, each checked: an address, a
+    network, or ``*`` (every peer: only behind a proxy that is the sole way in)."""
+    entries = [str(e).strip() for e in settings.getlist("WEB_SERVE_FORWARDED_ALLOW_IPS") if str(e).strip()]
+    for entry in entries:
+        if entry == "*":
+            continue
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise LightSearchError(
+                "invalid_settings", f"--forwarded-allow-ips: {quote_untrusted(entry)} is not an address or network",
+                {"key": "WEB_SERVE_FORWARDED_ALLOW_IPS", "flag": "--forwarded-allow-ips"}) from None
+    return entries
+
+
+def check_serving(settings: Any, host: str) -> None:
+    """Refuse bad serving settings before any worker starts (invalid_settings names them)."""
+    from lightsearch.schema import validate
+
+    validate(settings, ("WEB_SERVE_", "WEB_INVOKE_"))
+    allowed_hosts(host, settings.getlist("WEB_SERVE_ALLOWED_HOSTS"))
+    allowed_origins(settings.getlist("WEB_SERVE_ALLOWED_ORIGINS"))
+    forwarded_allow_ips(settings)
+
+
+def uvicorn_config(app: ASGIApp, settings: Any) -> Any:
+    """uvicorn's configuration for one server process, every limit explicit."""
+    import uvicorn
+
+    from lightsearch.surfaces.connections import ConnectionTable
+
+    proxies = forwarded_allow_ips(settings)
+    return uvicorn.Config(
+        app, log_level="warning", loop="none", lifespan="on", timeout_graceful_shutdown=2, ws="none",
+        http=ConnectionTable.from_settings(settings).protocol(),
+        # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise
+        proxy_headers=bool(proxies), forwarded_allow_ips=proxies or [],
+    )
 
 
 async def serve(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
@@ -171,8 +219,12 @@ async def serve(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, 
     worker = sock is not None
     sock = sock or listening_socket(host, port)
     bound = sock.getsockname()[1]
-    config = uvicorn.Config(build_app(toolbox, host=host, token=token), log_level="warning", loop="none",
-                            lifespan="on", timeout_graceful_shutdown=2)
+    try:
+        config = uvicorn_config(build_app(toolbox, host=host, port=bound, token=token), toolbox.settings)
+    except BaseException:
+        sock.close()
+        await toolbox.aclose()
+        raise
     server = uvicorn.Server(config)
     if not worker:
         shown = f"[{host}]" if ":" in host else host

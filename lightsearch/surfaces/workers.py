@@ -25,6 +25,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from lightsearch.errors import LightSearchError, quote_untrusted
+
 RESTART_PAUSE_SECS = 1.0
 
 
@@ -34,12 +36,17 @@ READY_TIMEOUT_SECS = 60.0
 def listening_socket(host: str, port: int, *, reuse_port: bool = False, listen: bool = True) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if reuse_port:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind((host.strip("[]"), port))
-    if listen:
-        sock.listen(128)  # connections queue from here on, so the announced address is usable at once
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host.strip("[]"), port))
+        if listen:
+            sock.listen(128)  # connections queue from here on, so the announced address is usable at once
+    except OSError as exc:
+        sock.close()
+        raise LightSearchError("invalid_input", f"--host/--port: cannot listen on {quote_untrusted(host)} port "
+                               f"{port}: {exc.strerror or exc}", {"parameter": "--host"}) from None
     return sock
 
 

@@ -1,0 +1,273 @@
+"""The HTTP boundary under exhaustion: what a fresh client sees while an attacker holds
+MCP sessions or slow connections against ``lightsearch serve`` (one process, loopback).
+
+Each server runs in a subprocess (``--offline``, so a fresh client's ``web_fetch`` reads a
+real page); the fresh client is the MCP SDK's (initialize, tools/list, one web_fetch) and a
+plain invoke call. Its latency is measured idle first, then during each attack, in the
+same run, so load from other processes on the machine touches both sides.
+
+Attacks (the issue's own): ``--sessions`` MCP ``initialize`` requests from 16 threads on
+kept-alive connections (a fresh client is measured while they run, from the flood's own
+address and from another loopback address, and after); ``--slow`` connections that send the start of a request head and
+then a byte a second; the same slow connections against a server whose file limit is 200.
+``--baseline-tree`` (a checkout of an older commit) runs the same attacks against that
+code too.
+
+    python benchmarks/serve_limits.py                          # 10,000 sessions, 200 slow
+    python benchmarks/serve_limits.py --sessions 2000 --slow 100
+    git worktree add /tmp/old 77f4edf && python benchmarks/serve_limits.py --baseline-tree /tmp/old
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import http.client
+import json
+import os
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}}).encode()
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+SLOW_HEAD = b"POST /api/skills/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Pad: "
+
+
+class Server:
+    def __init__(self, tree: Path, args: list[str], files: int | None = None) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_"))}
+        env["PYTHONPATH"] = str(tree)
+
+        def limit() -> None:
+            if files:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "lightsearch.surfaces.cli", "serve", "--offline",
+                                      "--port", "0", *args], cwd=tree, env=env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+        line = self.proc.stderr.readline()
+        if "serving on http://" not in line:
+            self.proc.kill()
+            raise RuntimeError(line + self.proc.communicate()[1][-2000:])
+        self.url = line.split("serving on ", 1)[1].split(" ", 1)[0]
+        self.port = int(self.url.rsplit(":", 1)[1])
+        threading.Thread(target=lambda: [None for _ in self.proc.stderr], daemon=True).start()
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+async def _mcp_client(url: str) -> None:
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with streamable_http_client(f"{url}/mcp") as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        await session.list_tools()
+        result = await session.call_tool("web_fetch", {"url": "https://www.nasa.gov/", "max_length": 200})
+        if result.is_error:
+            raise RuntimeError(result.content[0].text)
+
+
+def fresh_client(url: str, timeout: float = 60) -> dict[str, float | str]:
+    """Seconds for one SDK session (initialize, tools/list, web_fetch) and one invoke call."""
+    out: dict[str, float | str] = {}
+    started = time.monotonic()
+    try:
+        asyncio.run(asyncio.wait_for(_mcp_client(url), timeout))
+        out["mcp_s"] = time.monotonic() - started
+    except BaseException as exc:  # reported; the benchmark goes on
+        out["mcp_s"] = f"failed after {time.monotonic() - started:.1f} s: {type(exc).__name__}"
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]), timeout=timeout)
+    try:
+        conn.request("POST", "/api/skills/invoke", body=b'{"name": "web.browse", "input": {}}',
+                     headers={"content-type": "application/json"})
+        status = conn.getresponse().status
+        out["invoke_s"] = time.monotonic() - started if status == 400 else f"status {status}"
+    except OSError as exc:
+        out["invoke_s"] = f"failed: {type(exc).__name__}"
+    finally:
+        conn.close()
+    return out
+
+
+def other_address_session(port: int, source: str = "127.0.0.3") -> float | str:
+    """Seconds for initialize, initialized and tools/list from another loopback address."""
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
+    try:
+        conn.request("POST", "/mcp", body=INIT, headers=HEADERS)
+        response = conn.getresponse()
+        response.read()
+        sid = response.getheader("mcp-session-id") or ""
+        session = {**HEADERS, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"}
+        statuses = [response.status]
+        for message in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}):
+            conn.request("POST", "/mcp", body=json.dumps(message).encode(), headers=session)
+            response = conn.getresponse()
+            response.read()
+            statuses.append(response.status)
+    except OSError as exc:
+        return f"failed: {type(exc).__name__}"
+    finally:
+        conn.close()
+    return time.monotonic() - started if statuses == [200, 202, 200] else f"statuses {statuses}"
+
+
+def flood_sessions(port: int, total: int, threads: int = 16) -> dict[str, float]:
+    counts = {"opened": 0, "refused": 0, "errors": 0}
+    lock = threading.Lock()
+
+    def worker(n: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        for _ in range(n):
+            try:
+                conn.request("POST", "/mcp", body=INIT, headers=HEADERS)
+                response = conn.getresponse()
+                response.read()
+                key = "opened" if response.status == 200 else "refused"
+            except (OSError, http.client.HTTPException):
+                key = "errors"
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            with lock:
+                counts[key] += 1
+        conn.close()
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(worker, [total // threads + (i < total % threads) for i in range(threads)]))
+    return {**counts, "seconds": time.monotonic() - started}
+
+
+class SlowConnections:
+    def __init__(self, port: int, count: int) -> None:
+        self.socks = []
+        for _ in range(count):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(SLOW_HEAD)
+            sock.setblocking(False)
+            self.socks.append(sock)
+        self.alive = [True] * count
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._trickle, daemon=True)
+        self._thread.start()
+
+    def _trickle(self) -> None:
+        while not self._stop.wait(1.0):
+            for i, sock in enumerate(self.socks):
+                if not self.alive[i]:
+                    continue
+                try:
+                    if sock.recv(4096) == b"":
+                        self.alive[i] = False
+                        continue
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    self.alive[i] = False
+                    continue
+                with contextlib.suppress(BlockingIOError, OSError):
+                    sock.send(b"a")
+
+    def held(self) -> int:
+        return sum(self.alive)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        for sock in self.socks:
+            sock.close()
+
+
+def median_client(url: str, runs: int) -> dict[str, float | str]:
+    samples = [fresh_client(url) for _ in range(runs)]
+    out: dict[str, float | str] = {}
+    for key in ("mcp_s", "invoke_s"):
+        values = [s[key] for s in samples]
+        numbers = [v for v in values if isinstance(v, float)]
+        out[key] = round(statistics.median(numbers), 3) if len(numbers) == len(values) else str(values)
+    return out
+
+
+def under_slow_connections(tree: Path, slow: int, runs: int, files: int | None = None) -> dict[str, object]:
+    server = Server(tree, [], files=files)
+    try:
+        held = SlowConnections(server.port, slow)
+        try:
+            time.sleep(2)
+            client = median_client(server.url, runs)
+            return {"connections": slow, "still_held": held.held(), "fresh_client": client}
+        finally:
+            held.close()
+    finally:
+        server.stop()
+
+
+def run(label: str, tree: Path, sessions: int, slow: int, runs: int) -> dict[str, object]:
+    report: dict[str, object] = {"code": label}
+    server = Server(tree, [])
+    try:
+        report["idle"] = median_client(server.url, runs)
+        rss = server.rss_mib()
+        flood: dict[str, float] = {}
+        flooding = threading.Thread(target=lambda: flood.update(flood_sessions(server.port, sessions)))
+        flooding.start()
+        time.sleep(2)
+        same, other = [], []
+        while flooding.is_alive() and len(same) < runs:  # a fresh client while the flood runs
+            same.append(fresh_client(server.url))
+            other.append(other_address_session(server.port))
+        flooding.join()
+        report["sessions"] = {**{k: round(v, 1) for k, v in flood.items()}, "rss_before_mib": round(rss, 1),
+                              "rss_after_mib": round(server.rss_mib(), 1),
+                              "during_flood_same_address": same,
+                              "during_flood_other_address": other,
+                              "fresh_client_after": median_client(server.url, runs)}
+    finally:
+        server.stop()
+    report["slow"] = under_slow_connections(tree, slow, runs)
+    report["slow_file_limit_200"] = under_slow_connections(tree, slow, runs, files=200)
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--slow", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3, help="fresh-client samples per measurement (median)")
+    parser.add_argument("--baseline-tree", type=Path, default=None, help="an older checkout to attack too")
+    opts = parser.parse_args()
+    reports = [run("this tree", ROOT, opts.sessions, opts.slow, opts.runs)]
+    if opts.baseline_tree:
+        reports.append(run(f"baseline {opts.baseline_tree}", opts.baseline_tree, opts.sessions, opts.slow,
+                           opts.runs))
+    print(json.dumps(reports, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
