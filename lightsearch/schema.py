@@ -133,8 +133,9 @@ SCHEMA: tuple[Setting, ...] = (
     _s("WEB_FETCH_READER_MIN_CHARS", "int", 200, "local text shorter than this asks the reader, when one is set",
        0, 100_000),
     # --- agent surfaces (lightsearch mcp / serve / tools, lightsearch.surfaces.tools)
-    _s("WEB_RETRIEVAL_ENABLED", "bool", True, "the web tools on every surface; false hides them and the "
-       "invoke endpoint answers `disabled` (environment: LIGHTSEARCH_NO_WEB=1 too)"),
+    _s("WEB_RETRIEVAL_ENABLED", "bool", True, "the kill switch: false hides the web tools on every surface and "
+       "every search and fetch (Python API, commands, MCP, invoke, Brave's page fetches) answers `disabled`; "
+       "the environment's WEB_RETRIEVAL_ENABLED=false or LIGHTSEARCH_NO_WEB=1 turns it off too, and off wins"),
     _s("WEB_SEARCH_MAX_RESULTS", "int", 8, "web_search/web_news maxResults when a call does not say", 1, 20),
     _s("WEB_SEARCH_PROVIDER_CHOICES", "list", [], "providers a web_search call may name in `provider`; "
        "empty: the argument is not offered"),

@@ -24,6 +24,7 @@ from scrapy import Request
 from scrapy.http import Response, TextResponse
 from scrapy.settings import Settings
 
+from lightsearch.config import check_retrieval
 from lightsearch.crawl.failures import BOUND_REASONS, classify
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
@@ -53,6 +54,7 @@ class WebFetch:
     """Read one page. Several fetches may run at once in one process."""
 
     def __init__(self, settings: Settings) -> None:
+        check_retrieval(settings)
         self.settings = settings
         self._validated = False
         preload_components(settings)
@@ -156,6 +158,7 @@ class WebFetch:
 
     def _checked_call(self, max_chars: Any, start_index: Any) -> tuple[int, int]:
         s = self.settings
+        check_retrieval(s)  # fetch and fetch_many both start here
         if not self._validated:
             validate(s, ("WEB_FETCH_", "RESULT_"))
             self._validated = True

@@ -19,7 +19,7 @@ from scrapy.settings import Settings
 
 from lightsearch import settings as default_settings
 from lightsearch.cache import load_cache
-from lightsearch.config import validate_light_settings
+from lightsearch.config import check_retrieval, validate_light_settings
 from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
@@ -86,6 +86,7 @@ class LightSearch:
     provider = "light"
 
     def __init__(self, settings: Settings) -> None:
+        check_retrieval(settings)
         self.settings = settings
         self._validated = False
         self._catalog: Catalog | None = None
@@ -116,6 +117,7 @@ class LightSearch:
         recency: str | None = None,
     ) -> dict[str, Any]:
         s = self.settings
+        check_retrieval(s)
         request = build_request(
             query,
             queries=queries,

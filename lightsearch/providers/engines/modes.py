@@ -20,6 +20,7 @@ from typing import Any
 from scrapy.settings import Settings
 
 from lightsearch.cache import load_cache
+from lightsearch.config import check_retrieval
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.apiclient import ProviderError
@@ -113,6 +114,7 @@ class EngineSearch:
     """web_search over the engines: ``mode`` is ``fallback``, ``fused`` or an engine name."""
 
     def __init__(self, settings: Settings, mode: str = "fused", environ: dict[str, str] | None = None) -> None:
+        check_retrieval(settings, environ)
         validate(settings, ("WEB_SEARCH_",))
         self.settings = settings
         self.mode = "fused" if mode == "auto" else mode
@@ -137,6 +139,7 @@ class EngineSearch:
     async def search(self, query: str | Sequence[str] | None = None, *, queries: Sequence[str] | None = None,
                      max_results: int | None = None, recency: str | None = None,
                      region: str | None = None, when: str | None = None) -> dict[str, Any]:
+        check_retrieval(self.settings, self.environ)
         request = build_request(query, queries=queries, max_results=8 if max_results is None else max_results,
                                 recency=recency)
         region = region or self.settings.get("WEB_SEARCH_REGION")
