@@ -219,6 +219,10 @@ SCHEMA: tuple[Setting, ...] = (
     _s("FLEET_REDIS_URL", "str", None, "Redis shared by the fleet (None: the LIGHTSEARCH_REDIS_URL environment "
        "variable; unset: in-process state)", nullable=True),
     _s("FLEET_REDIS_PREFIX", "str", "lightsearch:", "prefix of every key, so fleets can share one Redis"),
+    _s("FLEET_KEY", "str", None, "the fleet's secret (32+ characters, the same on every worker): every record "
+       "in Redis carries an HMAC with it, and one that does not verify is dropped. None: the "
+       "LIGHTSEARCH_FLEET_KEY environment variable; neither: records are unsigned, allowed only for a Redis on "
+       "loopback (docs/SECURITY.md)", nullable=True),
     _s("FLEET_REDIS_TIMEOUT_MS", "float", 25.0, "longest wait for one Redis command before the worker falls "
        "back to its in-process state", 1, 5000),
     _s("FLEET_REDIS_RETRY_SECS", "float", 2.0, "after a Redis failure, in-process state for this long, then "

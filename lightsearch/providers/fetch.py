@@ -35,7 +35,7 @@ from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.model import ResultLimits
 from lightsearch.evidence.render import clip_utf8, render_result, strip_invisible, utf8_len
-from lightsearch.fleet.link import FleetLink, link_of, shared_state_note
+from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
 from lightsearch.providers.light import make_settings
 from lightsearch.schema import validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
@@ -95,7 +95,7 @@ class WebFetch:
         max_chars, start_index = self._checked_call(max_chars, start_index)
         request_url = self._checked_url(url)
         link = link_of(self.settings)
-        before = link.failures if link else 0
+        before = snapshot(link)
         result = await self._fetch(url, request_url, max_chars, start_index, markdown=markdown,
                                    head_tail=head_tail, robots=robots, raw=raw)
         return with_shared_state(result, before, link)
@@ -130,7 +130,7 @@ class WebFetch:
         started = time.monotonic()
         unique = list(dict.fromkeys(urls))
         link = link_of(s)
-        before = link.failures if link else 0
+        before = snapshot(link)
 
         async def one(url: str) -> dict[str, Any]:
             try:
@@ -620,13 +620,13 @@ def format_fetch_text(result: dict[str, Any], max_bytes: int | None = None) -> s
     return render_result(result, limit)
 
 
-def with_shared_state(result: dict[str, Any], before: int, link: FleetLink | None) -> dict[str, Any]:
+def with_shared_state(result: dict[str, Any], before: tuple[int, int], link: FleetLink | None) -> dict[str, Any]:
     """A fleet worker says whether its shared state answered (``meta.sharedState``), and
     notes a call served by in-process state because Redis did not."""
     if link is None:
         return result
-    note = shared_state_note(before, link)
-    if note:
-        result.setdefault("notes", []).append(note)
+    notes = shared_state_notes(before, link)
+    if notes:
+        result.setdefault("notes", []).extend(notes)
     result.setdefault("meta", {})["sharedState"] = link.status()
     return result

@@ -27,7 +27,7 @@ from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.fleet import apply_fleet
-from lightsearch.fleet.link import link_of, shared_state_note
+from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.plan.catalog import Catalog, load_catalog
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
@@ -159,7 +159,7 @@ class LightSearch:
             terms=request.terms,
         )
         link = link_of(s)
-        fallbacks_before = link.failures if link else 0
+        shared_before = snapshot(link)
         try:
             outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan)
         except CrawlDeadline as exc:
@@ -186,9 +186,7 @@ class LightSearch:
         notes = []
         if not plan.sources:
             notes.append("no catalog source matches the query language")
-        shared_note = shared_state_note(fallbacks_before, link)
-        if shared_note:
-            notes.append(shared_note)
+        notes.extend(shared_state_notes(shared_before, link))
         # Ranking needs every document (BM25's statistics are over the whole retrieved
         # corpus), so it runs here, once the crawl has returned. It runs in a thread: with
         # the fresh cached records it is tens of milliseconds of pure Python, and on the
