@@ -9,8 +9,10 @@ model this text and nothing else, so three promises live here and only here:
 * **Fenced.** Titles, URLs, snippets and page text are untrusted external data. They sit
   between two fence lines carrying a per-response random token, under a label saying
   they are data, not instructions. Page text cannot forge a fence: runs of three or
-  more angle brackets and the fence word are neutralised, only visible characters
-  survive (an allowlist of Unicode categories, :func:`visible_char`), and every line of
+  more angle brackets and the fence word are neutralised, in any spelling that looks
+  like them (:func:`neutralise_fences`: ``˂˂˂``, ``〈〈〈``, ``≪≪``, fullwidth forms,
+  ``EXTERNAL‐DATA`` with a Unicode hyphen, Cyrillic or Greek look-alike letters), only
+  visible characters survive (an allowlist of Unicode categories, :func:`visible_char`), and every line of
   page text is indented and quoted, so nothing untrusted starts a line at column 0 -
   not even where the head + tail cut lands inside a long line (the tail is re-quoted).
   Outside the fence there is only the renderer's own wording, numbers, short tokens and
@@ -117,11 +119,85 @@ class _InvisibleTable(dict):
         return out
 
 
+class _FieldTable(dict):
+    """Like :data:`_VISIBLE`, without the fullwidth folding: for structured fields, where
+        CJK punctuation stays as written (the fence checks fold it themselves)."""
+
+    LIMIT = 1 << 16
+
+    def __missing__(self, cp: int) -> str:
+        out = chr(cp) if 0xFF01 <= cp <= 0xFF5E else visible_char(chr(cp))
+        if len(self) < self.LIMIT:
+            self[cp] = out
+        return out
+
+
 _STRIP = _InvisibleTable()
-_BRACKET_RUN = re.compile(r"[<‹«﹤]{3,}|[>›»﹥]{3,}")
-_FENCE_TOKEN = re.compile(r"external[\s_\-]*data", re.IGNORECASE)
+_FIELD = _FieldTable()
 _SPACES = re.compile(r" +")
 _WHITESPACE = re.compile(r"\s+")
+
+# ---------------------------------------------------------------------------- fence look-alikes
+#: Characters that look like the fence's angle brackets, and how many brackets each looks
+#: like (``≪`` is two, ``⋘`` three). From Unicode's confusables for ``<`` and ``>`` and the
+#: double and triple angle signs; NFKC folds more of them (fullwidth, small forms) onto these.
+_ANGLES = {
+    "<": ("<\u02c2\u02f1\u1438\u2039\u276e\u276c\ufe64\uff1c\u3008\u2329\u27e8\u29fc\u2991\u16b2",
+          "\u00ab\u226a\u300a\u27ea\u2aa1", "\u22d8\u2af7"),
+    ">": (">\u02c3\u02f2\u1433\u203a\u276f\u276d\ufe65\uff1e\u3009\u232a\u27e9\u29fd\u2992",
+          "\u00bb\u226b\u300b\u27eb\u2aa2", "\u22d9\u2af8"),
+}
+#: Look-alike letters of the fence word (Cyrillic, Greek, Cherokee and others that NFKC
+#: leaves alone), mapped to the Latin letter they imitate.
+_LETTERS = {
+    "e": "\u0415\u0435\u0395\u03b5\u13ac\u2d39\u04bd\u212e\u2147",
+    "x": "\u0425\u0445\u03a7\u03c7\u00d7\u2573\u2d5d\u166d\u1541",
+    "t": "\u0422\u0442\u03a4\u03c4\u13a2\u22a4\u27d9",
+    "r": "\u13a1\u01a6\ua4e3\u0433\u1d26",
+    "n": "\u039d\u2c9a\u03b7\u057c\u043f",
+    "a": "\u0410\u0430\u0391\u03b1\u13aa\u0251",
+    "l": "\u13de\u2cd0\u04cf\u0406\u0456\u01c0\u217c|1I",
+    "d": "\u13a0\u0501\u217e",
+}
+# In the skeleton a fence check reads: one character per character of the text, so a match
+# there is a span of the text. Marks become \x00 (they may sit between letters); angles of
+# weight 2 and 3 become \x01/\x02 (left) and \x03/\x04 (right).
+_MARK = "\x00"
+_WEIGHTED = {"<": ("<", "\x01", "\x02"), ">": (">", "\x03", "\x04")}
+
+
+def _skeleton_char(ch: str) -> str:
+    for side, groups in _ANGLES.items():
+        for weight, group in enumerate(groups):
+            if ch in group:
+                return _WEIGHTED[side][weight]
+    for letter, looks in _LETTERS.items():
+        if ch in looks:
+            return letter
+    if unicodedata.category(ch) in ("Mn", "Me"):
+        return _MARK
+    folded = unicodedata.normalize("NFKC", ch)
+    if len(folded) == 1 and folded != ch:
+        return _skeleton_char(folded)
+    return ch
+
+
+class _SkeletonTable(dict):
+    """A ``str.translate`` table from a character to its skeleton character (bounded)."""
+
+    LIMIT = 1 << 16
+
+    def __missing__(self, cp: int) -> str:
+        out = _skeleton_char(chr(cp))
+        if len(self) < self.LIMIT:
+            self[cp] = out
+        return out
+
+
+_SKELETON = _SkeletonTable()
+_ANGLE_RUN = re.compile("[<\x01\x02][<\x01\x02\x00]*|[>\x03\x04][>\x03\x04\x00]*")
+_WEIGHTS = {"<": 1, "\x01": 2, "\x02": 3, ">": 1, "\x03": 2, "\x04": 3}
+_FENCE_WORD = re.compile("\x00*".join("external") + "[\\W_]*" + "\x00*".join("data"), re.IGNORECASE)
 
 
 def strip_invisible(text: str) -> str:
@@ -161,15 +237,40 @@ def clip_utf8_tail(text: str, max_bytes: int) -> str:
 
 
 def neutralise_fences(text: str) -> str:
-    """Runs of three or more angle brackets cut to two, the fence word respelt, so no
-    untrusted text can look like a fence line."""
-    return _FENCE_TOKEN.sub("external data", _BRACKET_RUN.sub(lambda m: m.group(0)[:2], text))
+    """Runs of angle brackets that look like three or more become ``<<`` or ``>>``, and the
+    fence word in any spelling (``external_data``, ``EXTERNAL‐DATA``, ``ＥＸＴＥＲＮＡＬ``,
+    Cyrillic ``ЕХТЕRNАL``) becomes ``external data``, so no untrusted text can look like a
+    fence line. The checks read a skeleton of the text (NFKC plus a confusables table,
+    one character for each character), so what they find is replaced in the text itself."""
+    skeleton = text.translate(_SKELETON)
+    spans: list[tuple[int, int, str]] = []
+    for m in _ANGLE_RUN.finditer(skeleton):
+        if sum(_WEIGHTS.get(c, 0) for c in m.group(0)) >= 3:
+            spans.append((m.start(), m.end(), "<<" if m.group(0)[0] in "<\x01\x02" else ">>"))
+    for m in _FENCE_WORD.finditer(skeleton):
+        if text[m.start():m.end()] != "external data":
+            spans.append((m.start(), m.end(), "external data"))
+    if not spans:
+        return text
+    out, at = [], 0
+    for start, end, replacement in sorted(spans):
+        if start < at:  # a span inside one already replaced
+            continue
+        out.append(text[at:start])
+        out.append(replacement)
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
-def clean_untrusted(text: Any, *, single_line: bool = True) -> str:
-    """Page-supplied text made safe to place inside the fence (see the module docstring)."""
+def clean_untrusted(text: Any, *, single_line: bool = True, fold_width: bool = True) -> str:
+    """Page-supplied text made safe to place inside the fence (see the module docstring).
+
+    ``fold_width=False`` keeps fullwidth forms (CJK punctuation) as written: for
+    structured fields, which are not read against the fence line by line."""
     text = "" if text is None else str(text)
-    text = neutralise_fences(text.replace("\r\n", "\n").translate(_VISIBLE))
+    table = _VISIBLE if fold_width else _FIELD
+    text = neutralise_fences(text.replace("\r\n", "\n").translate(table))
     if single_line:
         return _WHITESPACE.sub(" ", text).strip()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))

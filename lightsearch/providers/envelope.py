@@ -126,17 +126,6 @@ def engine_evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars:
     )
 
 
-def results_view(hits: Sequence[Any]) -> list[dict[str, Any]]:
-    """Seed 001's ``results``: ``[{title, url, snippet, publishedAt?}]``."""
-    out = []
-    for h in hits:
-        item = {"title": h.title, "url": h.url, "snippet": h.snippet}
-        if h.published_at:
-            item["publishedAt"] = h.published_at
-        out.append(item)
-    return out
-
-
 def engine_result(
     *,
     request: SearchRequest,
@@ -162,6 +151,7 @@ def engine_result(
         stop_reason="completed" if provider != "none" else "all_engines_failed",
         notes=notes,
         meta={"engines": dict(engines), "engineSearch": {"mode": mode, "elapsedMs": elapsed_ms}},
-        extra={"results": results_view(hits), **cached},
+        extra=cached,
         terms=set(request.all_terms),
+        results=True,
     )

@@ -33,6 +33,7 @@ from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
+from lightsearch.evidence.hygiene import clean_structured
 from lightsearch.evidence.model import ResultLimits
 from lightsearch.evidence.render import clip_utf8, render_result, strip_invisible, utf8_len
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
@@ -139,7 +140,8 @@ class WebFetch:
             except LightSearchError as exc:
                 if isinstance(exc, asyncio.CancelledError):
                     raise
-                return {"url": url if isinstance(url, str) else repr(url)[:200], **exc.to_dict()}
+                # a result like the pages beside it: every string cleaned (details may hold a header)
+                return clean_structured({"url": url if isinstance(url, str) else repr(url)[:200], **exc.to_dict()})
 
         pages = await asyncio.gather(*(one(u) for u in unique))
         by_url = dict(zip(unique, pages, strict=True))
@@ -397,7 +399,7 @@ class WebFetch:
             return {**base, "format": kind, "text": text}
         # The header is the origin's to write (14,579 bytes of it in issue 13): quoted, capped
         # at its first word, in the message; its first 200 characters in the details.
-        shown = quote_untrusted(ctype, min(40, len(ctype.split()[0]))) if ctype.strip() else "unknown"
+        shown = quote_untrusted(ctype) if ctype.strip() else "unknown"
         raise fetch_error("unsupported_content_type", f"content type {shown} is not read by web_fetch",
                           contentType=ctype[:200], url=response.url)
 
@@ -440,7 +442,7 @@ def read_raw(response: Response, kind: str, ctype: str, base: dict[str, Any]) ->
     """``raw``: the decoded body of a text type as it is (the MCP fetch server's ``raw``);
     a PDF or an unknown type is not text and is refused, not decoded into noise."""
     if kind in ("unsupported", "pdf"):
-        shown = quote_untrusted(ctype, min(40, len(ctype.split()[0]))) if ctype.strip() else "unknown"
+        shown = quote_untrusted(ctype) if ctype.strip() else "unknown"
         raise fetch_error("unsupported_content_type", f"content type {shown} is not a text type; "
                           "read it without raw", contentType=ctype[:200], url=response.url)
     text = response.text if isinstance(response, TextResponse) else response.body.decode("utf-8", "replace")
