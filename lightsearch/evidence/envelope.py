@@ -120,7 +120,7 @@ def build_envelope(
         **(extra or {}),
         "meta": dict(meta or {}),
     }
-    result = clean_structured(result)
+    result = clean_structured(result, keep=("text", "hits"))  # the hits were cleaned as evidence
     rendering = render(result, limits.text_max_bytes, token=token)
     result["text"] = rendering.text
     entries = [receipt_entry(r, p) for r, p in zip(records, rendering.presence, strict=True)]

@@ -44,13 +44,25 @@ _URL = re.compile(r"https?://\S+\Z", re.IGNORECASE)
 _WORD_IN_URL = re.compile(r"external[\W_]*data", re.IGNORECASE)
 
 
+_SHORT: dict[str, str] = {}  # short single-line values (keys, codes, enums) repeat: cleaned once
+_SHORT_CHARS = 64
+_SHORT_LIMIT = 4096
+
+
 def clean_text(value: Any, *, single_line: bool = True) -> str:
     """A structured string as the model text would show it; fullwidth forms (CJK
     punctuation) stay as written, since no fence line is read from a field. A URL stays a
     URL (:func:`clean_url_text`)."""
+    short = single_line and isinstance(value, str) and len(value) <= _SHORT_CHARS
+    if short and value in _SHORT:
+        return _SHORT[value]
     if isinstance(value, str) and _URL.match(value):
-        return clean_url_text(value)
-    return clean_untrusted(value, single_line=single_line, fold_width=False)
+        out = clean_url_text(value)
+    else:
+        out = clean_untrusted(value, single_line=single_line, fold_width=False)
+    if short and len(_SHORT) < _SHORT_LIMIT:
+        _SHORT[value] = out
+    return out
 
 
 def clean_url_text(url: str) -> str:

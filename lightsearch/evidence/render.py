@@ -195,7 +195,18 @@ class _SkeletonTable(dict):
 
 
 _SKELETON = _SkeletonTable()
+_ANGLE = re.compile("[<>\x01-\x04]")
 _ANGLE_RUN = re.compile("[<\x01\x02][<\x01\x02\x00]*|[>\x03\x04][>\x03\x04\x00]*")
+_WORD_START = re.compile("external", re.IGNORECASE)
+# Text made only of these has no look-alike to fold (printable ASCII, the letters of the
+# Hebrew, Arabic, CJK, kana and Hangul blocks, common punctuation): it is checked as it is,
+# without building a skeleton, with the ASCII look-alikes of ``l`` in the pattern.
+_PLAIN = re.compile("[\n\x20-\x7e\u05d0-\u05ea\u05f0-\u05f4\u0620-\u064a\u0660-\u0669\u3001\u3002"
+                    "\u3041-\u3096\u30a1-\u30fa\u30fc\u4e00-\u9fff\uac00-\ud7a3\u2013\u2014\u2018\u2019"
+                    "\u201c\u201d\u2026]*")
+_PLAIN_RUN = re.compile(r"<{3,}|>{3,}")
+_PLAIN_WORD = re.compile(r"externa[lI1|][\W_]*data", re.IGNORECASE)
+_PLAIN_START = re.compile(r"externa", re.IGNORECASE)
 _WEIGHTS = {"<": 1, "\x01": 2, "\x02": 3, ">": 1, "\x03": 2, "\x04": 3}
 _FENCE_WORD = re.compile("\x00*".join("external") + "[\\W_]*" + "\x00*".join("data"), re.IGNORECASE)
 
@@ -242,14 +253,28 @@ def neutralise_fences(text: str) -> str:
     Cyrillic ``ЕХТЕRNАL``) becomes ``external data``, so no untrusted text can look like a
     fence line. The checks read a skeleton of the text (NFKC plus a confusables table,
     one character for each character), so what they find is replaced in the text itself."""
-    skeleton = text.translate(_SKELETON)
     spans: list[tuple[int, int, str]] = []
-    for m in _ANGLE_RUN.finditer(skeleton):
-        if sum(_WEIGHTS.get(c, 0) for c in m.group(0)) >= 3:
-            spans.append((m.start(), m.end(), "<<" if m.group(0)[0] in "<\x01\x02" else ">>"))
-    for m in _FENCE_WORD.finditer(skeleton):
-        if text[m.start():m.end()] != "external data":
-            spans.append((m.start(), m.end(), "external data"))
+    if _PLAIN.fullmatch(text):
+        if "<<<" in text or ">>>" in text:
+            spans.extend((m.start(), m.end(), m.group(0)[:2]) for m in _PLAIN_RUN.finditer(text))
+        if _PLAIN_START.search(text):
+            spans.extend((m.start(), m.end(), "external data") for m in _PLAIN_WORD.finditer(text)
+                         if m.group(0) != "external data")
+        return _replaced(text, spans)
+    skeleton = text.translate(_SKELETON)
+    if _ANGLE.search(skeleton):  # most text has no angle bracket at all
+        for m in _ANGLE_RUN.finditer(skeleton):
+            if sum(_WEIGHTS.get(c, 0) for c in m.group(0)) >= 3:
+                spans.append((m.start(), m.end(), "<<" if m.group(0)[0] in "<\x01\x02" else ">>"))
+    if _MARK in skeleton or _WORD_START.search(skeleton):  # nor the word's first half
+        for m in _FENCE_WORD.finditer(skeleton):
+            if text[m.start():m.end()] != "external data":
+                spans.append((m.start(), m.end(), "external data"))
+    return _replaced(text, spans)
+
+
+def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end, replacement) span replaced; a span inside an earlier one is skipped."""
     if not spans:
         return text
     out, at = [], 0
@@ -268,9 +293,10 @@ def clean_untrusted(text: Any, *, single_line: bool = True, fold_width: bool = T
 
     ``fold_width=False`` keeps fullwidth forms (CJK punctuation) as written: for
     structured fields, which are not read against the fence line by line."""
-    text = "" if text is None else str(text)
-    table = _VISIBLE if fold_width else _FIELD
-    text = neutralise_fences(text.replace("\r\n", "\n").translate(table))
+    text = "" if text is None else str(text).replace("\r\n", "\n")
+    if not _PLAIN.fullmatch(text):  # plain text is all visible already: no per-character lookups
+        text = text.translate(_VISIBLE if fold_width else _FIELD)
+    text = neutralise_fences(text)
     if single_line:
         return _WHITESPACE.sub(" ", text).strip()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
