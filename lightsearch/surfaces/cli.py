@@ -310,6 +310,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             token = api_token()
             check_bind(opts.host, token)
+            from lightsearch.fleet.link import link_of
+
+            link_of(_toolbox_settings(opts))  # a fleet's Redis off this machine needs its key: refuse to start
             if opts.workers < 1 or opts.workers > 64:
                 raise LightSearchError("invalid_input", f"--workers must be between 1 and 64, got {opts.workers}",
                                        {"parameter": "--workers"})
