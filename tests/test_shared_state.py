@@ -114,6 +114,7 @@ async def test_hostile_document_records_cost_a_counter(redis_server, prefix, ori
     assert dropped.get("records/shape", 0) >= 5
     assert dropped.get("records/size", 0) >= 2  # the hash and the 40 MiB value, never fetched
     assert any("did not verify or fit" in n for n in first["notes"])
+    assert first["meta"]["lightSearch"]["counts"]["sharedStateDropped"] == sum(dropped.values())
     # each worker pays for a bad record once: the second search meets them remembered
     second = await search.search("owl migration")
     assert second["meta"]["sharedState"]["dropped"] == dropped

@@ -173,6 +173,8 @@ class LightSearch:
         fetched = [item for item in outcome.items if isinstance(item, Document)]
         cached = joined_documents(s, fetched)
         counts = {**counts_of(outcome), "cacheJoined": len(cached)}
+        if link is not None:  # records from Redis that did not verify or fit, met by this worker meanwhile
+            counts["sharedStateDropped"] = link.drops - shared_before[1]
         stop_reason = outcome.stop_reason
         consulted = [src.id for src in plan.sources if src.id in outcome.consulted]
         errors = outcome.source_errors
