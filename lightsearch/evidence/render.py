@@ -89,51 +89,37 @@ def visible_char(ch: str) -> str:
     return ""
 
 
-class _VisibleTable(dict):
+class _LazyTable(dict):
     """A ``str.translate`` table filled on first sight of each code point (bounded)."""
 
     LIMIT = 1 << 16
 
+    def __init__(self, char: Any) -> None:
+        super().__init__()
+        self.char = char
+
     def __missing__(self, cp: int) -> str:
-        out = visible_char(chr(cp))
+        out = self.char(chr(cp))
         if len(self) < self.LIMIT:
             self[cp] = out
         return out
 
 
-_VISIBLE = _VisibleTable()
+def _keep_layout(ch: str) -> str:
+    """Like :func:`visible_char`, but whitespace, controls and fullwidth forms are left for the caller."""
+    out = visible_char(ch)
+    return ch if out in (" ", "\n") or 0xFF01 <= ord(ch) <= 0xFF5E else out
 
 
-class _InvisibleTable(dict):
-    """Like :data:`_VISIBLE`, but whitespace and controls are left for the caller."""
-
-    LIMIT = 1 << 16
-
-    def __missing__(self, cp: int) -> str:
-        ch = chr(cp)
-        out = visible_char(ch)
-        if out in (" ", "\n") or (0xFF01 <= cp <= 0xFF5E):
-            out = ch
-        if len(self) < self.LIMIT:
-            self[cp] = out
-        return out
+def _unfolded(ch: str) -> str:
+    """Like :func:`visible_char`, without the fullwidth folding: for structured fields, where
+    CJK punctuation stays as written (the fence checks fold it themselves)."""
+    return ch if 0xFF01 <= ord(ch) <= 0xFF5E else visible_char(ch)
 
 
-class _FieldTable(dict):
-    """Like :data:`_VISIBLE`, without the fullwidth folding: for structured fields, where
-        CJK punctuation stays as written (the fence checks fold it themselves)."""
-
-    LIMIT = 1 << 16
-
-    def __missing__(self, cp: int) -> str:
-        out = chr(cp) if 0xFF01 <= cp <= 0xFF5E else visible_char(chr(cp))
-        if len(self) < self.LIMIT:
-            self[cp] = out
-        return out
-
-
-_STRIP = _InvisibleTable()
-_FIELD = _FieldTable()
+_VISIBLE = _LazyTable(visible_char)
+_STRIP = _LazyTable(_keep_layout)
+_FIELD = _LazyTable(_unfolded)
 _SPACES = re.compile(r" +")
 _WHITESPACE = re.compile(r"\s+")
 
@@ -182,19 +168,7 @@ def _skeleton_char(ch: str) -> str:
     return ch
 
 
-class _SkeletonTable(dict):
-    """A ``str.translate`` table from a character to its skeleton character (bounded)."""
-
-    LIMIT = 1 << 16
-
-    def __missing__(self, cp: int) -> str:
-        out = _skeleton_char(chr(cp))
-        if len(self) < self.LIMIT:
-            self[cp] = out
-        return out
-
-
-_SKELETON = _SkeletonTable()
+_SKELETON = _LazyTable(_skeleton_char)
 _ANGLE = re.compile("[<>\x01-\x04]")
 _ANGLE_RUN = re.compile("[<\x01\x02][<\x01\x02\x00]*|[>\x03\x04][>\x03\x04\x00]*")
 _WORD_START = re.compile("external", re.IGNORECASE)
