@@ -461,6 +461,47 @@ def _check_frame(lines: list[str]) -> None:
             raise Violation("unquoted-inside", repr(line[:160]))
 
 
+def _record_samples() -> Corpus:
+    """One valid record of each kind the fleet reads back from Redis (unsigned: the shape
+    is what is fuzzed; the seal has its own property tests)."""
+    import time as _time
+
+    now = _time.time()
+    records = [
+        {"url": GOOD, "source_id": "a", "title": "zebra guide", "text": "zebra " * 40, "retrieved_at": "",
+         "language": "en", "published_at": None, "modified_at": None, "original_url": None, "status": 200,
+         "partial": False, "discovered_via": "page", "expires_at": now + 600},
+        {"url": GOOD, "status": 200, "headers": {"Content-Type": ["text/xml"]}, "body": "PHJzcy8+",
+         "retrieved_at": "", "expires_at": now + 600},
+        {"verdict": "rules", "text": "User-agent: *\nDisallow: /x", "detail": "", "cause": "", "reason": "",
+         "expires_at": now + 600},
+        {"answer": {"provider": "wikipedia", "hits": [{"title": "zebra", "url": GOOD, "snippet": "s"}],
+                    "notes": [], "engines": {}, "elapsed_ms": 1}, "stored": now, "expires": now + 600},
+    ]
+    return Corpus(json.dumps(r).encode() for r in records)
+
+
+def run_records(body: bytes, namespace: str) -> None:
+    """A record read back from Redis: each decoder through the store's one door, then the
+    cached answer's own shape. A drop is counted; nothing raises."""
+    from lightsearch.fleet.link import FleetLink
+    from lightsearch.fleet.records import decode_document, decode_response
+    from lightsearch.fleet.robots import decode_rules
+    from lightsearch.fleet.searches import decode_answer
+    from lightsearch.fleet.store import RedisStore
+    from lightsearch.providers.engines.answers import answer_from_record
+
+    decode = {"records": decode_document, "discovery": decode_response, "robots": decode_rules,
+              "searches": decode_answer}[namespace]
+    link = FleetLink("redis://127.0.0.1:1/0", "fuzz:", 0.1, 1.0)  # never connects
+    store = RedisStore(link, namespace, 10, 1 << 20)
+    value = store._decode(("k", 1e12), b"u1" + body, decode)
+    if (value is None) != (link.drops == 1):
+        raise Violation("silent-loss", f"a record was dropped uncounted or counted and kept ({link.dropped})")
+    if namespace == "searches" and value is not None:
+        answer_from_record(value[0])
+
+
 TARGETS = {t.name: t for t in [
     Target("feeds", "lightsearch.documents.feeds.parse_feed + DiscoverySpider.parse_feed", _feed_strategy, run_feeds),
     Target("fetch-feed", "lightsearch.providers.fetch.summarise_feed", _feed_strategy, run_fetch_feed),
@@ -477,4 +518,7 @@ TARGETS = {t.name: t for t in [
         lambda u: (u,)), run_url),
     Target("encoding", "EncodingMiddleware.process_response", lambda: st.tuples(_html(), _headers()), run_encoding),
     Target("render", "lightsearch.evidence.render.render_result invariants", _render_strategy, run_render),
+    Target("records", "fleet record decoders behind RedisStore._decode, cached answers' shape", lambda: st.tuples(
+        st.one_of(mutated(_record_samples()), st.binary(max_size=512)),
+        st.sampled_from(["records", "discovery", "robots", "searches"])), run_records),
 ]}

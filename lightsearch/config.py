@@ -1,17 +1,23 @@
-"""Validate Light settings, once, on the first search.
+"""Validate Light settings, once, on the first search; and the kill switch.
 
 Bad Light settings fail that search with ``invalid_settings`` naming the key; they are
 not checked at load time, so they can never disable Brave or web_fetch. Types and ranges
 come from :mod:`lightsearch.schema`; this module adds the rules that relate two keys or
 need a lookup.
+
+:func:`check_retrieval` is the kill switch every provider checks where it is built and
+where each search or fetch starts (``WEB_RETRIEVAL_ENABLED``, ``LIGHTSEARCH_NO_WEB``).
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
 from scrapy.settings import BaseSettings
 from w3lib.encoding import resolve_encoding
 
-from lightsearch.errors import quote_untrusted
+from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.schema import invalid, validate
 
 
@@ -26,3 +32,45 @@ def validate_light_settings(settings: BaseSettings) -> None:
     host_map = settings.get("LIGHT_HOST_MAP")
     if host_map is not None and not isinstance(host_map, (dict, BaseSettings, str)):
         raise invalid("LIGHT_HOST_MAP", "must be a mapping of host to scheme targets", host_map)
+
+
+# ---------------------------------------------------------------------------- the kill switch
+#: The environment variables of the kill switch (read here, below every surface, so that
+#: no path that reaches the web can miss them; the surfaces read them too, for their lists).
+NO_WEB_VARIABLE = "LIGHTSEARCH_NO_WEB"
+SWITCH_KEY = "WEB_RETRIEVAL_ENABLED"
+_ON = {"1", "true", "yes", "on"}
+_OFF = {"0", "false", "no", "off"}
+
+
+def retrieval_switch(settings: BaseSettings | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """What turns web retrieval off, or None when it is on.
+
+    Off wins: the setting ``WEB_RETRIEVAL_ENABLED`` (from ``-s``, a surface or the
+    caller's overrides), the process environment's ``WEB_RETRIEVAL_ENABLED=false`` and
+    ``LIGHTSEARCH_NO_WEB=1``, and ``environ`` (a caller's stand-in for the environment)
+    each turn it off on their own. A value the switch cannot read turns it off too: a
+    kill switch fails closed.
+    """
+    if settings is not None:
+        raw = settings.get(SWITCH_KEY, True)
+        on = raw.strip().lower() in _ON if isinstance(raw, str) else raw is not None and bool(raw)
+        if not on:
+            return SWITCH_KEY
+    for env in (os.environ, environ or {}):
+        no_web = str(env.get(NO_WEB_VARIABLE) or "").strip().lower()
+        if no_web and no_web not in _OFF:
+            return f"{NO_WEB_VARIABLE}=1"
+        switch = str(env.get(SWITCH_KEY) or "").strip().lower()
+        if switch and switch not in _ON:
+            return f"{SWITCH_KEY}=false"
+    return None
+
+
+def check_retrieval(settings: BaseSettings | None, environ: Mapping[str, str] | None = None) -> None:
+    """Raise the structured ``disabled`` error when the kill switch is off; every provider
+    checks it where it is built and where each search or fetch starts."""
+    switch = retrieval_switch(settings, environ)
+    if switch is not None:
+        raise LightSearchError("disabled", f"web retrieval is disabled by configuration ({switch})",
+                               {"switch": switch.split("=")[0]})

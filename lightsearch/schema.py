@@ -134,8 +134,9 @@ SCHEMA: tuple[Setting, ...] = (
     _s("WEB_FETCH_READER_MIN_CHARS", "int", 200, "local text shorter than this asks the reader, when one is set",
        0, 100_000),
     # --- agent surfaces (lightsearch mcp / serve / tools, lightsearch.surfaces.tools)
-    _s("WEB_RETRIEVAL_ENABLED", "bool", True, "the web tools on every surface; false hides them and the "
-       "invoke endpoint answers `disabled` (environment: LIGHTSEARCH_NO_WEB=1 too)"),
+    _s("WEB_RETRIEVAL_ENABLED", "bool", True, "the kill switch: false hides the web tools on every surface and "
+       "every search and fetch (Python API, commands, MCP, invoke, Brave's page fetches) answers `disabled`; "
+       "the environment's WEB_RETRIEVAL_ENABLED=false or LIGHTSEARCH_NO_WEB=1 turns it off too, and off wins"),
     _s("WEB_SEARCH_MAX_RESULTS", "int", 8, "web_search/web_news maxResults when a call does not say", 1, 20),
     _s("WEB_SEARCH_PROVIDER_CHOICES", "list", [], "providers a web_search call may name in `provider`; "
        "empty: the argument is not offered"),
@@ -247,6 +248,10 @@ SCHEMA: tuple[Setting, ...] = (
     _s("FLEET_REDIS_URL", "str", None, "Redis shared by the fleet (None: the LIGHTSEARCH_REDIS_URL environment "
        "variable; unset: in-process state)", nullable=True),
     _s("FLEET_REDIS_PREFIX", "str", "lightsearch:", "prefix of every key, so fleets can share one Redis"),
+    _s("FLEET_KEY", "str", None, "the fleet's secret (32+ characters, the same on every worker): every record "
+       "in Redis carries an HMAC with it, and one that does not verify is dropped. None: the "
+       "LIGHTSEARCH_FLEET_KEY environment variable; neither: records are unsigned, allowed only for a Redis on "
+       "loopback (docs/SECURITY.md)", nullable=True),
     _s("FLEET_REDIS_TIMEOUT_MS", "float", 25.0, "longest wait for one Redis command before the worker falls "
        "back to its in-process state", 1, 5000),
     _s("FLEET_REDIS_RETRY_SECS", "float", 2.0, "after a Redis failure, in-process state for this long, then "

@@ -134,8 +134,9 @@ async def test_a_hostile_charset_label_is_quoted_and_capped(origins):
                             "/charset": {"body": "<p>שלום</p>".encode("cp1255"),
                                          "type": f"text/html; charset={LABEL}"}})
     exc = await fetch_error({**origins.settings(), "LOG_LEVEL": "ERROR"}, f"https://{HOST}/charset")
-    assert f"declared encoding '{LABEL[:40]}…' ({len(LABEL)} bytes)" in exc.message
-    assert LABEL[:60] not in exc.message
+    # a short, word-safe prefix (issue 30): never a sentence of the label
+    assert f"declared encoding 'x-ignore_previous_…' ({len(LABEL)} bytes)" in exc.message
+    assert "instructions" not in exc.message
     assert check_render_invariants(exc.to_dict(), 16 * 1024) == []
 
 
@@ -148,8 +149,9 @@ async def test_a_refused_redirect_target_is_quoted_and_capped(origins, tmp_path)
     result = await LightSearch.from_settings(cfg).search(QUERY)
     (error,) = errors(result)
     assert error["code"] == "redirect_refused"
-    assert f"to '{target[:80]}…' ({len(target)} bytes) leaves" in error["message"]
-    assert target[:100] not in error["message"]
+    # the hosts, not the URLs (issue 30): the path is the origin's to write
+    assert "to host 'elsewhere.test' leaves" in error["message"]
+    assert "ignore" not in error["message"]
     assert check_render_invariants(result, 16 * 1024, text=result["text"]) == []
 
 

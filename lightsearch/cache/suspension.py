@@ -22,6 +22,8 @@ TOO_MANY_REQUESTS_SECS = 180.0
 ACCESS_DENIED_SECS = 180.0
 ERROR_STEP_SECS = 5.0
 ERROR_MAX_SECS = 120.0
+#: the longest rest: an engine's ``Retry-After`` is its own to write, and must not retire it
+MAX_SUSPENSION_SECS = CAPTCHA_SECS
 
 
 @dataclass
@@ -39,7 +41,9 @@ def suspension_secs(kind: str, failures: int, retry_after: float | None = None) 
     if kind == "captcha":
         return CAPTCHA_SECS
     if kind == "too_many_requests":
-        return retry_after if retry_after and retry_after > 0 else TOO_MANY_REQUESTS_SECS
+        if retry_after and retry_after > 0:
+            return min(float(retry_after), MAX_SUSPENSION_SECS)
+        return TOO_MANY_REQUESTS_SECS
     if kind == "access_denied":
         return ACCESS_DENIED_SECS
     return min(ERROR_MAX_SECS, ERROR_STEP_SECS * max(1, failures))

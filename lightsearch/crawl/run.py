@@ -15,6 +15,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.settings import Settings
 
+from lightsearch.config import check_retrieval
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.runtime import crawl_slot, ensure_reactor
@@ -44,6 +45,7 @@ async def run_crawl(settings: Settings, spider_cls: type, deadline: float, **spi
     as they happen, so a crawl stopped at its deadline still reports what it had (on
     :class:`CrawlDeadline` / :class:`CrawlCancelled`, raised after the crawl is stopped).
     """
+    check_retrieval(settings)  # below every surface: no crawl starts with the switch off
     ensure_reactor()
     with crawl_slot():
         # A Crawler of its own, not one through an AsyncCrawlerRunner: a runner builds a

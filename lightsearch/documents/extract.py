@@ -45,7 +45,7 @@ def guarded(what: str, fn: Callable[[], T]) -> T:
         raise
     except Exception as exc:  # see the docstring
         raise ExtractionError(f"{what} failed on this page ({type(exc).__name__}: "
-                              f"{quote_untrusted(str(exc))})", exception=type(exc).__name__) from None
+                              f"{quote_untrusted(str(exc), 40, sentence=True)})", exception=type(exc).__name__) from None
 
 _PUBLISHED_XPATHS = (
     "//meta[@property='article:published_time']/@content",

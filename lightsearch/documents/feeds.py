@@ -93,7 +93,7 @@ def _json_feed(body: bytes, limit: int) -> Feed:
         data = json.loads(body.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         # RecursionError: json raises it, not ValueError, on a deeply nested document.
-        raise FeedError(f"invalid JSON Feed: {quote_untrusted(str(exc))}") from None
+        raise FeedError(f"invalid JSON Feed: {quote_untrusted(str(exc), 40, sentence=True)}") from None
     items = data.get("items") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise FeedError("JSON Feed without an items list")
@@ -156,11 +156,11 @@ def read_feed(body: bytes, limit: int = 200) -> Feed:
     try:
         parsed = _feedparser(repaired)
     except Exception as exc:  # see _feedparser; the loose parser failed too
-        raise FeedError(f"unreadable feed ({type(exc).__name__}: {quote_untrusted(str(exc))})") from None
+        raise FeedError(f"unreadable feed ({type(exc).__name__}: {quote_untrusted(str(exc), 40, sentence=True)})") from None
     entries = parsed.get("entries") or []
     if not entries and (parsed.get("bozo") or not parsed.get("version")):
         reason = str(parsed.get("bozo_exception", "")) or "no RSS or Atom content"
-        raise FeedError(f"unreadable feed: {quote_untrusted(reason)}")
+        raise FeedError(f"unreadable feed: {quote_untrusted(reason, 40, sentence=True)}")
     title = _clean(parsed.get("feed", {}).get("title")) or None
     feed = Feed(title=title[:_FIELD_CHARS] if title else None)
     for entry in entries[:limit]:

@@ -76,7 +76,7 @@ def gunzip_bounded(body: bytes, max_bytes: int) -> bytes:
     except (OSError, EOFError, struct.error, zlib.error) as exc:
         if out.tell() == 0:
             raise SitemapError("decode_error", f"the gzip sitemap does not inflate "
-                               f"({type(exc).__name__}: {quote_untrusted(str(exc))})",
+                               f"({type(exc).__name__}: {quote_untrusted(str(exc), 40, sentence=True)})",
                                encodedBytes=len(body)) from None
     return out.getvalue()
 
@@ -175,7 +175,7 @@ def read_sitemap(body: bytes, base_url: str, *, max_bytes: int = MAX_BYTES,
     except _XML_ERRORS as exc:
         if doc is None:
             raise SitemapError("parse_error", f"the sitemap is not XML ({type(exc).__name__}: "
-                               f"{quote_untrusted(str(exc))})") from None
+                               f"{quote_untrusted(str(exc), 40, sentence=True)})") from None
         doc.truncated = True  # what was read before the break still counts
     if doc is None:
         raise SitemapError("parse_error", "the sitemap has no XML root element")

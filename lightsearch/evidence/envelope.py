@@ -9,6 +9,12 @@ order, so that each step sees the final form of the one before:
 3. the bounded model text (:func:`lightsearch.evidence.render.render`),
 4. ``meta.webSources`` receipts from what that text kept (:mod:`lightsearch.evidence.receipts`).
 
+Before step 1 every field of the evidence is cleaned as the model text is and every hit
+URL normalised; a hit whose URL the transport guard would refuse is dropped with a note
+(:mod:`lightsearch.evidence.hygiene`). The finished result's other strings (notes, meta,
+provider fields) are cleaned the same way, so ``structuredContent`` and ``-o json`` carry
+nothing the model text would not.
+
 Every result carries ``trust: "volatile_external"`` and ``carryPolicy: "never"``: all web
 text and metadata are passive, untrusted evidence. Optional fields (``content``,
 ``publishedAt``, ``meta.webSources``, ...) stay optional, so clients may ignore them.
@@ -22,6 +28,7 @@ from typing import Any
 
 from lightsearch.evidence.coverage import coverage
 from lightsearch.evidence.excerpts import clip_excerpt, excerpt_budget
+from lightsearch.evidence.hygiene import clean_evidence, clean_structured
 from lightsearch.evidence.model import TRUST, Evidence, ResultLimits
 from lightsearch.evidence.receipts import SourceRecord, attach_web_sources, receipt_entry
 from lightsearch.evidence.render import render
@@ -56,6 +63,17 @@ def hit_dict(e: Evidence, content: str | None) -> dict[str, Any]:
     return out
 
 
+def results_view(hits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Seed 001's ``results``: ``[{title, url, snippet, publishedAt?}]``."""
+    out = []
+    for h in hits:
+        item = {"title": h["title"], "url": h["url"], "snippet": h["snippet"]}
+        if h.get("publishedAt"):
+            item["publishedAt"] = h["publishedAt"]
+        out.append(item)
+    return out
+
+
 def build_envelope(
     *,
     provider: str,
@@ -68,14 +86,17 @@ def build_envelope(
     extra: dict[str, Any] | None = None,
     terms: Iterable[str] | None = None,
     token: str | None = None,
+    results: bool = False,
 ) -> dict[str, Any]:
     """The search result every provider returns (see DESIGN.md, web_search output).
 
     ``extra`` adds top-level provider fields (e.g. Brave's ``sourceFetchErrors``) before
     ``meta``; ``terms`` are the query's index terms (default: ``tokenize(query)``);
-    ``token`` fixes the fence token (tests only).
+    ``token`` fixes the fence token (tests only); ``results`` adds seed 001's ``results``
+    view of the (cleaned) hits.
     """
     terms = set(tokenize(query) if terms is None else terms)
+    evidence, dropped = clean_evidence(evidence, limits)
     budget = excerpt_budget(limits, sum(1 for e in evidence if e.content))
     hits, records = [], []
     for e in evidence:
@@ -93,11 +114,13 @@ def build_envelope(
         "hits": hits,
         "coverage": coverage(evidence, terms),
         "stopReason": stop_reason,
-        "notes": list(notes),
+        "notes": [*notes, *dropped],
         **TRUST,
+        **({"results": results_view(hits)} if results else {}),
         **(extra or {}),
         "meta": dict(meta or {}),
     }
+    result = clean_structured(result, keep=("text", "hits"))  # the hits were cleaned as evidence
     rendering = render(result, limits.text_max_bytes, token=token)
     result["text"] = rendering.text
     entries = [receipt_entry(r, p) for r, p in zip(records, rendering.presence, strict=True)]
@@ -124,6 +147,10 @@ def finish_fetch(
     """
     result.update(TRUST)
     result.pop("text", None)  # a stale rendering must not be rendered or counted
+    # every field as the model text shows it; the page window is cleaned where it is read
+    cleaned = clean_structured(result, keep=("content",))
+    result.clear()
+    result.update(cleaned)
     rendering = render(result, limits.text_max_bytes, token=token)
     result["text"] = rendering.text
     record = SourceRecord(

@@ -15,7 +15,9 @@ The promises:
    selector, Hangul filler, tag, control, private-use, unassigned or surrogate).
 3. **Fenced**: a search or fetch rendering either carries no external data at all (only
    the cut marker, when not even the frame fits) or has exactly two fence lines with
-   the same token, BEGIN before END; no other line holds a fence look-alike.
+   the same token, BEGIN before END; no other line holds a fence look-alike, in any
+   spelling (read after NFKC, without combining marks, with a table of its own of
+   characters that look like angle brackets or the fence word's letters).
 4. **Quoted**: every line between the fences is one of the renderer's own line forms
    (a hit title ``[N] ...``, a labelled field ``    url: ...``, a quoted line
    ``    > ...``, the cut marker); page text never starts a line at column 0.
@@ -46,7 +48,15 @@ ERROR_LINE_MAX_CHARS = 360
 _BEGIN = re.compile(r"<<<EXTERNAL_DATA ([0-9a-f]{8,64}) BEGIN>>>")
 _END = re.compile(r"<<<EXTERNAL_DATA ([0-9a-f]{8,64}) END>>>")
 _LOOKALIKE = re.compile(r"<<<|>>>|[<‹«﹤]{3}|[>›»﹥]{3}|EXTERNAL_DATA")
-_FENCE_WORD = re.compile(r"external[\s_\-]*data", re.IGNORECASE)
+_FENCE_WORD = re.compile(r"external[\W_]*data", re.IGNORECASE)
+# Written apart from the renderer's table: what a reader would take for a bracket or a
+# letter of the fence word. Doubles stand for two brackets.
+_LOOKS = str.maketrans({
+    "˂": "<", "˃": ">", "‹": "<", "›": ">", "〈": "<", "〉": ">", "⟨": "<", "⟩": ">", "❮": "<", "❯": ">",
+    "«": "<<", "»": ">>", "≪": "<<", "≫": ">>", "《": "<<", "》": ">>", "⟪": "<<", "⟫": ">>",
+    "Е": "E", "е": "e", "Х": "X", "х": "x", "Т": "T", "А": "A", "а": "a", "Α": "A", "Τ": "T", "Ε": "E",
+    "Χ": "X", "Ν": "N", "Ꭼ": "E", "Ꭰ": "D", "Ꮮ": "L", "ᐸ": "<", "ᐳ": ">",
+})
 _MARKER = r"\[\.\.\. \d+ characters cut \.\.\.\]"
 # A quote_untrusted value: printable ASCII with ' and \ escaped, maybe cut with its size.
 _QUOTED = r"'(?:[ -&(-\[\]-~]|\\[ -~])*(?:'|\\?…' \(\d+ bytes\))"
@@ -78,6 +88,7 @@ _OUTSIDE_FETCH = (
                rf"(?: \| characters -?\d+--?\d+ of -?\d+)?"),
     re.compile(r"\[page continues: (?:-?\d+|\?) characters in all; (?:call web_fetch again with "
                r"startIndex=|run the command again with --start-index )-?\d+\]"),
+    re.compile(r"Note: [ -~…]*"),  # web_fetch's own sentences (pages left unread, the reader used)
 )
 
 
@@ -129,14 +140,25 @@ def _check_error(text: str) -> list[str]:
         out.append(f"an error line of {len(text)} characters (cap {ERROR_LINE_MAX_CHARS})")
     if not re.fullmatch(r"[ -~…]*", text):
         out.append("an error line carries characters other than printable ASCII")
-    if _LOOKALIKE.search(text) or _stray_fence_word(text):
+    if _lookalike(text) or _stray_fence_word(text):
         out.append("an error line carries a fence look-alike")
     return out
 
 
+def _looks_like(line: str) -> str:
+    """``line`` as a reader sees it: compatibility forms folded, marks gone, look-alikes mapped."""
+    folded = unicodedata.normalize("NFKC", line)
+    plain = "".join(ch for ch in folded if unicodedata.category(ch) not in ("Mn", "Me"))
+    return plain.translate(_LOOKS)
+
+
+def _lookalike(line: str) -> bool:
+    return bool(_LOOKALIKE.search(line) or _LOOKALIKE.search(_looks_like(line)))
+
+
 def _stray_fence_word(line: str) -> bool:
     """The fence word in any spelling but the neutralised ``external data``."""
-    return any(m.group(0) != "external data" for m in _FENCE_WORD.finditer(line))
+    return any(m.group(0) != "external data" for m in _FENCE_WORD.finditer(_looks_like(line)))
 
 
 def _marker_only(text: str) -> bool:
@@ -175,7 +197,7 @@ def _check_frame(text: str, *, search: bool) -> list[str]:
             out.extend(_check_inside(line, lines[i + 1] if i + 1 < e else None, i))
         elif not any(f.fullmatch(line) for f in outside_forms):
             out.append(f"line {i} outside the fence is not the renderer's own: {line[:80]!r}")
-        elif (_LOOKALIKE.search(line) or _stray_fence_word(line)) and not guidance.fullmatch(line):
+        elif (_lookalike(line) or _stray_fence_word(line)) and not guidance.fullmatch(line):
             out.append(f"line {i} outside the fence carries a fence look-alike")
     if sum(1 for ln in lines if re.fullmatch(_MARKER, ln)) > 1:
         out.append("more than one cut marker")
@@ -190,7 +212,7 @@ def _check_inside(line: str, following: str | None, i: int) -> list[str]:
                           or re.fullmatch(r"\[\d*\]?", line)))
         if not cut_label:
             out.append(f"line {i} inside the fence is not quoted or labelled: {line[:80]!r}")
-    if _LOOKALIKE.search(line) or _stray_fence_word(line):
+    if _lookalike(line) or _stray_fence_word(line):
         out.append(f"line {i} inside the fence carries a fence look-alike: {line[:80]!r}")
     return out
 

@@ -20,15 +20,25 @@ class ResultLimits:
     result_max_bytes: int = 64 * 1024
     content_max_chars: int = 1200
     receipt_max_entries: int = 20
+    # what the transport guard lets through: a hit URL it would refuse is dropped
+    allowed_ports: frozenset[int] = frozenset({80, 443, 8080, 8443})
+    trusted_hosts: frozenset[str] = frozenset()
 
     @classmethod
     def from_settings(cls, settings: BaseSettings, *, text_key: str = "RESULT_TEXT_MAX_BYTES") -> ResultLimits:
         """``text_key`` lets Light keep its own validated ``LIGHT_TEXT_MAX_BYTES``."""
+        try:
+            ports = frozenset(int(p) for p in settings.getlist("LIGHT_ALLOWED_PORTS", sorted(cls.allowed_ports)))
+            hosts = frozenset(h.lower().rstrip(".") for h in settings.getdict("LIGHT_HOST_MAP"))
+        except (TypeError, ValueError):  # bad values are invalid_settings where they are used
+            ports, hosts = cls.allowed_ports, cls.trusted_hosts
         return cls(
             text_max_bytes=settings.getint(text_key, cls.text_max_bytes),
             result_max_bytes=settings.getint("RESULT_MAX_BYTES", cls.result_max_bytes),
             content_max_chars=settings.getint("RESULT_CONTENT_MAX_CHARS", cls.content_max_chars),
             receipt_max_entries=settings.getint("RESULT_RECEIPT_MAX_ENTRIES", cls.receipt_max_entries),
+            allowed_ports=ports,
+            trusted_hosts=hosts,
         )
 
 

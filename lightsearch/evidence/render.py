@@ -9,8 +9,10 @@ model this text and nothing else, so three promises live here and only here:
 * **Fenced.** Titles, URLs, snippets and page text are untrusted external data. They sit
   between two fence lines carrying a per-response random token, under a label saying
   they are data, not instructions. Page text cannot forge a fence: runs of three or
-  more angle brackets and the fence word are neutralised, only visible characters
-  survive (an allowlist of Unicode categories, :func:`visible_char`), and every line of
+  more angle brackets and the fence word are neutralised, in any spelling that looks
+  like them (:func:`neutralise_fences`: ``˂˂˂``, ``〈〈〈``, ``≪≪``, fullwidth forms,
+  ``EXTERNAL‐DATA`` with a Unicode hyphen, Cyrillic or Greek look-alike letters), only
+  visible characters survive (an allowlist of Unicode categories, :func:`visible_char`), and every line of
   page text is indented and quoted, so nothing untrusted starts a line at column 0 -
   not even where the head + tail cut lands inside a long line (the tail is re-quoted).
   Outside the fence there is only the renderer's own wording, numbers, short tokens and
@@ -87,41 +89,100 @@ def visible_char(ch: str) -> str:
     return ""
 
 
-class _VisibleTable(dict):
+class _LazyTable(dict):
     """A ``str.translate`` table filled on first sight of each code point (bounded)."""
 
     LIMIT = 1 << 16
 
+    def __init__(self, char: Any) -> None:
+        super().__init__()
+        self.char = char
+
     def __missing__(self, cp: int) -> str:
-        out = visible_char(chr(cp))
+        out = self.char(chr(cp))
         if len(self) < self.LIMIT:
             self[cp] = out
         return out
 
 
-_VISIBLE = _VisibleTable()
+def _keep_layout(ch: str) -> str:
+    """Like :func:`visible_char`, but whitespace, controls and fullwidth forms are left for the caller."""
+    out = visible_char(ch)
+    return ch if out in (" ", "\n") or 0xFF01 <= ord(ch) <= 0xFF5E else out
 
 
-class _InvisibleTable(dict):
-    """Like :data:`_VISIBLE`, but whitespace and controls are left for the caller."""
-
-    LIMIT = 1 << 16
-
-    def __missing__(self, cp: int) -> str:
-        ch = chr(cp)
-        out = visible_char(ch)
-        if out in (" ", "\n") or (0xFF01 <= cp <= 0xFF5E):
-            out = ch
-        if len(self) < self.LIMIT:
-            self[cp] = out
-        return out
+def _unfolded(ch: str) -> str:
+    """Like :func:`visible_char`, without the fullwidth folding: for structured fields, where
+    CJK punctuation stays as written (the fence checks fold it themselves)."""
+    return ch if 0xFF01 <= ord(ch) <= 0xFF5E else visible_char(ch)
 
 
-_STRIP = _InvisibleTable()
-_BRACKET_RUN = re.compile(r"[<‹«﹤]{3,}|[>›»﹥]{3,}")
-_FENCE_TOKEN = re.compile(r"external[\s_\-]*data", re.IGNORECASE)
+_VISIBLE = _LazyTable(visible_char)
+_STRIP = _LazyTable(_keep_layout)
+_FIELD = _LazyTable(_unfolded)
 _SPACES = re.compile(r" +")
 _WHITESPACE = re.compile(r"\s+")
+
+# ---------------------------------------------------------------------------- fence look-alikes
+#: Characters that look like the fence's angle brackets, and how many brackets each looks
+#: like (``≪`` is two, ``⋘`` three). From Unicode's confusables for ``<`` and ``>`` and the
+#: double and triple angle signs; NFKC folds more of them (fullwidth, small forms) onto these.
+_ANGLES = {
+    "<": ("<\u02c2\u02f1\u1438\u2039\u276e\u276c\ufe64\uff1c\u3008\u2329\u27e8\u29fc\u2991\u16b2",
+          "\u00ab\u226a\u300a\u27ea\u2aa1", "\u22d8\u2af7"),
+    ">": (">\u02c3\u02f2\u1433\u203a\u276f\u276d\ufe65\uff1e\u3009\u232a\u27e9\u29fd\u2992",
+          "\u00bb\u226b\u300b\u27eb\u2aa2", "\u22d9\u2af8"),
+}
+#: Look-alike letters of the fence word (Cyrillic, Greek, Cherokee and others that NFKC
+#: leaves alone), mapped to the Latin letter they imitate.
+_LETTERS = {
+    "e": "\u0415\u0435\u0395\u03b5\u13ac\u2d39\u04bd\u212e\u2147",
+    "x": "\u0425\u0445\u03a7\u03c7\u00d7\u2573\u2d5d\u166d\u1541",
+    "t": "\u0422\u0442\u03a4\u03c4\u13a2\u22a4\u27d9",
+    "r": "\u13a1\u01a6\ua4e3\u0433\u1d26",
+    "n": "\u039d\u2c9a\u03b7\u057c\u043f",
+    "a": "\u0410\u0430\u0391\u03b1\u13aa\u0251",
+    "l": "\u13de\u2cd0\u04cf\u0406\u0456\u01c0\u217c|1I",
+    "d": "\u13a0\u0501\u217e",
+}
+# In the skeleton a fence check reads: one character per character of the text, so a match
+# there is a span of the text. Marks become \x00 (they may sit between letters); angles of
+# weight 2 and 3 become \x01/\x02 (left) and \x03/\x04 (right).
+_MARK = "\x00"
+_WEIGHTED = {"<": ("<", "\x01", "\x02"), ">": (">", "\x03", "\x04")}
+
+
+def _skeleton_char(ch: str) -> str:
+    for side, groups in _ANGLES.items():
+        for weight, group in enumerate(groups):
+            if ch in group:
+                return _WEIGHTED[side][weight]
+    for letter, looks in _LETTERS.items():
+        if ch in looks:
+            return letter
+    if unicodedata.category(ch) in ("Mn", "Me"):
+        return _MARK
+    folded = unicodedata.normalize("NFKC", ch)
+    if len(folded) == 1 and folded != ch:
+        return _skeleton_char(folded)
+    return ch
+
+
+_SKELETON = _LazyTable(_skeleton_char)
+_ANGLE = re.compile("[<>\x01-\x04]")
+_ANGLE_RUN = re.compile("[<\x01\x02][<\x01\x02\x00]*|[>\x03\x04][>\x03\x04\x00]*")
+_WORD_START = re.compile("external", re.IGNORECASE)
+# Text made only of these has no look-alike to fold (printable ASCII, the letters of the
+# Hebrew, Arabic, CJK, kana and Hangul blocks, common punctuation): it is checked as it is,
+# without building a skeleton, with the ASCII look-alikes of ``l`` in the pattern.
+_PLAIN = re.compile("[\n\x20-\x7e\u05d0-\u05ea\u05f0-\u05f4\u0620-\u064a\u0660-\u0669\u3001\u3002"
+                    "\u3041-\u3096\u30a1-\u30fa\u30fc\u4e00-\u9fff\uac00-\ud7a3\u2013\u2014\u2018\u2019"
+                    "\u201c\u201d\u2026]*")
+_PLAIN_RUN = re.compile(r"<{3,}|>{3,}")
+_PLAIN_WORD = re.compile(r"externa[lI1|][\W_]*data", re.IGNORECASE)
+_PLAIN_START = re.compile(r"externa", re.IGNORECASE)
+_WEIGHTS = {"<": 1, "\x01": 2, "\x02": 3, ">": 1, "\x03": 2, "\x04": 3}
+_FENCE_WORD = re.compile("\x00*".join("external") + "[\\W_]*" + "\x00*".join("data"), re.IGNORECASE)
 
 
 def strip_invisible(text: str) -> str:
@@ -161,15 +222,55 @@ def clip_utf8_tail(text: str, max_bytes: int) -> str:
 
 
 def neutralise_fences(text: str) -> str:
-    """Runs of three or more angle brackets cut to two, the fence word respelt, so no
-    untrusted text can look like a fence line."""
-    return _FENCE_TOKEN.sub("external data", _BRACKET_RUN.sub(lambda m: m.group(0)[:2], text))
+    """Runs of angle brackets that look like three or more become ``<<`` or ``>>``, and the
+    fence word in any spelling (``external_data``, ``EXTERNAL‐DATA``, ``ＥＸＴＥＲＮＡＬ``,
+    Cyrillic ``ЕХТЕRNАL``) becomes ``external data``, so no untrusted text can look like a
+    fence line. The checks read a skeleton of the text (NFKC plus a confusables table,
+    one character for each character), so what they find is replaced in the text itself."""
+    spans: list[tuple[int, int, str]] = []
+    if _PLAIN.fullmatch(text):
+        if "<<<" in text or ">>>" in text:
+            spans.extend((m.start(), m.end(), m.group(0)[:2]) for m in _PLAIN_RUN.finditer(text))
+        if _PLAIN_START.search(text):
+            spans.extend((m.start(), m.end(), "external data") for m in _PLAIN_WORD.finditer(text)
+                         if m.group(0) != "external data")
+        return _replaced(text, spans)
+    skeleton = text.translate(_SKELETON)
+    if _ANGLE.search(skeleton):  # most text has no angle bracket at all
+        for m in _ANGLE_RUN.finditer(skeleton):
+            if sum(_WEIGHTS.get(c, 0) for c in m.group(0)) >= 3:
+                spans.append((m.start(), m.end(), "<<" if m.group(0)[0] in "<\x01\x02" else ">>"))
+    if _MARK in skeleton or _WORD_START.search(skeleton):  # nor the word's first half
+        for m in _FENCE_WORD.finditer(skeleton):
+            if text[m.start():m.end()] != "external data":
+                spans.append((m.start(), m.end(), "external data"))
+    return _replaced(text, spans)
 
 
-def clean_untrusted(text: Any, *, single_line: bool = True) -> str:
-    """Page-supplied text made safe to place inside the fence (see the module docstring)."""
-    text = "" if text is None else str(text)
-    text = neutralise_fences(text.replace("\r\n", "\n").translate(_VISIBLE))
+def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end, replacement) span replaced; a span inside an earlier one is skipped."""
+    if not spans:
+        return text
+    out, at = [], 0
+    for start, end, replacement in sorted(spans):
+        if start < at:  # a span inside one already replaced
+            continue
+        out.append(text[at:start])
+        out.append(replacement)
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def clean_untrusted(text: Any, *, single_line: bool = True, fold_width: bool = True) -> str:
+    """Page-supplied text made safe to place inside the fence (see the module docstring).
+
+    ``fold_width=False`` keeps fullwidth forms (CJK punctuation) as written: for
+    structured fields, which are not read against the fence line by line."""
+    text = "" if text is None else str(text).replace("\r\n", "\n")
+    if not _PLAIN.fullmatch(text):  # plain text is all visible already: no per-character lookups
+        text = text.translate(_VISIBLE if fold_width else _FIELD)
+    text = neutralise_fences(text)
     if single_line:
         return _WHITESPACE.sub(" ", text).strip()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
@@ -379,6 +480,7 @@ def _search_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body
     ]
     raw_notes = result.get("notes") if isinstance(result.get("notes"), list) else []
     notes = [_capped(neutralise_fences(ascii_safe(n)), _NOTE_MAX_CHARS) for n in raw_notes]
+    notes = [n for n in notes if n]
     if notes:
         head.append("Notes: " + "; ".join(notes))
     head.append(guidance(token, "web page titles, URLs and text"))
@@ -402,10 +504,10 @@ def _fetch_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body,
         facts.append(f"characters {int(start)}-{int(start) + shown} of {int(total)}")
     head = ["Fetched web page" + (" | " + " | ".join(facts) if facts else "")]
     # Notes are web_fetch's own sentences (pages left unread, the reader used), not page text.
-    notes = result.get("notes")
-    if isinstance(notes, list) and notes:
-        head.append("Note: " + "; ".join(_capped(neutralise_fences(ascii_safe(n)), _NOTE_MAX_CHARS)
-                                         for n in notes[:4]))
+    notes = result.get("notes") if isinstance(result.get("notes"), list) else []
+    shown = [n for n in (_capped(neutralise_fences(ascii_safe(n)), _NOTE_MAX_CHARS) for n in notes[:4]) if n]
+    if shown:
+        head.append("Note: " + "; ".join(shown))
     head.append(guidance(token, "the page's title, URL and text"))
     body = _Body()
     blocks = [_fetch_block(body, result)]

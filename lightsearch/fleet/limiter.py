@@ -19,6 +19,11 @@ and one waiter per origin per worker), then a fleet lease on the origin in Redis
   Cranfield world two workers with Redis answered no faster than one.)
 * **Degrades.** Redis down or slow: the transfer goes ahead under the worker's own limits
   (reported by the link), and the next transfer tries Redis again after the retry time.
+* **Untrusted.** The limiter's keys hold tokens compared inside Redis, never decoded
+  here; what comes back is a slot number checked against the bound, and a release message
+  only wakes a waiter early (a forged one costs one extra look). A Redis writer can make
+  workers wait (or, deleting leases, overlap on an origin), never exceed each worker's
+  own limits; see docs/SECURITY.md.
 """
 
 from __future__ import annotations
@@ -158,9 +163,9 @@ class RedisLimiter:
                 except SharedStateUnavailable:
                     self.unshared += 1
                     return None
-                if slot is not None and int(slot) >= 0:
+                if isinstance(slot, int) and 0 <= slot < self.per_origin:
                     self.leases += 1
-                    return f"{slots}{int(slot)}", token
+                    return f"{slots}{slot}", token
                 await self._sleep(origin, delay)
                 delay = min(POLL_MAX_SECS, delay * 2)
         except BaseException:  # cancelled while waiting: leave the queue at once
@@ -216,8 +221,9 @@ class RedisLimiter:
                 pubsub.subscribe(self.channel)
                 while not loop.is_closed():
                     message = pubsub.get_message(timeout=1.0)
-                    if message and message.get("type") == "message":
-                        origin = message["data"].decode("utf-8", "replace")
-                        loop.call_soon_threadsafe(self._wake, origin)
+                    data = message.get("data") if message and message.get("type") == "message" else None
+                    # only an origin this worker waits for wakes anything; anyone may publish
+                    if isinstance(data, bytes) and len(data) <= 2048:
+                        loop.call_soon_threadsafe(self._wake, data.decode("utf-8", "replace"))
             except Exception:  # Redis down or restarting: the waiters' back-off still works
                 time.sleep(1.0)

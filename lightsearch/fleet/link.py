@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from lightsearch.errors import LightSearchError
 from lightsearch.fleet import fleet_url
+from lightsearch.fleet.integrity import Seal, fleet_key
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -55,7 +56,7 @@ class FleetLink:
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, url: str, prefix: str, timeout: float, retry_after: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, key: str | None = None) -> None:
         try:
             import redis
             from redis.backoff import NoBackoff
@@ -66,10 +67,14 @@ class FleetLink:
                 "pip install 'lightsearch[fleet]'", {"key": "FLEET_REDIS_URL"}) from None
         self.url = url
         self.prefix = prefix
+        self.seal = Seal.for_link(url, prefix, key)
         self.timeout = timeout
         self.retry_after = retry_after
         self.clock = clock
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        # Redis answered, with an error about the data (a key of the wrong type, a script
+        # that met a value it cannot read): not an outage, a record that does not fit.
+        self._answered: tuple[type[BaseException], ...] = (redis.ResponseError,)
         try:
             # No retries inside redis-py: one slow answer must cost one timeout, not four.
             self.client = redis.Redis.from_url(
@@ -83,6 +88,8 @@ class FleetLink:
         self.last_error = ""
         self.failures = 0  # calls answered by the fallback because Redis was down or slow
         self.outages = 0
+        # records read back from Redis that were dropped: "namespace/reason" -> count
+        self.dropped: dict[str, int] = {}
         self._scripts: dict[str, Any] = {}
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
 
@@ -93,7 +100,7 @@ class FleetLink:
             raise LightSearchError("invalid_settings", "a fleet component needs FLEET_REDIS_URL "
                                    "(or LIGHTSEARCH_REDIS_URL)", {"key": "FLEET_REDIS_URL"})
         raw = (url, settings.get("FLEET_REDIS_PREFIX"), settings.get("FLEET_REDIS_TIMEOUT_MS"),
-               settings.get("FLEET_REDIS_RETRY_SECS"))
+               settings.get("FLEET_REDIS_RETRY_SECS"), fleet_key(settings.get("FLEET_KEY")))
         link = cls._links.get(raw)
         if link is not None:  # every search asks; the settings were checked when it was made
             return link
@@ -103,7 +110,7 @@ class FleetLink:
         with cls._lock:
             link = cls._links.get(raw)
             if link is None:
-                link = cls._links[raw] = cls(url, str(raw[1]), float(raw[2]) / 1000.0, float(raw[3]))
+                link = cls._links[raw] = cls(url, str(raw[1]), float(raw[2]) / 1000.0, float(raw[3]), key=raw[4])
         return link
 
     # ------------------------------------------------------------------ state
@@ -116,7 +123,8 @@ class FleetLink:
         """What ``meta`` diagnostics say about the shared state."""
         state = {"redis": redact(self.url), "worker": self.worker,
                  "state": "shared" if self.available else "unavailable",
-                 "fallbacks": self.failures, "outages": self.outages}
+                 "fallbacks": self.failures, "outages": self.outages,
+                 "integrity": self.seal.describe(), "dropped": dict(self.dropped)}
         if not self.available:
             state["error"] = self.last_error
             state["retryInSecs"] = round(max(0.0, self._down_until - self.clock()), 2)
@@ -129,6 +137,9 @@ class FleetLink:
             raise SharedStateUnavailable(self.last_error)
         try:
             result = fn(self.client)
+        except self._answered:
+            self.drop("redis", "error")
+            raise SharedStateUnavailable("Redis refused a command on a stored value") from None
         except self._errors as exc:
             self._fail(exc)
             raise SharedStateUnavailable(self.last_error) from None
@@ -158,6 +169,19 @@ class FleetLink:
     def key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
 
+    def drop(self, namespace: str, reason: str) -> None:
+        """Count a record read back from Redis that did not verify or fit its shape."""
+        name = f"{namespace}/{reason}"
+        first = not self.dropped
+        self.dropped[name] = self.dropped.get(name, 0) + 1
+        if first:
+            logger.warning("a record from the fleet's Redis (%s) was dropped: %s; records that do not verify "
+                           "or fit their shape are counted in meta.sharedState.dropped", redact(self.url), name)
+
+    @property
+    def drops(self) -> int:
+        return sum(self.dropped.values())
+
     def _fail(self, exc: BaseException) -> None:
         first = self.available  # a failed probe during an outage is not news
         self.available = False
@@ -175,9 +199,23 @@ def link_of(settings: BaseSettings) -> FleetLink | None:
     return FleetLink.from_settings(settings) if fleet_url(settings) else None
 
 
-def shared_state_note(before: int, link: FleetLink | None) -> str | None:
-    """The ``notes`` line of a search or fetch that ran while Redis was unavailable."""
-    if link is None or (link.available and link.failures == before):
-        return None
-    return (f"shared state unavailable (Redis {redact(link.url)}: {link.last_error}); this worker used its "
-            "own in-process limiter and caches for this call")
+def snapshot(link: FleetLink | None) -> tuple[int, int]:
+    """What :func:`shared_state_notes` compares against: fallbacks and drops so far."""
+    return (link.failures, link.drops) if link is not None else (0, 0)
+
+
+def shared_state_notes(before: tuple[int, int], link: FleetLink | None) -> list[str]:
+    """The ``notes`` lines of a search or fetch that ran while Redis was unavailable, or
+    that met records from Redis which did not verify or fit their shape (in this worker,
+    during the call)."""
+    if link is None:
+        return []
+    notes = []
+    if not (link.available and link.failures == before[0]):
+        notes.append(f"shared state unavailable (Redis {redact(link.url)}: {link.last_error}); this worker used "
+                     "its own in-process limiter and caches for this call")
+    dropped = link.drops - before[1]
+    if dropped > 0:
+        notes.append(f"{dropped} record(s) from the fleet's shared state did not verify or fit their shape and "
+                     "were ignored (meta.sharedState.dropped)")
+    return notes

@@ -2,9 +2,13 @@
 
 The same interface and the same rules as ``cache.records.MemoryRecordCache`` (only
 complete, storable records go in; each keeps its original retrieval time; 500 documents
-and 16 MiB serialized, discovery responses bounded apart, now fleet-wide), stored as JSON (never pickle: whoever can write to
-Redis must not be able to run code in a worker). Each record's TTL is its own freshness
-lifetime.
+and 16 MiB serialized, discovery responses bounded apart, now fleet-wide), stored as JSON
+(never pickle: whoever can write to Redis must not be able to run code in a worker),
+sealed with the fleet's key and read back against a declared shape
+(:mod:`lightsearch.fleet.shapes`): a record that does not verify, does not fit, or says it
+expired is dropped and counted, never served. Each record's TTL is its own freshness
+lifetime. A redirect alias leads only to a document that names the alias's URL as its own
+original URL, so a rewritten alias cannot swap one page's evidence for another's.
 
 A search lists every fresh document to join them to its evidence; the store keeps the
 documents this worker already decoded and asks Redis only for the ones it has not seen.
@@ -21,7 +25,9 @@ from lightsearch.cache import SharedInstances
 from lightsearch.cache.records import MemoryRecordCache, StoredResponse, document_size
 from lightsearch.documents import Document
 from lightsearch.documents.urlkey import url_key
+from lightsearch.fleet.integrity import Misfit
 from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
+from lightsearch.fleet.shapes import DocumentRecord, ResponseRecord, parse
 from lightsearch.fleet.store import RedisStore
 
 if TYPE_CHECKING:
@@ -36,22 +42,25 @@ def encode_response(record: StoredResponse) -> bytes:
                        "retrieved_at": record.retrieved_at, "expires_at": record.expires_at}).encode("utf-8")
 
 
-def decode_response(raw: bytes) -> StoredResponse | None:
+def decode_response(raw: bytes, now: float) -> StoredResponse:
+    """A discovery response read back from Redis; Misfit when it does not fit or expired."""
+    data = parse(ResponseRecord, raw)
+    if data.expires_at <= now:
+        raise Misfit("expired")
     try:
-        data = json.loads(raw)
-        return StoredResponse(url=data["url"], status=int(data["status"]), headers=data["headers"],
-                              body=base64.b64decode(data["body"]), retrieved_at=data["retrieved_at"],
-                              expires_at=float(data["expires_at"]))
-    except (ValueError, KeyError, TypeError):
-        return None  # another version's record, or damaged: a miss
+        body = base64.b64decode(data.body, validate=True)
+    except ValueError:
+        raise Misfit("shape") from None
+    return StoredResponse(url=data.url, status=data.status, headers={k: list(v) for k, v in data.headers.items()},
+                          body=body, retrieved_at=data.retrieved_at, expires_at=data.expires_at)
 
 
-def decode_document(raw: bytes) -> Document | None:
-    try:
-        data = json.loads(raw)
-        return Document(**data)
-    except (ValueError, TypeError):
-        return None
+def decode_document(raw: bytes, now: float) -> Document:
+    """A document read back from Redis; Misfit when it does not fit or expired."""
+    data = parse(DocumentRecord, raw)
+    if data.expires_at <= now:
+        raise Misfit("expired")
+    return Document(**data.model_dump())
 
 
 class RedisRecordCache(SharedInstances):
@@ -71,7 +80,8 @@ class RedisRecordCache(SharedInstances):
     # ------------------------------------------------------------------ documents
     def put_document(self, doc: Document, expires_at: float) -> bool:
         key = "doc:" + url_key(doc.url)
-        raw = json.dumps(doc.to_dict(), ensure_ascii=False).encode("utf-8")
+        # the record says when it expires: a reader drops it then, whatever Redis's TTL says
+        raw = json.dumps({**doc.to_dict(), "expires_at": expires_at}, ensure_ascii=False).encode("utf-8")
         try:
             stored = self.store.put(key, raw, document_size(doc), expires_at)
             if stored and doc.original_url:
@@ -89,11 +99,27 @@ class RedisRecordCache(SharedInstances):
         try:
             doc = self.store.get_decoded(key, decode_document)
             if doc is None:
-                target = self.link.call(lambda c: c.get(self.link.key("records", "alias", key[4:])))
-                if target:
-                    doc = self.store.get_decoded(target.decode("utf-8"), decode_document)
+                doc = self._aliased(key[4:])
         except SharedStateUnavailable:
             return self.fallback.get_document(url)
+        return doc
+
+    def _aliased(self, alias: str) -> Document | None:
+        """The document a redirect alias leads to, when it really is that URL's document."""
+        target = self.link.call(lambda c: c.get(self.link.key("records", "alias", alias)))
+        if not target:
+            return None
+        try:
+            key = target.decode("utf-8") if isinstance(target, bytes) and len(target) <= 4 * 8192 else None
+        except UnicodeDecodeError:
+            key = None
+        if key is None or not key.startswith("doc:"):
+            self.link.drop("records", "alias")
+            return None
+        doc = self.store.get_decoded(key, decode_document)
+        if doc is not None and (not doc.original_url or url_key(doc.original_url) != alias):
+            self.link.drop("records", "alias")
+            return None
         return doc
 
     def documents(self) -> list[Document]:

@@ -1,7 +1,10 @@
 """Robots rules shared by the fleet: 24 hours, 64 origins, 4 MiB, fleet-wide.
 
-The rules travel as their robots.txt text and verdict (JSON) and are parsed again by
-protego where they are read; a worker keeps what it parsed, keyed by origin and expiry.
+The rules travel as their robots.txt text and verdict (JSON, sealed with the fleet's key,
+read back against :class:`~lightsearch.fleet.shapes.RulesRecord`) and are parsed again by
+protego where they are read; a worker keeps what it parsed, keyed by origin and expiry. A
+record that does not verify or fit, or says it expired, is dropped and counted: the
+origin's robots.txt is fetched again.
 ``claim`` makes the fetch single-flight across the fleet: the first worker to miss an
 origin's rules fetches them, the others wait for its answer (see the robots middleware).
 """
@@ -14,25 +17,26 @@ from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
+from lightsearch.fleet.integrity import Misfit
 from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
+from lightsearch.fleet.shapes import RulesRecord, parse
 from lightsearch.fleet.store import RedisStore
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 
-def encode_rules(rules: RobotsRules) -> bytes:
+def encode_rules(rules: RobotsRules, expires_at: float) -> bytes:
     return json.dumps({"verdict": rules.verdict, "text": rules.text, "detail": rules.detail,
-                       "cause": rules.cause, "reason": rules.reason}).encode("utf-8")
+                       "cause": rules.cause, "reason": rules.reason, "expires_at": expires_at}).encode("utf-8")
 
 
-def decode_rules(raw: bytes) -> RobotsRules | None:
-    try:
-        data = json.loads(raw)
-        return RobotsRules(str(data["verdict"]), text=str(data["text"]), detail=str(data["detail"]),
-                           cause=str(data["cause"]), reason=str(data["reason"]))
-    except (ValueError, KeyError, TypeError):
-        return None
+def decode_rules(raw: bytes, now: float) -> RobotsRules:
+    """Rules read back from Redis; Misfit when they do not fit or expired."""
+    data = parse(RulesRecord, raw)
+    if data.expires_at <= now:
+        raise Misfit("expired")
+    return RobotsRules(data.verdict, text=data.text, detail=data.detail, cause=data.cause, reason=data.reason)
 
 
 class RedisRobotsCache(SharedInstances):
@@ -58,7 +62,7 @@ class RedisRobotsCache(SharedInstances):
         if rules.verdict == "block":
             return False
         try:
-            return self.store.put(origin, encode_rules(rules), rules.size, expires_at)
+            return self.store.put(origin, encode_rules(rules, expires_at), rules.size, expires_at)
         except SharedStateUnavailable:
             return self.fallback.put(origin, rules, expires_at)
 

@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
+from lightsearch.config import check_retrieval
 from lightsearch.errors import LightSearchError
 from lightsearch.schema import validate
 
@@ -45,7 +46,7 @@ KEY_SETTING = "BRAVE_SEARCH_API_KEY"
 
 # Settings a surface (e.g. ``scrapy search``) hands to :func:`load_provider`; the rest of
 # a Scrapy settings object holds Scrapy's own defaults, which must not override ours.
-SETTING_PREFIXES = ("LIGHT_", "BRAVE_", "WEB_SEARCH_", "WEB_FETCH_", "WEB_NEWS_", "RESULT_")
+SETTING_PREFIXES = ("LIGHT_", "BRAVE_", "WEB_SEARCH_", "WEB_FETCH_", "WEB_NEWS_", "RESULT_", "WEB_RETRIEVAL_")
 ENGINE_MODES = ("auto", "fused", "fallback", "duckduckgo", "ddg", "ddg_html", "ddg_lite", "wikipedia", "hn",
                 "reddit", "news", "google_news", "searxng", "tavily", "openrouter")
 
@@ -122,6 +123,7 @@ def load_provider(
     not validated here, so bad ones can never keep Brave from loading.
     """
     settings = _settings(overrides, config)
+    check_retrieval(settings, environ)  # the kill switch, before anything is built
     validate(settings, ("WEB_SEARCH_",))
     name = provider_name(settings, environ)
     if name.lower() in ENGINE_MODES:

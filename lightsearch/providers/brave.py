@@ -24,6 +24,7 @@ from urllib.parse import urlencode, urlsplit
 from scrapy.settings import Settings
 from w3lib.html import remove_tags
 
+from lightsearch.config import check_retrieval
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
@@ -263,6 +264,7 @@ class BraveSearch:
     provider = PROVIDER
 
     def __init__(self, settings: Settings) -> None:
+        check_retrieval(settings)
         self.settings = settings
         key = settings.get("BRAVE_SEARCH_API_KEY")
         self._key = key.strip() if isinstance(key, str) else ""
@@ -295,6 +297,7 @@ class BraveSearch:
         The request bounds are DESIGN.md's (the defaults of ``build_request``), not the
         ``LIGHT_*`` settings, so that invalid Light settings never affect Brave.
         """
+        check_retrieval(self.settings)
         request = build_request(query, queries=queries,
                                 max_results=8 if max_results is None else max_results,
                                 recency=recency)

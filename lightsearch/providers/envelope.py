@@ -126,17 +126,6 @@ def engine_evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars:
     )
 
 
-def results_view(hits: Sequence[Any]) -> list[dict[str, Any]]:
-    """Seed 001's ``results``: ``[{title, url, snippet, publishedAt?}]``."""
-    out = []
-    for h in hits:
-        item = {"title": h.title, "url": h.url, "snippet": h.snippet}
-        if h.published_at:
-            item["publishedAt"] = h.published_at
-        out.append(item)
-    return out
-
-
 def engine_result(
     *,
     request: SearchRequest,
@@ -144,13 +133,16 @@ def engine_result(
     mode: str,
     hits: Sequence[Any],
     notes: list[str],
-    outcomes: Sequence[Any],
+    engines: dict[str, Any],
     settings: BaseSettings,
     elapsed_ms: int,
+    cached_age: float | None = None,
 ) -> dict[str, Any]:
-    """The ``web_search`` envelope of a fallback, fused or single-engine search."""
+    """The ``web_search`` envelope of a fallback, fused or single-engine search; ``engines``
+    is each engine's outcome (``meta.engines``), ``cached_age`` the age of a cached answer."""
     limits = ResultLimits.from_settings(settings)
     items = [engine_evidence(h, request.terms, limits.content_max_chars) for h in hits]
+    cached = {"cached": False} if cached_age is None else {"cached": True, "cacheAgeSecs": round(cached_age, 1)}
     return build_envelope(
         provider=provider,
         query=request.query,
@@ -158,8 +150,8 @@ def engine_result(
         limits=limits,
         stop_reason="completed" if provider != "none" else "all_engines_failed",
         notes=notes,
-        meta={"engines": {o.engine: o.meta() for o in outcomes},
-              "engineSearch": {"mode": mode, "elapsedMs": elapsed_ms}},
-        extra={"results": results_view(hits), "cached": False},
+        meta={"engines": dict(engines), "engineSearch": {"mode": mode, "elapsedMs": elapsed_ms}},
+        extra=cached,
         terms=set(request.all_terms),
+        results=True,
     )

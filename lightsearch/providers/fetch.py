@@ -24,6 +24,7 @@ from scrapy import Request
 from scrapy.http import Response, TextResponse
 from scrapy.settings import Settings
 
+from lightsearch.config import check_retrieval
 from lightsearch.crawl.failures import BOUND_REASONS, classify
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
@@ -32,9 +33,10 @@ from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
+from lightsearch.evidence.hygiene import clean_structured
 from lightsearch.evidence.model import ResultLimits
 from lightsearch.evidence.render import clip_utf8, render_result, strip_invisible, utf8_len
-from lightsearch.fleet.link import FleetLink, link_of, shared_state_note
+from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
 from lightsearch.providers.light import make_settings
 from lightsearch.schema import validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
@@ -53,6 +55,7 @@ class WebFetch:
     """Read one page. Several fetches may run at once in one process."""
 
     def __init__(self, settings: Settings) -> None:
+        check_retrieval(settings)
         self.settings = settings
         self._validated = False
         preload_components(settings)
@@ -93,7 +96,7 @@ class WebFetch:
         max_chars, start_index = self._checked_call(max_chars, start_index)
         request_url = self._checked_url(url)
         link = link_of(self.settings)
-        before = link.failures if link else 0
+        before = snapshot(link)
         result = await self._fetch(url, request_url, max_chars, start_index, markdown=markdown,
                                    head_tail=head_tail, robots=robots, raw=raw)
         return with_shared_state(result, before, link)
@@ -128,7 +131,7 @@ class WebFetch:
         started = time.monotonic()
         unique = list(dict.fromkeys(urls))
         link = link_of(s)
-        before = link.failures if link else 0
+        before = snapshot(link)
 
         async def one(url: str) -> dict[str, Any]:
             try:
@@ -137,7 +140,8 @@ class WebFetch:
             except LightSearchError as exc:
                 if isinstance(exc, asyncio.CancelledError):
                     raise
-                return {"url": url if isinstance(url, str) else repr(url)[:200], **exc.to_dict()}
+                # a result like the pages beside it: every string cleaned (details may hold a header)
+                return clean_structured({"url": url if isinstance(url, str) else repr(url)[:200], **exc.to_dict()})
 
         pages = await asyncio.gather(*(one(u) for u in unique))
         by_url = dict(zip(unique, pages, strict=True))
@@ -156,6 +160,7 @@ class WebFetch:
 
     def _checked_call(self, max_chars: Any, start_index: Any) -> tuple[int, int]:
         s = self.settings
+        check_retrieval(s)  # fetch and fetch_many both start here
         if not self._validated:
             validate(s, ("WEB_FETCH_", "RESULT_"))
             self._validated = True
@@ -394,7 +399,7 @@ class WebFetch:
             return {**base, "format": kind, "text": text}
         # The header is the origin's to write (14,579 bytes of it in issue 13): quoted, capped
         # at its first word, in the message; its first 200 characters in the details.
-        shown = quote_untrusted(ctype, min(40, len(ctype.split()[0]))) if ctype.strip() else "unknown"
+        shown = quote_untrusted(ctype) if ctype.strip() else "unknown"
         raise fetch_error("unsupported_content_type", f"content type {shown} is not read by web_fetch",
                           contentType=ctype[:200], url=response.url)
 
@@ -437,7 +442,7 @@ def read_raw(response: Response, kind: str, ctype: str, base: dict[str, Any]) ->
     """``raw``: the decoded body of a text type as it is (the MCP fetch server's ``raw``);
     a PDF or an unknown type is not text and is refused, not decoded into noise."""
     if kind in ("unsupported", "pdf"):
-        shown = quote_untrusted(ctype, min(40, len(ctype.split()[0]))) if ctype.strip() else "unknown"
+        shown = quote_untrusted(ctype) if ctype.strip() else "unknown"
         raise fetch_error("unsupported_content_type", f"content type {shown} is not a text type; "
                           "read it without raw", contentType=ctype[:200], url=response.url)
     text = response.text if isinstance(response, TextResponse) else response.body.decode("utf-8", "replace")
@@ -617,13 +622,13 @@ def format_fetch_text(result: dict[str, Any], max_bytes: int | None = None) -> s
     return render_result(result, limit)
 
 
-def with_shared_state(result: dict[str, Any], before: int, link: FleetLink | None) -> dict[str, Any]:
+def with_shared_state(result: dict[str, Any], before: tuple[int, int], link: FleetLink | None) -> dict[str, Any]:
     """A fleet worker says whether its shared state answered (``meta.sharedState``), and
     notes a call served by in-process state because Redis did not."""
     if link is None:
         return result
-    note = shared_state_note(before, link)
-    if note:
-        result.setdefault("notes", []).append(note)
+    notes = shared_state_notes(before, link)
+    if notes:
+        result.setdefault("notes", []).extend(notes)
     result.setdefault("meta", {})["sharedState"] = link.status()
     return result

@@ -19,7 +19,7 @@ from scrapy.settings import Settings
 
 from lightsearch import settings as default_settings
 from lightsearch.cache import load_cache
-from lightsearch.config import validate_light_settings
+from lightsearch.config import check_retrieval, validate_light_settings
 from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
@@ -27,7 +27,7 @@ from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.fleet import apply_fleet
-from lightsearch.fleet.link import link_of, shared_state_note
+from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.plan.catalog import Catalog, load_catalog
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
@@ -86,6 +86,7 @@ class LightSearch:
     provider = "light"
 
     def __init__(self, settings: Settings) -> None:
+        check_retrieval(settings)
         self.settings = settings
         self._validated = False
         self._catalog: Catalog | None = None
@@ -116,6 +117,7 @@ class LightSearch:
         recency: str | None = None,
     ) -> dict[str, Any]:
         s = self.settings
+        check_retrieval(s)
         request = build_request(
             query,
             queries=queries,
@@ -157,7 +159,7 @@ class LightSearch:
             terms=request.terms,
         )
         link = link_of(s)
-        fallbacks_before = link.failures if link else 0
+        shared_before = snapshot(link)
         try:
             outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan)
         except CrawlDeadline as exc:
@@ -171,6 +173,8 @@ class LightSearch:
         fetched = [item for item in outcome.items if isinstance(item, Document)]
         cached = joined_documents(s, fetched)
         counts = {**counts_of(outcome), "cacheJoined": len(cached)}
+        if link is not None:  # records from Redis that did not verify or fit, met by this worker meanwhile
+            counts["sharedStateDropped"] = link.drops - shared_before[1]
         stop_reason = outcome.stop_reason
         consulted = [src.id for src in plan.sources if src.id in outcome.consulted]
         errors = outcome.source_errors
@@ -184,9 +188,7 @@ class LightSearch:
         notes = []
         if not plan.sources:
             notes.append("no catalog source matches the query language")
-        shared_note = shared_state_note(fallbacks_before, link)
-        if shared_note:
-            notes.append(shared_note)
+        notes.extend(shared_state_notes(shared_before, link))
         # Ranking needs every document (BM25's statistics are over the whole retrieved
         # corpus), so it runs here, once the crawl has returned. It runs in a thread: with
         # the fresh cached records it is tens of milliseconds of pure Python, and on the

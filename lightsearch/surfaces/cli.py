@@ -323,7 +323,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                               ("forwarded_allow_ips", "WEB_SERVE_FORWARDED_ALLOW_IPS")):
                 if getattr(opts, flag) is not None:  # a flag is a setting, so workers get it too
                     opts.settings.append((key, getattr(opts, flag)))
-            check_serving(_toolbox_settings(opts), opts.host)
+            serving = _toolbox_settings(opts)
+            check_serving(serving, opts.host)
+            from lightsearch.fleet.link import link_of
+
+            link_of(serving)  # a fleet's Redis off this machine needs its key: refuse to start
             if opts.workers < 1 or opts.workers > 64:
                 raise LightSearchError("invalid_input", f"--workers must be between 1 and 64, got {opts.workers}",
                                        {"parameter": "--workers"})

@@ -110,7 +110,8 @@ class Variable:
 
 
 VARIABLES: tuple[Variable, ...] = (
-    Variable("WEB_RETRIEVAL_ENABLED", "WEB_RETRIEVAL_ENABLED", "false hides every web tool on every surface",
+    Variable("WEB_RETRIEVAL_ENABLED", "WEB_RETRIEVAL_ENABLED",
+             "false hides every web tool and stops every search and fetch, on every surface",
              _same("WEB_RETRIEVAL_ENABLED")),
     Variable("LIGHTSEARCH_NO_WEB", "WEB_RETRIEVAL_ENABLED=false", "1 is the kill switch (same as above)", _no_web),
     Variable("WEB_SEARCH_PROVIDER", "WEB_SEARCH_PROVIDER", "light, brave, auto, fallback, an engine, or a class path",

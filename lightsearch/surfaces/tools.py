@@ -464,9 +464,14 @@ ProgressFn = Callable[[float, str], Awaitable[None]]
 
 
 def error_result(exc: LightSearchError) -> dict[str, Any]:
-    """A tool failure as every surface returns it: the structured error plus the one line
-    a model reads."""
-    return {**exc.to_dict(), "text": f"ERROR: {exc.code}: {exc.message}"}
+    """A tool failure as every surface returns it: the structured error (its strings cleaned
+    as every result's are: details may hold a header or a host) plus the one line a model
+    reads (the renderer's: ASCII, capped, no fence look-alike)."""
+    from lightsearch.evidence.hygiene import clean_structured
+    from lightsearch.evidence.render import error_line
+
+    error = clean_structured(exc.to_dict())
+    return {**error, "text": error_line(error["error"])}
 
 
 def unavailable(tool: str, missing: str) -> LightSearchError:

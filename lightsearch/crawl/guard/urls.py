@@ -119,7 +119,7 @@ def check_url(
         port = parts.port
         raw_host = parts.hostname or ""
     except ValueError as exc:
-        raise InvalidURL(f"malformed URL ({quote_untrusted(str(exc), 60)})", reason="malformed",
+        raise InvalidURL(f"malformed URL ({quote_untrusted(str(exc), 60, sentence=True)})", reason="malformed",
                          url=url) from None
     scheme = parts.scheme.lower()
     if scheme not in SCHEMES:

@@ -12,6 +12,7 @@ spider has no sources, is confined by the transport guard alone.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from lightsearch.crawl.failures import CodedRefusal
 from lightsearch.errors import quote_untrusted
@@ -47,7 +48,8 @@ class RedirectConfinementMiddleware:
         if source is None or source.admits(request.url):
             return
         self.crawler.stats.inc_value(REFUSED)
+        # the hosts, quoted word-safe: a redirect target is the origin's to write
         raise RedirectRefused(
-            f"redirect from {request.meta['redirect_urls'][0]} to {quote_untrusted(request.url, 80)} leaves the "
-            f"origins of source {source.id}"
+            f"redirect from host {quote_untrusted(urlsplit(request.meta['redirect_urls'][0]).hostname or '')} to "
+            f"host {quote_untrusted(urlsplit(request.url).hostname or '')} leaves the origins of source {source.id}"
         )

@@ -74,7 +74,7 @@ def parse_robots(body: bytes) -> RobotsRules:
         return RobotsRules("rules", text=text)
     except Exception as exc:  # see the docstring
         return RobotsRules("block", detail=f"unparseable robots.txt ({type(exc).__name__}: "
-                           f"{quote_untrusted(str(exc))})"[:200])
+                           f"{quote_untrusted(str(exc), 40, sentence=True)})"[:200])
 
 
 class RobotsMiddleware:

@@ -7,7 +7,9 @@ shells and markup it does not recognise are errors, never an empty success (seed
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import html
+import json
 import os
 import re
 import time
@@ -110,6 +112,23 @@ def script_language(text: str) -> str | None:
             "DEVANAGARI": "hi"}.get(script)
 
 
+def digest(value: Any) -> str | None:
+    """A secret as it may appear in a cache key or an identity: its SHA-256, never itself."""
+    if value is None:
+        return None
+    return hashlib.sha256(str(value).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def resolve_key(settings: BaseSettings, environ: Any, key_setting: str | None, key_env: str | None) -> str | None:
+    """An engine's key: the setting, else the environment variable; trimmed, None when blank."""
+    if key_setting is None:
+        return None
+    raw = settings.get(key_setting)
+    if raw is None and key_env:
+        raw = (os.environ if environ is None else environ).get(key_env)
+    return raw.strip() or None if isinstance(raw, str) else None
+
+
 class Engine:
     """One engine. Subclasses set ``name`` and implement :meth:`search`."""
 
@@ -117,6 +136,9 @@ class Engine:
     key_setting: ClassVar[str | None] = None  # a setting whose absence makes it unavailable
     key_env: ClassVar[str | None] = None
     https_only: ClassVar[bool] = True
+    #: the settings that say where this engine is asked: two configurations that differ in
+    #: one of them (or in the key) are two different engines to suspend (:meth:`identity`)
+    endpoint_settings: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, settings: BaseSettings, environ: dict[str, str] | None = None) -> None:
         self.settings = settings
@@ -131,12 +153,18 @@ class Engine:
 
     @property
     def key(self) -> str | None:
-        if self.key_setting is None:
-            return None
-        raw = self.settings.get(self.key_setting)
-        if raw is None and self.key_env:
-            raw = self.environ.get(self.key_env)
-        return raw.strip() or None if isinstance(raw, str) else None
+        return resolve_key(self.settings, self.environ, self.key_setting, self.key_env)
+
+    def identity(self) -> str:
+        """Who this engine is, as suspensions see it: its name, endpoints, key (hashed), the
+        host map and CA that decide which server answers. A captcha from one SearXNG
+        instance rests that instance, not another configuration's."""
+        parts = {"name": self.name, "key": digest(self.key),
+                 "endpoints": {k: self.settings.get(k) for k in self.endpoint_settings},
+                 "hostMap": self.settings.getdict("LIGHT_HOST_MAP"),
+                 "ca": self.settings.get("WEB_SEARCH_TLS_CA_FILE")}
+        raw = json.dumps(parts, sort_keys=True, default=repr, ensure_ascii=False)
+        return f"{self.name}@{hashlib.sha256(raw.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
     def unavailable(self) -> str | None:
         """Why this engine cannot be asked at all (no key, no instance), or None."""

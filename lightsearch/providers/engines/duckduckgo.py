@@ -66,6 +66,7 @@ def page_problem(engine: str, response: ApiResponse, sel: Selector) -> ProviderE
 class DuckDuckGoHtml(Engine):
     name = "ddg_html"
     url_setting: ClassVar[str] = "WEB_SEARCH_DDG_HTML_URL"
+    endpoint_settings = ("WEB_SEARCH_DDG_HTML_URL",)
 
     def user_agent(self) -> str:
         return self.settings.get("WEB_SEARCH_USER_AGENT")
@@ -126,6 +127,7 @@ class DuckDuckGoHtml(Engine):
 class DuckDuckGoLite(DuckDuckGoHtml):
     name = "ddg_lite"
     url_setting = "WEB_SEARCH_DDG_LITE_URL"
+    endpoint_settings = ("WEB_SEARCH_DDG_LITE_URL",)
 
     def results(self, sel: Selector) -> list[EngineHit]:
         links = sel.css("a.result-link")
@@ -153,6 +155,7 @@ class DuckDuckGo(Engine):
     other machinery and often still answers)."""
 
     name = "duckduckgo"
+    endpoint_settings = ("WEB_SEARCH_DDG_HTML_URL", "WEB_SEARCH_DDG_LITE_URL")
 
     def __init__(self, settings: Any, environ: dict[str, str] | None = None) -> None:
         super().__init__(settings, environ)

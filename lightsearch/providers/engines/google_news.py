@@ -19,6 +19,7 @@ def locale(query: EngineQuery) -> dict[str, str]:
 
 class GoogleNews(Engine):
     name = "news"
+    endpoint_settings = ("WEB_SEARCH_GOOGLE_NEWS_URL",)
 
     async def search(self, query: EngineQuery, deadline: float,
                      notes: list[str] | None = None) -> list[EngineHit]:

@@ -18,6 +18,7 @@ from lightsearch.providers.engines.base import (
 
 class HackerNews(Engine):
     name = "hn"
+    endpoint_settings = ("WEB_SEARCH_HN_URL",)
 
     async def search(self, query: EngineQuery, deadline: float,
                      notes: list[str] | None = None) -> list[EngineHit]:

@@ -11,6 +11,7 @@ from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery
 
 class BraveMember(Engine):
     name = "brave"
+    endpoint_settings = ("BRAVE_API_URL",)
     key_setting = "BRAVE_SEARCH_API_KEY"
     key_env = "BRAVE_SEARCH_API_KEY"
 
@@ -32,6 +33,7 @@ class LightMember(Engine):
     """Light's crawl of the catalog; it brings fetched page text, not only snippets."""
 
     name = "light"
+    endpoint_settings = ("LIGHT_CATALOG",)
 
     def __init__(self, settings: Any, environ: dict[str, str] | None = None) -> None:
         super().__init__(settings, environ)

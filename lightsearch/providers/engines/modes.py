@@ -4,12 +4,16 @@
 Nothing an engine does escapes as an exception: a failure becomes a note and a
 ``meta.engines`` entry, a suspended engine is skipped with its reason and time left, and
 ``provider: "none"`` is answered only when every engine failed. Answers are cached for
-``WEB_SEARCH_CACHE_TTL_SECS`` by query, mode, recency and region.
+``WEB_SEARCH_CACHE_TTL_SECS`` by query, mode, recency, region and the configuration
+(:func:`~lightsearch.providers.engines.answers.configuration`), as records rendered again
+for each caller (:mod:`~lightsearch.providers.engines.answers`); an engine is suspended by
+its identity (endpoints and key), so one configuration's failures never rest another's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 import time
@@ -20,10 +24,13 @@ from typing import Any
 from scrapy.settings import Settings
 
 from lightsearch.cache import load_cache
+from lightsearch.config import check_retrieval
 from lightsearch.errors import LightSearchError, SearchCancelled
+from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.apiclient import ProviderError
 from lightsearch.providers.engines import ENGINES, build_engine, engine_name
+from lightsearch.providers.engines.answers import Answer, answer_from_record, configuration
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery
 from lightsearch.ranking.fusion import RRF_K
 from lightsearch.ranking.normalize import prefer, strip_trackers, url_key
@@ -113,6 +120,7 @@ class EngineSearch:
     """web_search over the engines: ``mode`` is ``fallback``, ``fused`` or an engine name."""
 
     def __init__(self, settings: Settings, mode: str = "fused", environ: dict[str, str] | None = None) -> None:
+        check_retrieval(settings, environ)
         validate(settings, ("WEB_SEARCH_",))
         self.settings = settings
         self.mode = "fused" if mode == "auto" else mode
@@ -121,6 +129,8 @@ class EngineSearch:
         self._engines: dict[str, Engine] = {}
         self.suspensions = load_cache(settings, "WEB_SEARCH_SUSPENSION")
         self.cache = load_cache(settings, "WEB_SEARCH_CACHE")
+        self.configuration = configuration(settings, environ)
+        self.cache_misfits = 0  # cached records that did not fit their shape (dropped)
 
     @classmethod
     def from_settings(cls, overrides: Any = None, mode: str = "fused") -> EngineSearch:
@@ -137,29 +147,58 @@ class EngineSearch:
     async def search(self, query: str | Sequence[str] | None = None, *, queries: Sequence[str] | None = None,
                      max_results: int | None = None, recency: str | None = None,
                      region: str | None = None, when: str | None = None) -> dict[str, Any]:
+        check_retrieval(self.settings, self.environ)
         request = build_request(query, queries=queries, max_results=8 if max_results is None else max_results,
                                 recency=recency)
         region = region or self.settings.get("WEB_SEARCH_REGION")
-        key = json.dumps([self.mode, request.queries, request.max_results, recency, region, when])
+        key = self.cache_key(request, recency, region, when)
         started = time.monotonic()
+        link = link_of(self.settings)
+        before = snapshot(link)
+        call_notes: list[str] = []
         if self.cache is not None:
             cached = self.cache.get(key)
             if cached is not None:
-                answer, age = cached
-                answer["cached"] = True
-                answer["cacheAgeSecs"] = round(age, 1)
-                return answer
+                record, age = cached
+                answer = answer_from_record(record)
+                if answer is not None:
+                    return self.envelope(answer, request, link, before, cached_age=age)
+                self.cache_misfits += 1
+                call_notes.append("a cached answer did not fit its declared shape and was dropped; the engines "
+                                  "were asked again")
         deadline = started + self.deadline_secs()
         try:
             answer = await self._answer(request, region, when, deadline, started)
         except (SearchCancelled, asyncio.CancelledError):
             raise SearchCancelled(details={"provider": self.mode}) from None
-        if self.cache is not None and answer["provider"] != "none":
-            self.cache.put(key, answer, self.settings.getfloat("WEB_SEARCH_CACHE_TTL_SECS"))
-        return answer
+        if self.cache is not None and answer.provider != "none":
+            self.cache.put(key, answer.to_record(), self.settings.getfloat("WEB_SEARCH_CACHE_TTL_SECS"))
+        answer.notes[:0] = call_notes
+        return self.envelope(answer, request, link, before)
+
+    def cache_key(self, request: SearchRequest, recency: str | None, region: str | None, when: str | None) -> str:
+        """Everything that changes the answer: the configuration's digest, the mode, the
+        queries and the call's parameters (hashed: a key is short whatever the queries)."""
+        raw = json.dumps([self.configuration, self.mode, request.queries, request.max_results, recency, region, when],
+                         ensure_ascii=False)
+        return "answer:" + hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def envelope(self, answer: Answer, request: SearchRequest, link: Any, before: tuple[int, int], *,
+                 cached_age: float | None = None) -> dict[str, Any]:
+        """The web_search envelope of ``answer``, rendered now: a fresh fence token, fields
+        cleaned, receipts of this text. A cached answer is rendered the same way."""
+        from lightsearch.providers.envelope import engine_result
+
+        notes = [*answer.notes, *shared_state_notes(before, link)]
+        result = engine_result(request=request, provider=answer.provider, mode=self.mode, hits=answer.hits,
+                               notes=notes, engines=answer.engines, settings=self.settings,
+                               elapsed_ms=answer.elapsed_ms, cached_age=cached_age)
+        if link is not None:
+            result["meta"]["sharedState"] = link.status()
+        return result
 
     async def _answer(self, request: SearchRequest, region: str | None, when: str | None,
-                      deadline: float, started: float) -> dict[str, Any]:
+                      deadline: float, started: float) -> Answer:
         notes: list[str] = []
         if self.mode == "fallback":
             outcomes, provider = await self.fallback(request, region, when, deadline, notes,
@@ -176,11 +215,8 @@ class EngineSearch:
         if self.mode not in ("fused", "web_news"):
             answered = [o for o in answered if o.engine == provider]
         hits = self.arrange(fuse(answered, weights, request.max_results))
-        from lightsearch.providers.envelope import engine_result
-
-        return engine_result(request=request, provider=provider, mode=self.mode, hits=hits, notes=notes,
-                             outcomes=outcomes, settings=self.settings,
-                             elapsed_ms=int((time.monotonic() - started) * 1000))
+        return Answer(provider, hits, notes, {o.engine: o.meta() for o in outcomes},
+                      int((time.monotonic() - started) * 1000))
 
     def deadline_secs(self) -> float:
         return self.settings.getfloat("WEB_SEARCH_DEADLINE_SECS")
@@ -240,7 +276,7 @@ class EngineSearch:
             notes.append(f"{name}: skipped, {why}")
             return Outcome(name, "skipped", error={"code": "unavailable", "message": why})
         if self.suspensions is not None:
-            held = self.suspensions.active(name)
+            held = self.suspensions.active(engine.identity())
             if held is not None:
                 left = held.left(self.suspensions.clock())
                 notes.append(f"{name}: suspended after {held.reason}, {left:.0f} s left")
@@ -265,13 +301,13 @@ class EngineSearch:
             error = errors[0] if isinstance(errors[0], ProviderError) else ProviderError(
                 "provider_network_error", f"{name} failed: {type(errors[0]).__name__}", name, reason="unexpected")
             if self.suspensions is not None:
-                self.suspensions.failed(name, suspension_kind(error), error.retry_after)
+                self.suspensions.failed(engine.identity(), suspension_kind(error), error.retry_after)
             notes.append(f"{name}: {error.code}: {error.message}")
             return Outcome(name, "failed", ms, error={"code": error.code, "message": error.message,
                                                       **{k: v for k, v in error.details.items()
                                                          if k in ("reason", "status", "resetSecs")}})
         if self.suspensions is not None:
-            self.suspensions.succeeded(name)
+            self.suspensions.succeeded(engine.identity())
         hits = fuse([Outcome(name, "ok", hits=h) for h in lists], {}, request.max_results) if len(lists) > 1 \
             else lists[0]
         for hit in hits:

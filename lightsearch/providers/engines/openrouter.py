@@ -17,6 +17,7 @@ _ARRAY = re.compile(r"\[.*\]", re.S)
 
 class OpenRouter(Engine):
     name = "openrouter"
+    endpoint_settings = ("WEB_SEARCH_OPENROUTER_URL", "WEB_SEARCH_OPENROUTER_MODEL")
     key_setting = "WEB_SEARCH_OPENROUTER_API_KEY"
     key_env = "OPENROUTER_API_KEY"
 

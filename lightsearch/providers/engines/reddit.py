@@ -10,6 +10,7 @@ from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, c
 
 class Reddit(Engine):
     name = "reddit"
+    endpoint_settings = ("WEB_SEARCH_REDDIT_URL",)
 
     def user_agent(self) -> str:
         return self.settings.get("WEB_SEARCH_REDDIT_USER_AGENT")

@@ -10,6 +10,7 @@ TIME_RANGE = {"hour": "day", "day": "day", "week": "week", "month": "month", "ye
 
 class SearXNG(Engine):
     name = "searxng"
+    endpoint_settings = ("WEB_SEARCH_SEARXNG_URL",)
     https_only = False  # self-hosted instances often sit on a private http address
 
     def unavailable(self) -> str | None:

@@ -7,6 +7,7 @@ from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, c
 
 class Tavily(Engine):
     name = "tavily"
+    endpoint_settings = ("WEB_SEARCH_TAVILY_URL",)
     key_setting = "WEB_SEARCH_TAVILY_API_KEY"
     key_env = "TAVILY_API_KEY"
 

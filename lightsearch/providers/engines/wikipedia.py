@@ -17,6 +17,7 @@ from lightsearch.providers.engines.base import (
 
 class Wikipedia(Engine):
     name = "wikipedia"
+    endpoint_settings = ("WEB_SEARCH_WIKIPEDIA_URL",)
 
     def language(self, query: EngineQuery) -> str:
         return (self.settings.get("WEB_SEARCH_WIKIPEDIA_LANG") or script_language(query.text)

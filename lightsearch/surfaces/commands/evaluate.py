@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,13 @@ class Command(ScrapyCommand):
         opts.run_list = runs
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        summaries = asyncio.run(self._evaluate(opts))
+        from lightsearch.errors import LightSearchError
+
+        try:
+            summaries = asyncio.run(self._evaluate(opts))
+        except LightSearchError as exc:  # the kill switch, bad settings: one line, status 1
+            print(f"ERROR: {exc.code}: {exc.message}", file=sys.stderr)
+            summaries = {}
         self.exitcode = 0 if summaries else 1
 
     async def _evaluate(self, opts: argparse.Namespace) -> dict[str, Any]:
@@ -81,7 +88,7 @@ class Command(ScrapyCommand):
 
         assert self.settings is not None
         overrides: dict[str, Any] = {
-            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith("LIGHT_")
+            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith(("LIGHT_", "WEB_RETRIEVAL_"))
         }
         origins = world = None
         tmp = tempfile.TemporaryDirectory(prefix="lightsearch-world-")

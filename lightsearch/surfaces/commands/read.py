@@ -26,7 +26,7 @@ from lightsearch.errors import LightSearchError
 from lightsearch.surfaces.commands import engine_overrides, for_command_line, offline_world
 
 # Settings a command line (-s KEY=VALUE) may pass on to web_fetch.
-SETTING_PREFIXES = ("LIGHT_", "WEB_FETCH_", "RESULT_")
+SETTING_PREFIXES = ("LIGHT_", "WEB_FETCH_", "RESULT_", "WEB_RETRIEVAL_")
 
 
 class Command(ScrapyCommand):

@@ -1,0 +1,204 @@
+"""One kill switch, below every surface: ``LIGHTSEARCH_NO_WEB=1``, ``WEB_RETRIEVAL_ENABLED=false``
+(environment) and ``WEB_RETRIEVAL_ENABLED`` (a setting, ``-s``) stop every search and fetch
+with the structured ``disabled`` error, and nothing reaches an origin or an engine.
+
+One test per surface: the Python API (``LightSearch``, ``WebFetch.fetch``/``fetch_many``,
+``load_provider()`` for Light, Brave and the engines, web_news, ``Toolbox.fetch_page``,
+Brave's page fetches, the crawl and the API client underneath), ``scrapy
+search|read|news|evaluate`` and ``lightsearch search|news|fetch`` as processes. MCP and the
+invoke endpoint have theirs in test_surface_mcp.py and test_surface_invoke.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from lightsearch.config import retrieval_switch
+from lightsearch.errors import LightSearchError
+from lightsearch.offline_origins.engine_replay import EngineReplay
+from lightsearch.offline_origins.replay import merge_settings
+from lightsearch.providers import load_provider
+from lightsearch.providers.fetch import WebFetch
+from lightsearch.providers.light import LightSearch, make_settings
+from lightsearch.providers.news import NewsSearch
+from lightsearch.surfaces.tools import Toolbox
+from tests.conftest import coroutine_test, shared_data
+from tests.test_surface_mcp import CLI, clean_env, setting_args
+
+PAGE = "https://www.nasa.gov/"
+SWITCHES = [("LIGHTSEARCH_NO_WEB", "1"), ("WEB_RETRIEVAL_ENABLED", "false")]
+
+
+def assert_disabled(exc: LightSearchError) -> None:
+    assert exc.code == "disabled", exc
+    assert "disabled by configuration" in exc.message
+    assert exc.details["switch"] in ("LIGHTSEARCH_NO_WEB", "WEB_RETRIEVAL_ENABLED")
+
+
+async def refused(call) -> LightSearchError:
+    try:
+        await call()
+    except LightSearchError as exc:
+        return exc
+    raise AssertionError("the call answered with the kill switch off")
+
+
+@pytest.fixture(scope="module")
+def replay():
+    server = EngineReplay(shared_data("search-provider-responses")).start()
+    yield server
+    server.stop()
+
+
+def test_the_switch_reads_settings_and_environment(monkeypatch):
+    for var in ("LIGHTSEARCH_NO_WEB", "WEB_RETRIEVAL_ENABLED"):
+        monkeypatch.delenv(var, raising=False)
+    on = make_settings()
+    assert retrieval_switch(on) is None
+    assert retrieval_switch(make_settings({"WEB_RETRIEVAL_ENABLED": False})) == "WEB_RETRIEVAL_ENABLED"
+    assert retrieval_switch(make_settings({"WEB_RETRIEVAL_ENABLED": "false"})) == "WEB_RETRIEVAL_ENABLED"
+    assert retrieval_switch(on, {"LIGHTSEARCH_NO_WEB": "1"}) == "LIGHTSEARCH_NO_WEB=1"
+    assert retrieval_switch(on, {"LIGHTSEARCH_NO_WEB": "0", "WEB_RETRIEVAL_ENABLED": "true"}) is None
+    assert retrieval_switch(on, {"LIGHTSEARCH_NO_WEB": " "}) is None  # blank: unset
+    assert retrieval_switch(on, {"WEB_RETRIEVAL_ENABLED": "maybe"}) is not None  # fails closed
+    # off wins: a setting cannot switch back on what the environment switched off
+    monkeypatch.setenv("LIGHTSEARCH_NO_WEB", "yes")
+    assert retrieval_switch(make_settings({"WEB_RETRIEVAL_ENABLED": True})) == "LIGHTSEARCH_NO_WEB=1"
+
+
+@pytest.mark.parametrize(("var", "value"), SWITCHES)
+@coroutine_test
+async def test_python_api_light_and_fetch(origins, offline_settings, monkeypatch, var, value):
+    """Built before the switch went off: the search and both fetches stop at their start;
+    built after: the constructor refuses. No request reaches the origins either way."""
+    light = LightSearch.from_settings(offline_settings)
+    fetcher = WebFetch.from_settings(offline_settings)
+    origins.reset_log()
+    monkeypatch.setenv(var, value)
+    assert_disabled(await refused(lambda: light.search("NASA artemis moon")))
+    assert_disabled(await refused(lambda: fetcher.fetch(PAGE)))
+    assert_disabled(await refused(lambda: fetcher.fetch_many([PAGE, PAGE + "news"])))
+    for build in (lambda: LightSearch.from_settings(offline_settings), lambda: WebFetch.from_settings(offline_settings)):
+        with pytest.raises(LightSearchError) as info:
+            build()
+        assert_disabled(info.value)
+    assert origins.log == []
+
+
+@coroutine_test
+async def test_setting_alone_stops_the_python_api(origins, offline_settings):
+    off = {**offline_settings, "WEB_RETRIEVAL_ENABLED": False}
+    with pytest.raises(LightSearchError) as info:
+        LightSearch.from_settings(off)
+    assert info.value.details["switch"] == "WEB_RETRIEVAL_ENABLED"
+    with pytest.raises(LightSearchError):
+        load_provider(off)
+    box = Toolbox(off)
+    assert_disabled(await refused(lambda: box.fetch_page(PAGE)))
+    assert_disabled(await refused(lambda: box.fetch_page([PAGE])))
+    assert origins.log == []
+
+
+@coroutine_test
+async def test_load_provider_for_light_brave_and_the_engines(replay, monkeypatch):
+    """Every provider ``load_provider`` builds, loaded while on: each search stops at its
+    start and the engine replay sees no request."""
+    replay.reset()
+    base = merge_settings(replay.settings(), {"LOG_LEVEL": "ERROR", "BRAVE_SEARCH_API_KEY": "k"})
+    providers = [load_provider({**base, "WEB_SEARCH_PROVIDER": name}, environ={})
+                 for name in ("light", "brave", "auto", "fallback", "duckduckgo", "wikipedia")]
+    news = NewsSearch(make_settings(base))
+    monkeypatch.setenv("LIGHTSEARCH_NO_WEB", "1")
+    for provider in providers:
+        assert_disabled(await refused(lambda p=provider: p.search("rust programming language")))
+    assert_disabled(await refused(lambda: news.news("rust programming language")))
+    for name in ("light", "brave", "auto"):
+        with pytest.raises(LightSearchError) as info:
+            load_provider({**base, "WEB_SEARCH_PROVIDER": name}, environ={})
+        assert_disabled(info.value)
+    assert all(replay.count(e) == 0 for e in ("ddg_html", "ddg_lite", "wikipedia", "news", "brave"))
+
+
+@coroutine_test
+async def test_the_layers_underneath_refuse_too(origins, offline_settings, monkeypatch):
+    """Below the providers: Brave's page fetches, a crawl and an engine request."""
+    from lightsearch.crawl.run import run_crawl
+    from lightsearch.providers.apiclient import ApiClient
+    from lightsearch.providers.brave import BraveHit
+    from lightsearch.providers.sources import fetch_sources
+    from lightsearch.spiders.fetch import FetchSpider
+
+    settings = make_settings({**offline_settings, "BRAVE_SEARCH_API_KEY": "k"})
+    client = ApiClient(settings, provider="wikipedia", max_bytes=1 << 20)
+    hits = [BraveHit(title="NASA", url=PAGE, snippet="s", source="nasa.gov", source_name="NASA",
+                     retrieved_at="2026-01-01T00:00:00Z", rank=1)]
+    origins.reset_log()
+    monkeypatch.setenv("WEB_RETRIEVAL_ENABLED", "off")
+    assert_disabled(await refused(lambda: fetch_sources(hits, settings, remaining_secs=10)))
+    assert_disabled(await refused(lambda: run_crawl(settings, FetchSpider, 5.0, url=PAGE)))
+    assert_disabled(await refused(lambda: client.request("GET", PAGE)))
+    assert origins.log == []
+
+
+# ------------------------------------------------------------------ the commands, as processes
+def scrapy(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scrapy", *args], env=clean_env(**env), capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def lightsearch(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], env=clean_env(**env), capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
+def disabled_json(proc: subprocess.CompletedProcess) -> dict:
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["error"]["code"] == "disabled", result
+    return result
+
+
+SCRAPY_RUNS = [  # (command line, environment): each switch on each command at least once
+    (["search", "--offline", "-o", "json", "NASA artemis moon"], {"LIGHTSEARCH_NO_WEB": "1"}),
+    (["read", "--offline", "-o", "json", PAGE, PAGE + "news"], {"LIGHTSEARCH_NO_WEB": "1"}),
+    (["news", "-o", "json", "artemis"], {"WEB_RETRIEVAL_ENABLED": "false"}),
+    (["search", "--offline", "-o", "json", "-s", "WEB_RETRIEVAL_ENABLED=false", "NASA artemis moon"], {}),
+]
+
+
+@pytest.mark.parametrize(("args", "env"), SCRAPY_RUNS, ids=["search-env", "read-many-env", "news-env", "search-s"])
+def test_scrapy_commands_obey_the_switch(args, env):
+    started = time.monotonic()
+    disabled_json(scrapy(*args, **env))
+    assert time.monotonic() - started < 60  # refused, not searched until a deadline
+
+
+def test_scrapy_read_prints_the_disabled_line():
+    read = scrapy("read", "--offline", "-s", "WEB_RETRIEVAL_ENABLED=false", PAGE, WEB_RETRIEVAL_ENABLED="false")
+    assert read.returncode == 1
+    assert read.stdout.startswith("ERROR: disabled: web retrieval is disabled by configuration")
+
+
+def test_scrapy_evaluate_stops_with_one_line(tmp_path):
+    (tmp_path / "q.jsonl").write_text('{"id": "1", "query": "NASA artemis"}\n', encoding="utf-8")
+    (tmp_path / "qrels").write_text("1 0 https://www.nasa.gov/ 1\n", encoding="utf-8")
+    proc = scrapy("evaluate", "--runs", "light", "--queries", str(tmp_path / "q.jsonl"), "--qrels",
+                  str(tmp_path / "qrels"), "--out", str(tmp_path / "out"), LIGHTSEARCH_NO_WEB="1")
+    assert proc.returncode == 1
+    assert "ERROR: disabled:" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_lightsearch_commands(origins):
+    world = setting_args({**origins.settings(), "LOG_LEVEL": "ERROR"})
+    for args, env in ((["search", "-o", "json", *world, "NASA artemis"], {"LIGHTSEARCH_NO_WEB": "1"}),
+                      (["news", "-o", "json", *world, "artemis"], {"WEB_RETRIEVAL_ENABLED": "false"}),
+                      (["fetch", "-o", "json", *world, "-s", "WEB_RETRIEVAL_ENABLED=false", PAGE], {})):
+        proc = lightsearch(*args, **env)
+        assert json.loads(proc.stdout)["error"]["code"] == "disabled", (args, env, proc.stderr)
+        assert proc.returncode != 0
