@@ -109,7 +109,9 @@ async def test_load_provider_for_light_brave_and_the_engines(replay, monkeypatch
     """Every provider ``load_provider`` builds, loaded while on: each search stops at its
     start and the engine replay sees no request."""
     replay.reset()
-    base = merge_settings(replay.settings(), {"LOG_LEVEL": "ERROR", "BRAVE_SEARCH_API_KEY": "k"})
+    # the host map alone keeps every provider on loopback, were the switch ever to fail
+    base = merge_settings(replay.settings(), {"LOG_LEVEL": "ERROR", "BRAVE_SEARCH_API_KEY": "k",
+                                              "LIGHT_HOST_MAP_ONLY": True})
     providers = [load_provider({**base, "WEB_SEARCH_PROVIDER": name}, environ={})
                  for name in ("light", "brave", "auto", "fallback", "duckduckgo", "wikipedia")]
     news = NewsSearch(make_settings(base))
@@ -166,7 +168,8 @@ def disabled_json(proc: subprocess.CompletedProcess) -> dict:
 SCRAPY_RUNS = [  # (command line, environment): each switch on each command at least once
     (["search", "--offline", "-o", "json", "NASA artemis moon"], {"LIGHTSEARCH_NO_WEB": "1"}),
     (["read", "--offline", "-o", "json", PAGE, PAGE + "news"], {"LIGHTSEARCH_NO_WEB": "1"}),
-    (["news", "-o", "json", "artemis"], {"WEB_RETRIEVAL_ENABLED": "false"}),
+    # no --offline for news: the host map alone keeps it on loopback, were the switch ever to fail
+    (["news", "-o", "json", "-s", "LIGHT_HOST_MAP_ONLY=True", "artemis"], {"WEB_RETRIEVAL_ENABLED": "false"}),
     (["search", "--offline", "-o", "json", "-s", "WEB_RETRIEVAL_ENABLED=false", "NASA artemis moon"], {}),
 ]
 
@@ -188,7 +191,8 @@ def test_scrapy_evaluate_stops_with_one_line(tmp_path):
     (tmp_path / "q.jsonl").write_text('{"id": "1", "query": "NASA artemis"}\n', encoding="utf-8")
     (tmp_path / "qrels").write_text("1 0 https://www.nasa.gov/ 1\n", encoding="utf-8")
     proc = scrapy("evaluate", "--runs", "light", "--queries", str(tmp_path / "q.jsonl"), "--qrels",
-                  str(tmp_path / "qrels"), "--out", str(tmp_path / "out"), LIGHTSEARCH_NO_WEB="1")
+                  str(tmp_path / "qrels"), "--out", str(tmp_path / "out"), "-s", "LIGHT_HOST_MAP_ONLY=True",
+                  LIGHTSEARCH_NO_WEB="1")
     assert proc.returncode == 1
     assert "ERROR: disabled:" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -42,6 +42,7 @@ MULTILINE = frozenset({"content"})
 MAX_DEPTH = 32
 _URL = re.compile(r"https?://\S+\Z", re.IGNORECASE)
 _WORD_IN_URL = re.compile(r"external[\W_]*data", re.IGNORECASE)
+_LAYOUT = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
 
 
 _SHORT: dict[str, str] = {}  # short single-line values (keys, codes, enums) repeat: cleaned once
@@ -70,7 +71,7 @@ def clean_url_text(url: str) -> str:
     hold no fence look-alike: angle brackets and the first letter of the fence word are
     percent-encoded, which names the same resource (RFC 3986 §6.2.2.2). The host is left
     as it is: it can hold no angle bracket, and a name is not a fence."""
-    text = "".join(ch for ch in strip_invisible(url) if ch.isprintable() and not ch.isspace())
+    text = _LAYOUT.sub("", strip_invisible(url))  # what strip_invisible leaves: spaces, breaks, controls
     try:
         parts = urlsplit(text)
     except ValueError:
