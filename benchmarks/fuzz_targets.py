@@ -151,7 +151,7 @@ def crawler() -> Any:
         from scrapy.utils.reactor import install_reactor
         from scrapy.utils.test import get_crawler
 
-        from lightsearch.providers.light import make_settings
+        from lightsearch.config import make_settings
         from lightsearch.spiders.discovery import DiscoverySpider
 
         install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")

@@ -1,4 +1,5 @@
-"""Validate Light settings, once, on the first search; and the kill switch.
+"""The configuration layer: settings built once per configuration (:func:`make_settings`),
+Light's settings validated on its first search, and the kill switch.
 
 Bad Light settings fail that search with ``invalid_settings`` naming the key; they are
 not checked at load time, so they can never disable Brave or web_fetch. Types and ranges
@@ -13,12 +14,63 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
-from scrapy.settings import BaseSettings
+from scrapy.settings import BaseSettings, Settings
 from w3lib.encoding import resolve_encoding
 
+from lightsearch import settings as default_settings
 from lightsearch.errors import LightSearchError, quote_untrusted
-from lightsearch.schema import invalid, validate
+from lightsearch.schema import BY_KEY, invalid, validate
+
+
+def make_settings(overrides: Mapping[str, Any] | Settings | None = None) -> Settings:
+    """The settings of one configuration: the project defaults, ``overrides`` on top (at the
+    command line's priority), and a fleet's shared state switched on by
+    ``LIGHTSEARCH_REDIS_URL`` / ``FLEET_REDIS_URL``. Built once per configuration: a
+    provider or a tool surface is handed the object, never rebuilds it."""
+    settings = Settings()
+    settings.setmodule(default_settings, priority="project")
+    if overrides:
+        settings.update(dict(overrides), priority="cmdline")
+    apply_fleet(settings)
+    return settings
+
+
+# ---------------------------------------------------------------------------- a fleet
+URL_VARIABLE = "LIGHTSEARCH_REDIS_URL"
+
+#: component setting -> the fleet class that replaces its in-process default
+COMPONENTS = {
+    "LIGHT_POLITENESS_LIMITER": "lightsearch.fleet.limiter.RedisLimiter",
+    "LIGHT_RECORD_CACHE": "lightsearch.fleet.records.RedisRecordCache",
+    "LIGHT_ROBOTS_CACHE": "lightsearch.fleet.robots.RedisRobotsCache",
+    "WEB_SEARCH_SUSPENSION": "lightsearch.fleet.suspension.RedisSuspensions",
+    "WEB_SEARCH_CACHE": "lightsearch.fleet.searches.RedisSearchCache",
+}
+
+
+def fleet_url(settings: BaseSettings, environ: Mapping[str, str] | None = None) -> str | None:
+    """The Redis URL the fleet shares, from the setting or else the environment."""
+    url = settings.get("FLEET_REDIS_URL")
+    if not url:
+        url = (os.environ if environ is None else environ).get(URL_VARIABLE, "").strip() or None
+    return url
+
+
+def apply_fleet(settings: BaseSettings, environ: Mapping[str, str] | None = None) -> None:
+    """Switch ``settings`` to the fleet components when a Redis URL is configured.
+
+    Only components still at their defaults are replaced: a deployment that names its own
+    class for one of them keeps it. An empty value (a cache turned off) stays off.
+    """
+    url = fleet_url(settings, environ)
+    if not url:
+        return
+    settings.set("FLEET_REDIS_URL", url, priority=settings.getpriority("FLEET_REDIS_URL") or "project")
+    for key, path in COMPONENTS.items():
+        if settings.get(key) == BY_KEY[key].default and (settings.getpriority(key) or 0) <= 20:
+            settings.set(key, path, priority="project")
 
 
 def validate_light_settings(settings: BaseSettings) -> None:

@@ -19,10 +19,10 @@ from typing import Any
 from scrapy import Request, Spider, signals
 from scrapy.crawler import AsyncCrawlerRunner
 
+from lightsearch.config import make_settings
 from lightsearch.crawl.guard.resolver import SystemResolver
 from lightsearch.crawl.runtime import ensure_reactor
 from lightsearch.crawl.transport import LightDownloadHandler
-from lightsearch.providers.light import make_settings
 
 PAGE = (b"<!doctype html><html lang='en'><head><title>Stand-in page</title></head><body><article>"
         + b"<p>This loopback page stands in for a public web site in the guard tests. " * 8

@@ -23,11 +23,11 @@ import pytest
 from lightsearch.cache import load_cache
 from lightsearch.cache.records import StoredResponse
 from lightsearch.cache.robots import RobotsRules
+from lightsearch.config import COMPONENTS, make_settings
 from lightsearch.documents import Document
-from lightsearch.fleet import COMPONENTS
 from lightsearch.fleet.limiter import RedisLimiter
 from lightsearch.fleet.link import FleetLink
-from lightsearch.providers.light import LightSearch, make_settings
+from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test, home_html, make_world
 from tests.redis_server import RedisServer, free_port, redis_binary
 
@@ -228,7 +228,7 @@ async def test_waiting_workers_are_served_in_arrival_order(redis_server, prefix)
 HOLDER = textwrap.dedent("""
     import asyncio, sys
     from lightsearch.fleet.limiter import RedisLimiter
-    from lightsearch.providers.light import make_settings
+    from lightsearch.config import make_settings
 
     class C:
         settings = make_settings({"FLEET_REDIS_URL": sys.argv[1], "FLEET_REDIS_PREFIX": sys.argv[2],

@@ -196,9 +196,9 @@ def test_the_middleware_refuses_stacked_encodings_from_any_handler():
     from scrapy.http import HtmlResponse
     from scrapy.utils.test import get_crawler
 
+    from lightsearch.config import make_settings
     from lightsearch.crawl.failures import ResponseRefused
     from lightsearch.crawl.middlewares.decoded import DecompressionReserveMiddleware
-    from lightsearch.providers.light import make_settings
 
     crawler = get_crawler(settings_dict=dict(make_settings({})))
     mw = DecompressionReserveMiddleware.from_crawler(crawler)

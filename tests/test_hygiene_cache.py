@@ -13,8 +13,9 @@ from lightsearch.cache.freshness import freshness
 from lightsearch.cache.lru import BoundedLRU
 from lightsearch.cache.records import MemoryRecordCache, StoredResponse, document_size
 from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
+from lightsearch.config import make_settings
 from lightsearch.documents import Document
-from lightsearch.providers.light import LightSearch, make_settings
+from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test, home_html, make_world
 from tests.hygiene_world import QUERY, case_routes, counts, hit_urls, paths, slug, world
 

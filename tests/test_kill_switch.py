@@ -18,13 +18,13 @@ import time
 
 import pytest
 
-from lightsearch.config import retrieval_switch
+from lightsearch.config import make_settings, retrieval_switch
 from lightsearch.errors import LightSearchError
 from lightsearch.offline_origins.engine_replay import EngineReplay
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
 from lightsearch.providers.fetch import WebFetch
-from lightsearch.providers.light import LightSearch, make_settings
+from lightsearch.providers.light import LightSearch
 from lightsearch.providers.news import NewsSearch
 from lightsearch.surfaces.tools import Toolbox
 from tests.conftest import coroutine_test, shared_data

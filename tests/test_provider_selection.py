@@ -118,7 +118,7 @@ def test_choice_is_made_once_at_load(monkeypatch):
 
 
 def test_helpers_agree_with_load_provider():
-    from lightsearch.providers.light import make_settings
+    from lightsearch.config import make_settings
 
     s = make_settings({"BRAVE_SEARCH_API_KEY": " k "})
     assert brave_api_key(s, environ={}) == "k"

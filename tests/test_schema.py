@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from lightsearch import settings as module
+from lightsearch.config import make_settings
 from lightsearch.errors import LightSearchError
-from lightsearch.providers.light import LightSearch, make_settings
+from lightsearch.providers.light import LightSearch
 from lightsearch.schema import BY_KEY, PREFIXES, SCHEMA, markdown, validate
 from tests.conftest import coroutine_test
 

@@ -18,6 +18,7 @@ import uuid
 import pytest
 
 from lightsearch.cache import load_cache
+from lightsearch.config import make_settings
 from lightsearch.documents import Document
 from lightsearch.documents.urlkey import url_key
 from lightsearch.errors import LightSearchError
@@ -25,7 +26,7 @@ from lightsearch.fleet.link import FleetLink
 from lightsearch.offline_origins.engine_replay import EngineReplay
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
-from lightsearch.providers.light import LightSearch, make_settings
+from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test, home_html, make_world, shared_data
 from tests.redis_server import RedisServer, redis_binary
 

@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from lightsearch.config import fleet_url
 from lightsearch.errors import LightSearchError
-from lightsearch.fleet import fleet_url
 from lightsearch.fleet.integrity import Seal, fleet_key
 
 if TYPE_CHECKING:

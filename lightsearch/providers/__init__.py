@@ -74,7 +74,7 @@ class SearchProvider(Protocol):
 
 def _settings(overrides: Mapping[str, Any] | Settings | None,
               config: Mapping[str, Any] | None) -> Settings:
-    from lightsearch.providers.light import make_settings
+    from lightsearch.config import make_settings
 
     settings = make_settings(overrides)
     for name, key in PLUGIN_CONFIG_KEYS.items():

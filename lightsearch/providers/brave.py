@@ -279,7 +279,7 @@ class BraveSearch:
 
     @classmethod
     def from_settings(cls, overrides: Mapping[str, Any] | Settings | None = None) -> BraveSearch:
-        from lightsearch.providers.light import make_settings
+        from lightsearch.config import make_settings
 
         return cls(make_settings(overrides))
 

@@ -24,7 +24,7 @@ from scrapy import Request
 from scrapy.http import Response, TextResponse
 from scrapy.settings import Settings
 
-from lightsearch.config import check_retrieval
+from lightsearch.config import check_retrieval, make_settings
 from lightsearch.crawl.failures import BOUND_REASONS, classify
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
@@ -37,7 +37,6 @@ from lightsearch.evidence.hygiene import clean_structured
 from lightsearch.evidence.model import ResultLimits
 from lightsearch.evidence.render import clip_utf8, render_result, strip_invisible, utf8_len
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
-from lightsearch.providers.light import make_settings
 from lightsearch.schema import validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
 

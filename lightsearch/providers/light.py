@@ -17,16 +17,14 @@ from urllib.parse import urlsplit
 
 from scrapy.settings import Settings
 
-from lightsearch import settings as default_settings
 from lightsearch.cache import load_cache
-from lightsearch.config import check_retrieval, validate_light_settings
+from lightsearch.config import check_retrieval, make_settings, validate_light_settings
 from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
-from lightsearch.fleet import apply_fleet
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.plan.catalog import Catalog, load_catalog
 from lightsearch.plan.request import SearchRequest, build_request
@@ -67,13 +65,6 @@ HYGIENE_COUNTS = {
 }
 
 
-def make_settings(overrides: dict[str, Any] | Settings | None = None) -> Settings:
-    settings = Settings()
-    settings.setmodule(default_settings, priority="project")
-    if overrides:
-        settings.update(dict(overrides), priority="cmdline")
-    apply_fleet(settings)  # LIGHTSEARCH_REDIS_URL / FLEET_REDIS_URL: shared state on Redis
-    return settings
 
 
 OPENING_HOPS = 4

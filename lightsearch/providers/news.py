@@ -29,7 +29,7 @@ class NewsSearch(EngineSearch):
 
     @classmethod
     def from_settings(cls, overrides: Any = None, mode: str = "web_news") -> NewsSearch:
-        from lightsearch.providers.light import make_settings
+        from lightsearch.config import make_settings
 
         return cls(make_settings(overrides))
 

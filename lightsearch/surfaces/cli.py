@@ -263,7 +263,7 @@ def _toolbox(opts: argparse.Namespace, extra: dict[str, Any] | None = None) -> A
 
 def _toolbox_settings(opts: argparse.Namespace) -> Any:
     """The settings a worker will run with (environment and ``-s``), without starting one."""
-    from lightsearch.providers.light import make_settings
+    from lightsearch.config import make_settings
     from lightsearch.surfaces.environment import resolve
 
     return make_settings(resolve(dict(opts.settings)))
@@ -332,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise LightSearchError("invalid_input", f"--workers must be between 1 and 64, got {opts.workers}",
                                        {"parameter": "--workers"})
             if opts.workers > 1 and opts.ready_fd is None:
-                from lightsearch.fleet import fleet_url
+                from lightsearch.config import fleet_url
                 from lightsearch.surfaces.workers import serve_workers
 
                 shared = bool(fleet_url(_toolbox_settings(opts)))

@@ -489,7 +489,7 @@ class Toolbox:
     """
 
     def __init__(self, overrides: Mapping[str, Any] | None = None, *, offline: bool = False) -> None:
-        from lightsearch.providers.light import make_settings
+        from lightsearch.config import make_settings
 
         self.overrides = dict(overrides or {})
         self._origins = None

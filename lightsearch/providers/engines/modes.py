@@ -134,7 +134,7 @@ class EngineSearch:
 
     @classmethod
     def from_settings(cls, overrides: Any = None, mode: str = "fused") -> EngineSearch:
-        from lightsearch.providers.light import make_settings
+        from lightsearch.config import make_settings
 
         return cls(make_settings(overrides), mode)
 

@@ -80,11 +80,12 @@ class Command(ScrapyCommand):
 
     async def _evaluate(self, opts: argparse.Namespace) -> dict[str, Any]:
         from lightsearch.cache import clear_process_caches
+        from lightsearch.config import make_settings
         from lightsearch.evaluation.harness import Progress, run_queries, summarize
         from lightsearch.evaluation.oracle import OracleProvider
         from lightsearch.evaluation.qrels import read_qrels, read_queries
         from lightsearch.evaluation.report import format_table, write_reports
-        from lightsearch.providers.light import LightSearch, make_settings
+        from lightsearch.providers.light import LightSearch
 
         assert self.settings is not None
         overrides: dict[str, Any] = {

@@ -64,8 +64,8 @@ class Command(ScrapyCommand):
             print(format_table(result, wall_secs=time.monotonic() - started))
 
     async def _news(self, query: str, opts: argparse.Namespace) -> dict[str, Any]:
+        from lightsearch.config import make_settings
         from lightsearch.providers import SETTING_PREFIXES
-        from lightsearch.providers.light import make_settings
         from lightsearch.providers.news import NewsSearch
 
         assert self.settings is not None
