@@ -27,18 +27,18 @@ _LAZY = {
     "LightSearch": "lightsearch.providers.light",
     "WebFetch": "lightsearch.providers.fetch",
     "load_provider": "lightsearch.providers",
-    "Toolbox": "lightsearch.surfaces.tools",
-    "definitions": "lightsearch.surfaces.tools",
-    "dispatch": "lightsearch.surfaces.tools",
-    "repair": "lightsearch.surfaces.tools",
+    "Toolbox": "lightsearch.surfaces.toolbox",
+    "definitions": "lightsearch.surfaces.toolbox",
+    "dispatch": "lightsearch.surfaces.toolbox",
+    "repair": "lightsearch.surfaces.toolbox",
 }
 
 
 def __getattr__(name: str):
     if name == "tools":  # lightsearch.tools.definitions() / dispatch() / repair()
-        from lightsearch.surfaces import tools
+        from lightsearch.surfaces import toolbox
 
-        return tools
+        return toolbox
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(name)

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scrapy.settings import BaseSettings, Settings
-from w3lib.encoding import resolve_encoding
-
-from lightsearch import settings as default_settings
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.schema import BY_KEY, invalid, validate
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings, Settings
 
 
 def make_settings(overrides: Mapping[str, Any] | Settings | None = None) -> Settings:
@@ -29,6 +28,12 @@ def make_settings(overrides: Mapping[str, Any] | Settings | None = None) -> Sett
     command line's priority), and a fleet's shared state switched on by
     ``LIGHTSEARCH_REDIS_URL`` / ``FLEET_REDIS_URL``. Built once per configuration: a
     provider or a tool surface is handed the object, never rebuilds it."""
+    # Scrapy is imported here, not with the module: a command's --help and the tool
+    # definitions read this layer without starting a crawler.
+    from scrapy.settings import Settings
+
+    from lightsearch import settings as default_settings
+
     settings = Settings()
     settings.setmodule(default_settings, priority="project")
     if overrides:
@@ -78,6 +83,9 @@ def validate_light_settings(settings: BaseSettings) -> None:
     if settings.getfloat("LIGHT_SOFT_DEADLINE_SECS") > settings.getfloat("LIGHT_DEADLINE_SECS"):
         raise invalid("LIGHT_SOFT_DEADLINE_SECS", "must not exceed LIGHT_DEADLINE_SECS",
                       settings.get("LIGHT_SOFT_DEADLINE_SECS"))
+    from scrapy.settings import BaseSettings
+    from w3lib.encoding import resolve_encoding
+
     for label in settings.getlist("LIGHT_ALLOWED_ENCODINGS"):
         if not resolve_encoding(label):
             raise invalid("LIGHT_ALLOWED_ENCODINGS", f"unknown encoding {quote_untrusted(label)}", label)
@@ -104,11 +112,8 @@ def retrieval_switch(settings: BaseSettings | None, environ: Mapping[str, str] |
     each turn it off on their own. A value the switch cannot read turns it off too: a
     kill switch fails closed.
     """
-    if settings is not None:
-        raw = settings.get(SWITCH_KEY, True)
-        on = raw.strip().lower() in _ON if isinstance(raw, str) else raw is not None and bool(raw)
-        if not on:
-            return SWITCH_KEY
+    # The environment is asked first: a surface turns LIGHTSEARCH_NO_WEB=1 into the setting
+    # too, and the message must name what the person set.
     for env in (os.environ, environ or {}):
         no_web = str(env.get(NO_WEB_VARIABLE) or "").strip().lower()
         if no_web and no_web not in _OFF:
@@ -116,6 +121,11 @@ def retrieval_switch(settings: BaseSettings | None, environ: Mapping[str, str] |
         switch = str(env.get(SWITCH_KEY) or "").strip().lower()
         if switch and switch not in _ON:
             return f"{SWITCH_KEY}=false"
+    if settings is not None:
+        raw = settings.get(SWITCH_KEY, True)
+        on = raw.strip().lower() in _ON if isinstance(raw, str) else raw is not None and bool(raw)
+        if not on:
+            return SWITCH_KEY
     return None
 
 

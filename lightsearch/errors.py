@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 
@@ -41,8 +42,11 @@ class LightSearchError(Exception):
         self.message = message
         self.details = details or {}
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+    def to_dict(self, names: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """``{"error": {"code", "message", "details"}}``; with ``names`` (a surface's spelling
+        of the API parameters: the command line's ``--max-results``, an environment
+        variable) the parameter the error is about is named that way."""
+        return {"error": spelled({"code": self.code, "message": self.message, "details": self.details}, names)}
 
     def __repr__(self) -> str:
         return f"LightSearchError({self.code!r}, {self.message!r})"
@@ -69,19 +73,21 @@ def invalid_input(message: str, *, parameter: str | None = None, **details: Any)
     return LightSearchError("invalid_input", message, details)
 
 
-def with_flags(error: dict[str, Any], flags: dict[str, str]) -> dict[str, Any]:
-    """``{"code", "message", "details"}`` with the parameter spelled as ``flags`` spell it.
+def spelled(error: dict[str, Any], names: Mapping[str, str] | None) -> dict[str, Any]:
+    """``{"code", "message", "details"}`` naming its parameter as ``names`` spell it.
 
-    The message is ours (parameters are named at its start, never taken from input), so
-    naming the flag is a replacement of that one word.
+    Messages about a parameter are ours and name it as their first word ("maxResults must
+    be between 1 and 20"), never a value taken from input, so a surface's spelling is that
+    word written its way ("--max-results must be ..."); ``details.flag`` records it.
     """
     parameter = (error.get("details") or {}).get("parameter")
-    flag = flags.get(parameter) if isinstance(parameter, str) else None
-    if not flag:
+    name = names.get(parameter) if names and isinstance(parameter, str) else None
+    if not name:
         return error
     message = str(error.get("message", ""))
-    message = message.replace(parameter, flag, 1) if parameter in message else f"{flag}: {message}"
-    return {**error, "message": message, "details": {**error.get("details", {}), "flag": flag}}
+    message = re.sub(rf"\b{re.escape(parameter)}\b", lambda _: name, message, count=1) \
+        if re.search(rf"\b{re.escape(parameter)}\b", message) else f"{name}: {message}"
+    return {**error, "message": message, "details": {**error.get("details", {}), "flag": name}}
 
 
 #: Where a word-safe quote stops: whitespace, controls, and the separators of a sentence.

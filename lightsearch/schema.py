@@ -36,7 +36,7 @@ class Setting:
         if self.choices:
             return " / ".join(self.choices)
         if self.low is not None:
-            return f"{self.low:g} .. {self.high:g}"
+            return f"{number_text(self.low)} .. {number_text(self.high)}"
         return ""
 
 
@@ -275,6 +275,42 @@ def defaults() -> dict[str, Any]:
     return {s.key: copy.deepcopy(s.default) for s in SCHEMA}
 
 
+class Values:
+    """Settings read without Scrapy: ``values`` over the table's defaults, read as Scrapy's
+    ``Settings`` reads them. For what must answer before any crawler exists (a command's
+    help, the tool definitions an agent asks for first)."""
+
+    def __init__(self, values: Mapping[str, Any] | None = None) -> None:
+        self.values = dict(values or {})
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self.values:
+            return self.values[key]
+        return BY_KEY[key].default if key in BY_KEY else default
+
+    def getint(self, key: str) -> int:
+        return int(float(self.get(key)))
+
+    def getbool(self, key: str) -> bool:
+        value = self.get(key)
+        return value.strip().lower() in ("1", "true") if isinstance(value, str) else bool(value)
+
+    def getlist(self, key: str) -> list[Any]:
+        value = self.get(key)
+        if value is None:
+            return []
+        return [v for v in value.split(",") if v] if isinstance(value, str) else list(value)
+
+
+def number_text(value: float | None) -> str:
+    """A bound as people write it: ``16777216``, ``0.5``, never ``1.67772e+07``."""
+    if value is None:
+        return ""
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.6g}" if abs(value) < 1e6 else str(value)
+
+
 def invalid(key: str, message: str, value: Any = None, **extra: Any) -> LightSearchError:
     return LightSearchError("invalid_settings", f"setting {key}: {message}",
                             {"key": key, "value": repr(value)[:80], **extra})
@@ -294,7 +330,8 @@ def _number(spec: Setting, raw: Any) -> float:
         kind = "an integer" if spec.type == "int" else "a number"
         raise invalid(spec.key, f"must be {kind}, got {quote_untrusted(raw)}", raw) from None
     if spec.low is not None and not spec.low <= value <= spec.high:
-        raise invalid(spec.key, f"must be between {spec.low:g} and {spec.high:g}, got {value:g}", raw)
+        raise invalid(spec.key, f"must be between {number_text(spec.low)} and {number_text(spec.high)}, "
+                      f"got {number_text(value)}", raw)
     return value
 
 

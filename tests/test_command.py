@@ -19,7 +19,7 @@ def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (("",), "query is empty"),
+        (("",), "query must not be empty"),
         (("x" * 401,), "400 characters"),
         ((" ".join(["w"] * 51),), "50 words"),
         (("--max-results", "99", "ok"), "--max-results must be between 1 and 20"),
@@ -78,3 +78,39 @@ def test_table_output_has_hits_and_a_summary(tmp_path):
     assert "hops" in lines[-1]
     assert "sources consulted" in lines[-1]
     assert "shown " in lines[-1]
+
+
+@pytest.mark.parametrize("command", ["search", "news", "read"])
+def test_an_unknown_flag_is_refused_not_searched(tmp_path, command):
+    proc = subprocess.run([sys.executable, "-m", "scrapy", command, "--offline", "--bogus-flag", "europa"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2
+    assert "unknown option --bogus-flag" in proc.stderr
+
+
+def test_a_query_starting_with_a_dash_goes_after_the_double_dash(tmp_path):
+    proc = scrapy("--offline", "-o", "json", "--", "-photosynthesis calvin", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["query"] == "-photosynthesis calvin"
+
+
+def test_scrapy_news_takes_offline(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "scrapy", "news", "--offline", "-o", "json", "--when", "1y",
+                           "europa clipper"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    result = json.loads(proc.stdout)
+    assert "--offline" not in result["query"]
+    assert result["query"] == "europa clipper"
+
+
+def test_the_list_shows_notes_the_stop_reason_and_unwrapped_urls(tmp_path):
+    proc = scrapy("--offline", "--recency", "week", "heatwave power grid", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(line.startswith("note: ") and "dropped" in line for line in lines)
+    stop = [line for line in lines if line.startswith("stop: ")]
+    assert stop
+    assert stop[0] != "stop: completed"  # in words, not the code
+    proc = scrapy("--offline", "photosynthesis calvin cycle", cwd=tmp_path)
+    urls = [line for line in proc.stdout.splitlines() if " · " in line and ("http" in line or ".org" in line)]
+    assert urls
+    assert all(len(line) <= 100 for line in urls)  # the terminal is 100 wide when not a tty

@@ -34,9 +34,9 @@ from lightsearch.crawl.guard.resolver import ResolveTimeout
 from lightsearch.crawl.middlewares.confine import RedirectRefused
 from lightsearch.crawl.middlewares.encoding import EncodingRefused
 from lightsearch.crawl.middlewares.robots import RobotsDenied
-from lightsearch.errors import LightSearchError, with_flags
+from lightsearch.errors import LightSearchError, spelled
 from lightsearch.plan.request import build_request
-from lightsearch.surfaces.commands import FLAGS, for_command_line
+from lightsearch.surfaces.spelling import FLAGS
 
 LURE = "timed out: too large, DOWNLOAD_MAXSIZE, robots, dns, certificate verify failed, refused"
 
@@ -112,13 +112,13 @@ def test_an_api_parameter_error_names_the_flag_on_the_command_line():
         build_request("ok", max_results=99)
     error = info.value.to_dict()["error"]
     assert error["details"]["parameter"] == "maxResults"
-    shown = for_command_line(info.value.to_dict())["error"]
+    shown = info.value.to_dict(FLAGS)["error"]
     assert shown["message"].startswith("--max-results must be between 1 and 20")
     assert shown["details"]["flag"] == "--max-results"
     assert "maxResults" not in shown["message"]
     # An error with no parameter is left as it is.
     plain = {"code": "timeout", "message": "the page did not arrive", "details": {}}
-    assert with_flags(plain, FLAGS) == plain
+    assert spelled(plain, FLAGS) == plain
 
 
 @pytest.mark.parametrize(("args", "flag"), [

@@ -13,7 +13,8 @@ import pytest
 from jsonschema import validate
 
 from lightsearch.errors import LightSearchError
-from lightsearch.providers.fetch import WebFetch, format_fetch_text, window_text
+from lightsearch.evidence.render import render_result
+from lightsearch.providers.fetch import WebFetch, window_text
 from lightsearch.surfaces.tools import FETCH_OUTPUT
 from tests.conftest import ROBOTS_ALLOW, coroutine_test
 
@@ -101,8 +102,7 @@ async def test_reading_on_with_start_index_covers_the_whole_text(settings):
     first = await fetcher.fetch(f"https://{FAULTS}/long", max_chars=1500)
     assert first["truncated"] is True
     assert first["meta"]["webSources"]["entries"][0]["contentTruncated"] == ["perSource"]
-    text = format_fetch_text(first)
-    assert text == first["text"]  # the text web_fetch rendered, not a second rendering
+    text = first["text"]  # rendered once, by web_fetch, as its receipt describes
     assert "startIndex=1500" in text
 
 
@@ -243,7 +243,7 @@ async def test_http_status(settings, path, status):
     error = await fetch_error(settings, f"{WALLS}{path}")
     assert error.code == "http_status"
     assert error.details["status"] == status
-    assert format_fetch_text(error.to_dict()).startswith(f"ERROR: http_status: the server answered HTTP {status}")
+    assert render_result(error.to_dict(), 16 * 1024).startswith(f"ERROR: http_status: the server answered HTTP {status}")
 
 
 @coroutine_test
@@ -333,7 +333,7 @@ def test_error_text_and_json_forms():
     error = LightSearchError("timeout", "the page did not arrive within 30 s", {"deadlineSecs": 30})
     assert error.to_dict() == {"error": {"code": "timeout", "message": "the page did not arrive within 30 s",
                                          "details": {"deadlineSecs": 30}}}
-    assert format_fetch_text(error.to_dict()).splitlines()[0].startswith("ERROR: timeout:")
+    assert render_result(error.to_dict(), 16 * 1024).splitlines()[0].startswith("ERROR: timeout:")
 
 
 def test_date_extraction_never_builds_the_slow_locale_parser():

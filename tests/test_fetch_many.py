@@ -13,7 +13,8 @@ import pytest
 from lightsearch.errors import LightSearchError
 from lightsearch.evidence.render import utf8_len
 from lightsearch.providers.fetch import WebFetch
-from lightsearch.surfaces.tools import Toolbox, check_arguments, tool_specs
+from lightsearch.surfaces.toolbox import Toolbox
+from lightsearch.surfaces.tools import check_arguments, tool_specs
 from tests.conftest import ROBOTS_ALLOW, coroutine_test
 
 WALLS = "https://walls.example"

@@ -3,7 +3,7 @@
 with the structured ``disabled`` error, and nothing reaches an origin or an engine.
 
 One test per surface: the Python API (``LightSearch``, ``WebFetch.fetch``/``fetch_many``,
-``load_provider()`` for Light, Brave and the engines, web_news, ``Toolbox.fetch_page``,
+``load_provider()`` for Light, Brave and the engines, web_news, ``Toolbox.fetch``,
 Brave's page fetches, the crawl and the API client underneath), ``scrapy
 search|read|news|evaluate`` and ``lightsearch search|news|fetch`` as processes. MCP and the
 invoke endpoint have theirs in test_surface_mcp.py and test_surface_invoke.py.
@@ -26,7 +26,7 @@ from lightsearch.providers import load_provider
 from lightsearch.providers.fetch import WebFetch
 from lightsearch.providers.light import LightSearch
 from lightsearch.providers.news import NewsSearch
-from lightsearch.surfaces.tools import Toolbox
+from lightsearch.surfaces.toolbox import Toolbox
 from tests.conftest import coroutine_test, shared_data
 from tests.test_surface_mcp import CLI, clean_env, setting_args
 
@@ -99,8 +99,8 @@ async def test_setting_alone_stops_the_python_api(origins, offline_settings):
     with pytest.raises(LightSearchError):
         load_provider(off)
     box = Toolbox(off)
-    assert_disabled(await refused(lambda: box.fetch_page(PAGE)))
-    assert_disabled(await refused(lambda: box.fetch_page([PAGE])))
+    assert_disabled(await refused(lambda: box.fetch(PAGE)))
+    assert_disabled(await refused(lambda: box.fetch([PAGE])))
     assert origins.log == []
 
 

@@ -70,7 +70,7 @@ def test_search_command_with_provider_region_and_engine_table(replay, tmp_path):
     proc = run("search", *settings_args(replay), "--provider", "auto", "--region", "de-de", "rust oxide colour",
                cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "| duckduckgo" in proc.stdout or "| wikipedia" in proc.stdout
+    assert "· duckduckgo" in proc.stdout or "· wikipedia" in proc.stdout
     assert "provider fused" in proc.stdout
     assert replay.requests_for("ddg_html")[-1]["params"]["kl"] == "de-de"
     as_json = run("search", *settings_args(replay), "--provider", "wikipedia", "-o", "json", "rust",

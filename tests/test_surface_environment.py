@@ -11,7 +11,7 @@ import pytest
 from lightsearch.errors import LightSearchError
 from lightsearch.surfaces import environment
 from lightsearch.surfaces.environment import VARIABLES, resolve, settings_from_environ
-from lightsearch.surfaces.tools import Toolbox
+from lightsearch.surfaces.toolbox import Toolbox
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test
 
 ROOT = Path(__file__).resolve().parents[1]

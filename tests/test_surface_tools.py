@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from lightsearch.errors import LightSearchError
-from lightsearch.surfaces import tools
-from lightsearch.surfaces.tools import RateLimiter, Toolbox, ToolConfig, check_arguments, tool_specs
+from lightsearch.surfaces import toolbox, tools
+from lightsearch.surfaces.ratelimit import RateLimiter
+from lightsearch.surfaces.toolbox import Toolbox
+from lightsearch.surfaces.tools import ToolConfig, check_arguments, tool_specs
 from tests.conftest import coroutine_test
 
 
@@ -45,7 +47,7 @@ def test_formats_carry_the_same_schema_and_guidance(fmt):
         assert defs["web_fetch"]["outputSchema"] == tools.FETCH_OUTPUT
 
 
-def test_guidance_of_seed_003_is_in_the_descriptions():
+def test_the_agent_guidance_is_in_the_descriptions():
     search, _news, fetch = tool_specs()
     assert "before web_fetch" in search.description
     assert "author, title, venue, year" in search.description
@@ -69,7 +71,7 @@ def test_schema_defaults_follow_the_deployment():
 
 def test_unknown_format_is_an_error():
     with pytest.raises(LightSearchError) as info:
-        tools.definitions("gemini", toolbox=Toolbox())
+        toolbox.definitions("gemini", toolbox=Toolbox())
     assert info.value.code == "invalid_input"
 
 
@@ -125,7 +127,7 @@ def validate_output(name: str, result: dict) -> None:
 @coroutine_test
 async def test_dispatch_search_returns_the_envelope_with_model_text(offline_settings):
     async with Toolbox(offline_settings) as box:
-        result = await tools.dispatch("web_search", {"query": "NASA artemis moon", "maxResults": 3}, toolbox=box)
+        result = await toolbox.dispatch("web_search", {"query": "NASA artemis moon", "maxResults": 3}, toolbox=box)
     assert "error" not in result
     validate_output("web_search", result)
     assert 1 <= len(result["hits"]) <= 3
@@ -135,10 +137,10 @@ async def test_dispatch_search_returns_the_envelope_with_model_text(offline_sett
 @coroutine_test
 async def test_dispatch_fetch_content_and_fenced_text(offline_settings):
     async with Toolbox(offline_settings) as box:
-        page = await tools.dispatch("web_fetch", {"url": "https://www.nasa.gov/", "max_length": 40}, toolbox=box)
-        raw = await tools.dispatch("web_fetch", {"url": "https://www.nasa.gov/", "raw": True, "maxChars": 500},
+        page = await toolbox.dispatch("web_fetch", {"url": "https://www.nasa.gov/", "max_length": 40}, toolbox=box)
+        raw = await toolbox.dispatch("web_fetch", {"url": "https://www.nasa.gov/", "raw": True, "maxChars": 500},
                                    toolbox=box)
-        robots = await tools.dispatch("web.fetch", {"url": "https://www.nasa.gov/robots.txt", "raw": True},
+        robots = await toolbox.dispatch("web.fetch", {"url": "https://www.nasa.gov/robots.txt", "raw": True},
                                       toolbox=box)
     validate_output("web_fetch", page)
     assert len(page["content"]) <= 40
@@ -153,10 +155,10 @@ async def test_dispatch_fetch_content_and_fenced_text(offline_settings):
 @coroutine_test
 async def test_dispatch_errors_are_structured(offline_settings):
     async with Toolbox(offline_settings) as box:
-        unknown = await tools.dispatch("web_serch", {"query": "x"}, toolbox=box)
-        invalid = await tools.dispatch("web_search", {"query": 3}, toolbox=box)
-        blocked = await tools.dispatch("web_fetch", {"url": "http://127.0.0.1/"}, toolbox=box)
-        news = await tools.dispatch("web_news", {"query": "storm"}, toolbox=box)
+        unknown = await toolbox.dispatch("web_serch", {"query": "x"}, toolbox=box)
+        invalid = await toolbox.dispatch("web_search", {"query": 3}, toolbox=box)
+        blocked = await toolbox.dispatch("web_fetch", {"url": "http://127.0.0.1/"}, toolbox=box)
+        news = await toolbox.dispatch("web_news", {"query": "storm"}, toolbox=box)
     assert unknown["error"]["code"] == "unknown_tool"
     assert "did you mean web_search" in unknown["error"]["message"]
     assert invalid["error"]["code"] == "invalid_input"
@@ -171,7 +173,7 @@ async def test_dispatch_errors_are_structured(offline_settings):
 async def test_disabled_toolbox_lists_nothing_and_answers_disabled(offline_settings):
     async with Toolbox({**offline_settings, "WEB_RETRIEVAL_ENABLED": False}) as box:
         assert box.definitions("openai") == []
-        result = await tools.dispatch("web_search", {"query": "x"}, toolbox=box)
+        result = await toolbox.dispatch("web_search", {"query": "x"}, toolbox=box)
     assert result["error"]["code"] == "disabled"
 
 
@@ -218,7 +220,7 @@ REPAIRABLE = [
 
 @pytest.mark.parametrize(("text", "name", "subset"), REPAIRABLE)
 def test_repair_recognises_pseudo_calls(text, name, subset):
-    fixed = tools.repair(text, toolbox=Toolbox())
+    fixed = toolbox.repair(text, toolbox=Toolbox())
     assert fixed.is_call, fixed.reason
     call = fixed.calls[0]
     assert call.name == name
@@ -230,21 +232,24 @@ def test_repair_recognises_pseudo_calls(text, name, subset):
 
 def test_repair_says_not_a_call():
     box = Toolbox()
-    plain = tools.repair("The deadline is in May; see the venue page.", toolbox=box)
+    plain = toolbox.repair("The deadline is in May; see the venue page.", toolbox=box)
     assert not plain.is_call
     assert plain.calls == []
     assert plain.reason.startswith("not a call")
     assert plain.text == "The deadline is in May; see the venue page."
-    bad = tools.repair('{"name": "web_search", "arguments": {"q": "x"}}', toolbox=box)
+    bad = toolbox.repair('{"name": "web_search", "arguments": {"q": "x"}}', toolbox=box)
     assert not bad.is_call
     assert bad.calls[0].error["code"] == "invalid_input"
-    assert "query is required" in bad.reason
-    other = tools.repair('{"name": "read", "arguments": {"path": "a.txt"}}', toolbox=box)
+    assert "unknown argument 'q'" in bad.reason
+    empty = toolbox.repair('{"name": "web_search", "arguments": {}}', toolbox=box)
+    assert not empty.is_call
+    assert "query is required" in empty.reason
+    other = toolbox.repair('{"name": "read", "arguments": {"path": "a.txt"}}', toolbox=box)
     assert other.calls == []
 
 
 def test_repair_of_disabled_tools_is_not_a_call():
-    fixed = tools.repair('web_search(query="x")', toolbox=Toolbox({"WEB_RETRIEVAL_ENABLED": False}))
+    fixed = toolbox.repair('web_search(query="x")', toolbox=Toolbox({"WEB_RETRIEVAL_ENABLED": False}))
     assert not fixed.is_call
     assert fixed.calls[0].error["code"] == "disabled"
 
@@ -260,7 +265,7 @@ def test_specs_are_not_shared_mutable_state():
 def test_package_exposes_tools():
     import lightsearch
 
-    assert lightsearch.tools.definitions is tools.definitions
+    assert lightsearch.tools.definitions is toolbox.definitions
 
 
 def _objects(schema):
@@ -359,7 +364,7 @@ _SINGLE_QUOTED = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, bl
 def test_repair_round_trips_a_valid_call_exactly(query, n, form):
     """A valid call written in any accepted form comes back as exactly that call: repair
     never changes a string the model wrote."""
-    fixed = tools.repair(_FORMS[form](query, n), toolbox=_STRICT_BOX)
+    fixed = toolbox.repair(_FORMS[form](query, n), toolbox=_STRICT_BOX)
     assert fixed.is_call, (form, fixed.reason)
     assert fixed.calls[0].arguments == {"query": query, "maxResults": n}
 
@@ -368,7 +373,7 @@ def test_repair_round_trips_a_valid_call_exactly(query, n, form):
 @given(query=_SINGLE_QUOTED.filter(lambda q: q.strip() == q and q.strip()), n=st.integers(1, 20))
 def test_repair_round_trips_single_quoted_calls(query, n):
     text = repr({"name": "web_search", "arguments": {"query": query, "maxResults": n}})
-    fixed = tools.repair(text, toolbox=_STRICT_BOX)
+    fixed = toolbox.repair(text, toolbox=_STRICT_BOX)
     assert fixed.is_call, fixed.reason
     assert fixed.calls[0].arguments == {"query": query, "maxResults": n}
 
@@ -379,7 +384,7 @@ def test_repair_round_trips_single_quoted_calls(query, n):
 def test_repair_round_trips_xml_like_calls(query, n):
     text = (f'<invoke name="web_search"><parameter name="query">{query}</parameter>'
             f'<parameter name="maxResults">{n}</parameter></invoke>')
-    fixed = tools.repair(text, toolbox=_STRICT_BOX)
+    fixed = toolbox.repair(text, toolbox=_STRICT_BOX)
     assert fixed.is_call, fixed.reason
     assert fixed.calls[0].arguments == {"query": query, "maxResults": n}
 
@@ -387,7 +392,7 @@ def test_repair_round_trips_xml_like_calls(query, n):
 @settings(max_examples=100, deadline=None)
 @given(st.text(max_size=400))
 def test_repair_of_any_text_returns_a_repair(text):
-    fixed = tools.repair(text, toolbox=_STRICT_BOX)
+    fixed = toolbox.repair(text, toolbox=_STRICT_BOX)
     assert isinstance(fixed.text, str)
     assert fixed.is_call or fixed.reason
 

@@ -22,7 +22,7 @@ text and metadata are passive, untrusted evidence. Optional fields (``content``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -135,6 +135,7 @@ def finish_fetch(
     extraction_clipped: bool = False,
     cached: bool = False,
     token: str | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> str:
     """Render a web_fetch success for the model, store it as ``text``, attach the receipt.
 
@@ -151,7 +152,7 @@ def finish_fetch(
     cleaned = clean_structured(result, keep=("content",))
     result.clear()
     result.update(cleaned)
-    rendering = render(result, limits.text_max_bytes, token=token)
+    rendering = render(result, limits.text_max_bytes, token=token, names=names)
     result["text"] = rendering.text
     record = SourceRecord(
         title=result.get("title") or result.get("url", ""),

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 import secrets
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -491,7 +492,8 @@ def _search_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body
     return head, body, blocks, []
 
 
-def _fetch_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body, list[_Block], list[str]]:
+def _fetch_layout(result: dict[str, Any], token: str,
+                  names: Mapping[str, str] | None = None) -> tuple[list[str], _Body, list[_Block], list[str]]:
     status = _number(result.get("status"))
     facts = [f"status {int(status)}"] if status is not None else []
     if result.get("contentType"):
@@ -515,29 +517,22 @@ def _fetch_layout(result: dict[str, Any], token: str) -> tuple[list[str], _Body,
     next_start = _number(result.get("nextStartIndex"))
     if result.get("truncated") and next_start is not None:
         total_text = int(total) if total is not None else "?"
-        tail.append(f"[page continues: {total_text} characters in all; "
-                    f"call web_fetch again with startIndex={int(next_start)}]")
+        # the read-on hint in the words of the surface the text is for
+        flag = (names or {}).get("startIndex")
+        again = f"run the command again with {flag} " if flag else "call web_fetch again with startIndex="
+        tail.append(f"[page continues: {total_text} characters in all; {again}{int(next_start)}]")
     return head, body, blocks, tail
 
 
-_CONTINUES = re.compile(r"(\[page continues: (?:\d+|\?) characters in all; )"
-                        r"call web_fetch again with startIndex=(\d+)\]\Z")
-
-
-def continuation_for_command_line(text: str) -> str:
-    """``text`` with its last line's read-on hint in command-line words (``--start-index N``).
-
-    The hint is the renderer's own line after the fence, so rewriting it touches no page text.
-    """
-    return _CONTINUES.sub(r"\1run the command again with --start-index \2]", text)
-
-
 # ---------------------------------------------------------------------------- rendering
-def render(result: dict[str, Any], max_bytes: int, *, token: str | None = None) -> Rendering:
+def render(result: dict[str, Any], max_bytes: int, *, token: str | None = None,
+           names: Mapping[str, str] | None = None) -> Rendering:
     """Render ``result`` within ``max_bytes`` UTF-8 bytes and report what each source kept.
 
     ``result`` is a search envelope (has ``hits``), a web_fetch result (has ``url`` and
-    the page window in ``content``) or an error (``{"error": {...}}``).
+    the page window in ``content``) or an error (``{"error": {...}}``). ``names`` spells the
+    API's parameters in the renderer's own lines as a surface does (the command line's
+    ``--start-index``).
     """
     max_bytes = max(0, int(max_bytes))
     if not isinstance(result, dict):
@@ -545,8 +540,10 @@ def render(result: dict[str, Any], max_bytes: int, *, token: str | None = None) 
     if "error" in result:
         return Rendering(clip_utf8(error_line(result["error"]), max_bytes))
     token = token or secrets.token_hex(6)
-    layout = _search_layout if "hits" in result else _fetch_layout
-    head_lines, body, blocks, tail_lines = layout(result, token)
+    if "hits" in result:
+        head_lines, body, blocks, tail_lines = _search_layout(result, token)
+    else:
+        head_lines, body, blocks, tail_lines = _fetch_layout(result, token, names)
     begin, end = fence_lines(token)
     pre = "\n".join([*head_lines, begin]) + "\n"
     post = "\n".join([end, *tail_lines])

@@ -42,16 +42,16 @@ def _check_query(q: Any, *, max_chars: int, max_words: int) -> str:
         raise invalid_input("query must be text", parameter="query", bound="type", got=type(q).__name__)
     text = " ".join(q.split())
     if not text:
-        raise invalid_input("query is empty", parameter="query", bound="non_empty")
+        raise invalid_input("query must not be empty", parameter="query", bound="non_empty")
     if len(text) > max_chars:
         raise invalid_input(
-            f"query is longer than {max_chars} characters", parameter="query",
+            f"query must be at most {max_chars} characters long", parameter="query",
             bound="max_chars", limit=max_chars, got=len(text),
         )
     words = len(text.split())
     if words > max_words:
         raise invalid_input(
-            f"query has more than {max_words} words", parameter="query",
+            f"query must have at most {max_words} words", parameter="query",
             bound="max_words", limit=max_words, got=words,
         )
     return text
@@ -73,13 +73,13 @@ def build_request(
         raise invalid_input("give either query or queries, not both", bound="one_of")
     if queries is None:
         if query is None:
-            raise invalid_input("query is required", bound="non_empty")
+            raise invalid_input("query is required", parameter="query", bound="non_empty")
         queries = [query] if isinstance(query, str) else query
     if isinstance(queries, str) or not isinstance(queries, Sequence):
-        raise invalid_input("queries must be a list of text", bound="type")
+        raise invalid_input("queries must be a list of text", parameter="queries", bound="type")
     if not 1 <= len(queries) <= max_queries:
         raise invalid_input(
-            f"between 1 and {max_queries} queries are allowed", parameter="queries",
+            f"queries: give 1 to {max_queries} of them, not {len(queries)}", parameter="queries",
             bound="max_queries", limit=max_queries, got=len(queries),
         )
     checked = tuple(_check_query(q, max_chars=max_chars, max_words=max_words) for q in queries)

@@ -74,9 +74,14 @@ class SearchProvider(Protocol):
 
 def _settings(overrides: Mapping[str, Any] | Settings | None,
               config: Mapping[str, Any] | None) -> Settings:
+    """Settings built once by a surface are used as they are (copied only when plugin-style
+    configuration or a key is added to them); overrides are built into settings here."""
     from lightsearch.config import make_settings
 
-    settings = make_settings(overrides)
+    if isinstance(overrides, Settings):
+        settings = overrides.copy() if config else overrides
+    else:
+        settings = make_settings(overrides)
     for name, key in PLUGIN_CONFIG_KEYS.items():
         if config and config.get(name) is not None:
             settings.set(key, config[name], priority="cmdline")
@@ -150,5 +155,7 @@ def load_provider(
                 "invalid_settings", "WEB_SEARCH_PROVIDER is brave but no Brave API key is set",
                 {"key": KEY_SETTING},
             )
+        if settings is overrides:  # the caller's object is not ours to change
+            settings = settings.copy()
         settings.set(KEY_SETTING, key, priority="cmdline")
     return cls(settings)

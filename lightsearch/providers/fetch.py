@@ -16,6 +16,8 @@ import contextlib
 import json
 import re
 import time
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,7 +37,12 @@ from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.hygiene import clean_structured
 from lightsearch.evidence.model import ResultLimits
-from lightsearch.evidence.render import clip_utf8, render_result, strip_invisible, utf8_len
+from lightsearch.evidence.render import (
+    clip_utf8,
+    error_line,
+    strip_invisible,
+    utf8_len,
+)
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
 from lightsearch.schema import validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
@@ -84,20 +91,22 @@ class WebFetch:
         head_tail: bool = False,
         robots: bool | None = None,
         raw: bool = False,
+        names: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """The page at ``url`` as clean text from ``start_index``, at most ``max_chars``.
 
         ``head_tail`` returns the start and the end of a long page in one read instead
         of the first ``max_chars``. ``robots`` overrides ``WEB_FETCH_ROBOTSTXT_OBEY``
         for this fetch. ``raw`` returns the decoded body of a text type without
-        extraction. Raises LightSearchError with a code on every expected failure.
+        extraction. ``names`` spells the parameters in the text's read-on hint as the
+        calling surface does. Raises LightSearchError with a code on every expected failure.
         """
         max_chars, start_index = self._checked_call(max_chars, start_index)
         request_url = self._checked_url(url)
         link = link_of(self.settings)
         before = snapshot(link)
         result = await self._fetch(url, request_url, max_chars, start_index, markdown=markdown,
-                                   head_tail=head_tail, robots=robots, raw=raw)
+                                   head_tail=head_tail, robots=robots, raw=raw, names=names)
         return with_shared_state(result, before, link)
 
     async def fetch_many(
@@ -110,32 +119,36 @@ class WebFetch:
         head_tail: bool = False,
         robots: bool | None = None,
         raw: bool = False,
+        names: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """Several pages at once (seed 002's ``web_read``): each its own result or error.
+        """Several pages at once: each its own result or error.
 
         The pages are fetched concurrently within one deadline (``WEB_FETCH_DEADLINE_SECS``
         for the whole call) and the process's per-origin limit, so two URLs of one site
         are read one after the other. ``max_chars`` bounds each page's window; the model
         text of all of them (``text``) is one bounded text, ``RESULT_TEXT_MAX_BYTES`` in
-        all, each page given an equal share. One page's failure costs that page.
+        all, each page given an equal share it is rendered in once (so each page's receipt
+        describes exactly the text returned). One page's failure costs that page.
         """
         s = self.settings
         limit = s.getint("WEB_FETCH_MAX_URLS")
         if isinstance(urls, str) or not isinstance(urls, (list, tuple)) or not urls:
             raise invalid_input("urls must be a non-empty list of URLs", parameter="urls")
         if len(urls) > limit:
-            raise invalid_input(f"urls holds {len(urls)} URLs; at most {limit} are read in one call",
+            raise invalid_input(f"urls: give at most {limit} URLs to read in one call, not {len(urls)}",
                                 parameter="urls", count=len(urls), limit=limit)
         max_chars, start_index = self._checked_call(max_chars, start_index)
         started = time.monotonic()
         unique = list(dict.fromkeys(urls))
         link = link_of(s)
         before = snapshot(link)
+        share = page_share(len(urls), s.getint("RESULT_TEXT_MAX_BYTES"))
 
         async def one(url: str) -> dict[str, Any]:
             try:
                 return await self._fetch(url, self._checked_url(url), max_chars, start_index,
-                                         markdown=markdown, head_tail=head_tail, robots=robots, raw=raw)
+                                         markdown=markdown, head_tail=head_tail, robots=robots, raw=raw,
+                                         names=names, text_max_bytes=share)
             except LightSearchError as exc:
                 if isinstance(exc, asyncio.CancelledError):
                     raise
@@ -154,7 +167,7 @@ class WebFetch:
             "elapsedMs": int((time.monotonic() - started) * 1000),
             **TRUST,
         }
-        envelope["text"] = combined_text(results, s.getint("RESULT_TEXT_MAX_BYTES"))
+        envelope["text"] = combined_text(results, share)
         return with_shared_state(envelope, before, link)
 
     def _checked_call(self, max_chars: Any, start_index: Any) -> tuple[int, int]:
@@ -175,7 +188,8 @@ class WebFetch:
         return max_chars, start_index
 
     async def _fetch(self, url: str, request_url: str, max_chars: int, start_index: int, *,
-                     markdown: bool, head_tail: bool, robots: bool | None, raw: bool) -> dict[str, Any]:
+                     markdown: bool, head_tail: bool, robots: bool | None, raw: bool,
+                     names: Mapping[str, str] | None = None, text_max_bytes: int | None = None) -> dict[str, Any]:
         s = self.settings
         started = time.monotonic()
         deadline_at = started + s.getfloat("WEB_FETCH_DEADLINE_SECS")
@@ -213,7 +227,10 @@ class WebFetch:
             **TRUST,
         }
         # Adds ``text``: the bounded, fenced model text, the same field a search returns.
-        finish_fetch(result, ResultLimits.from_settings(s), extraction_clipped=partial)
+        limits = ResultLimits.from_settings(s)
+        if text_max_bytes is not None:  # one page of several: its share of the text
+            limits = replace(limits, text_max_bytes=text_max_bytes)
+        finish_fetch(result, limits, extraction_clipped=partial, names=names)
         return result
 
     # ------------------------------------------------------------------ the reader fallback
@@ -268,14 +285,28 @@ class WebFetch:
         return None
     # ------------------------------------------------------------------ internals
     def _checked_url(self, url: Any) -> str:
+        """The URL as it will be requested, or ``invalid_url`` in our own words (never a
+        library's message quoting the URL back)."""
         if not isinstance(url, str) or not url.strip():
-            raise fetch_error("invalid_url", "url must be a non-empty string")
+            raise fetch_error("invalid_url", "url must be a non-empty string", parameter="url")
         if len(url) > MAX_URL_CHARS:
-            raise fetch_error("invalid_url", f"url is longer than {MAX_URL_CHARS} characters")
+            raise fetch_error("invalid_url", f"url is longer than {MAX_URL_CHARS} characters", parameter="url")
+        text = url.strip()
         try:
-            request_url = Request(url.strip()).url
-        except (ValueError, TypeError) as exc:
-            raise fetch_error("invalid_url", f"malformed URL: {exc}") from None
+            scheme = urlsplit(text).scheme.lower()
+        except ValueError:
+            scheme = None
+        if scheme == "":
+            raise fetch_error("invalid_url", "url must be a whole http(s) URL such as https://example.org/page "
+                              "(it has no scheme)", parameter="url", reason="scheme")
+        if scheme is not None and scheme not in ("http", "https"):
+            raise fetch_error("invalid_url", f"url must be an http or https URL, not {quote_untrusted(scheme)}",
+                              parameter="url", reason="scheme")
+        try:
+            request_url = Request(text).url
+        except (ValueError, TypeError):
+            raise fetch_error("invalid_url", "url is not a well-formed http(s) URL", parameter="url",
+                              reason="malformed") from None
         try:
             check_url(request_url, allowed_ports=self._allowed_ports(), trusted_hosts=self._mapped())
         except GuardRefusal as exc:
@@ -491,24 +522,33 @@ def read_reader_answer(response: Response, url: str) -> dict[str, Any]:
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
-def combined_text(results: list[dict[str, Any]], max_bytes: int) -> str:
-    """The model text of several fetches: each page's own fenced text, in the caller's
-    order, within an equal share of ``max_bytes`` (an error is its one line)."""
+_SEPARATOR = "\n\n"
+
+
+def _header(n: int) -> str:
+    return f"web_fetch read {n} URLs"
+
+
+def page_share(n: int, max_bytes: int) -> int:
+    """The bytes of model text each of ``n`` pages read together is rendered in: an equal
+    share of ``max_bytes`` after the header, the separators and each page's label."""
+    n = max(1, n)
+    return max(0, (max_bytes - utf8_len(_header(n)) - len(_SEPARATOR) * n) // n - len(f"[{n}/{n}] "))
+
+
+def combined_text(results: list[dict[str, Any]], share: int) -> str:
+    """The model text of several fetches: each page's own fenced text as it was rendered,
+    in its ``share`` (:func:`page_share`), in the caller's order; an error is its one line."""
     n = max(1, len(results))
-    header = f"web_fetch read {n} URLs"
-    sep = "\n\n"
-    share = max(0, (max_bytes - utf8_len(header) - len(sep) * n) // n)
-    parts = [header]
+    parts = [_header(n)]
     for index, result in enumerate(results, 1):
         label = f"[{index}/{n}] "
         if "error" in result:
-            err = result["error"]
-            line = f"{label}{quote_untrusted(result.get('url'), 200)} ERROR: {err.get('code')}: {err.get('message')}"
-            parts.append(clip_utf8(line, share))
-        else:
-            # the page's fenced text fits its share whole: cutting it would cut its fence
-            parts.append(label + format_fetch_text(result, share - len(label)) if share > len(label) else "")
-    return sep.join(p for p in parts if p)
+            line = f"{quote_untrusted(result.get('url'), 200)} {error_line(result['error'])}"
+            parts.append(label + clip_utf8(line, share))
+        elif isinstance(result.get("text"), str):
+            parts.append(label + result["text"])
+    return _SEPARATOR.join(parts)
 
 
 def summarise_feed(body: bytes) -> dict[str, Any]:
@@ -604,21 +644,6 @@ def _robots_error(exc: RobotsDenied, url: str) -> LightSearchError:
                            reason="robots_unreachable", cause=reason, url=url)
     return fetch_error("robots_disallowed", "robots.txt of the site could not be read completely "
                        f"({detail}), so the site is not fetched", reason=cause, url=url)
-
-
-def format_fetch_text(result: dict[str, Any], max_bytes: int | None = None) -> str:
-    """The bounded, fenced text a model reads for a web_fetch result or error.
-
-    A success already carries it as ``text`` (rendered once, by :func:`finish_fetch`,
-    so its receipt describes it); that text is returned as it is unless ``max_bytes``
-    is smaller, in which case the page is rendered again within ``max_bytes``. An error
-    is one line starting with ``ERROR:``.
-    """
-    limit = 16 * 1024 if max_bytes is None else max_bytes
-    text = result.get("text") if "error" not in result else None
-    if isinstance(text, str) and (max_bytes is None or utf8_len(text) <= max_bytes):
-        return text
-    return render_result(result, limit)
 
 
 def with_shared_state(result: dict[str, Any], before: tuple[int, int], link: FleetLink | None) -> dict[str, Any]:

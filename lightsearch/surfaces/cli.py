@@ -1,24 +1,28 @@
 """The ``lightsearch`` command: search, news, fetch, tools, mcp, serve, evaluate.
 
-The same tools and options as the ``scrapy search|read|evaluate`` commands (which stay),
+The same tools and options as the ``scrapy search|news|read|evaluate`` commands (which
+stay), through the same front door (:class:`~lightsearch.surfaces.toolbox.Toolbox`),
 configured the same way (defaults < environment < ``-s KEY=VALUE`` and options < the
-call). Tables for people (rich), ``-o json`` / ``-o jsonl`` for programs, ``-o text`` for
-the bounded text a model reads. Progress goes to stderr, only when both stdout and stderr
-are terminals, and only for work that takes longer than a second.
+call). A list for people, ``-o json`` / ``-o jsonl`` for programs, ``-o text`` for the
+bounded text a model reads (:mod:`lightsearch.surfaces.present`). Progress goes to stderr,
+only when both stdout and stderr are terminals, and only for work that takes longer than
+a second.
+
+The command starts fast: parsing and ``--help`` import nothing of Scrapy, Twisted, the MCP
+SDK or rich; a command imports what it needs when it runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from lightsearch.errors import LightSearchError
-from lightsearch.surfaces.commands import for_command_line
+from lightsearch.surfaces.spelling import FLAGS
+
+# Exit statuses: an answer, a failed call, a usage error (argparse's own).
+OK, FAILED, USAGE = 0, 1, 2
 
 EXAMPLES = {
     None: """examples:
@@ -66,9 +70,6 @@ EXAMPLES = {
 }
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    pass
-
 
 def _setting(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
@@ -77,60 +78,87 @@ def _setting(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def parser() -> argparse.ArgumentParser:
+def _defaults() -> dict[str, Any]:
+    """The defaults help shows, from the one settings table (no Scrapy import)."""
+    from lightsearch.schema import BY_KEY
+
+    return {key: BY_KEY[key].default for key in ("WEB_SEARCH_MAX_RESULTS", "WEB_FETCH_MAX_CHARS", "WEB_NEWS_WHEN")}
+
+
+def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The command's parser and each subcommand's own (which reports its own usage)."""
+    from lightsearch import __version__
     from lightsearch.surfaces.tools import FORMATS
     from lightsearch.windows import NEWS_WINDOWS, RECENCY_WINDOWS
 
+    d = _defaults()
     top = argparse.ArgumentParser(prog="lightsearch", description="Keyless web search and page reading for AI "
-                                  "agents.", epilog=EXAMPLES[None], formatter_class=_Formatter)
+                                  "agents.", epilog=EXAMPLES[None], formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("--version", action="version", version=f"lightsearch {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parsers: dict[str, argparse.ArgumentParser] = {}
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help, epilog=EXAMPLES[name], formatter_class=_Formatter)
+        p = sub.add_parser(name, help=help, description=help, epilog=EXAMPLES[name],
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        parsers[name] = p
         if name != "evaluate":
             p.add_argument("-s", "--set", dest="settings", action="append", type=_setting, default=[],
-                           metavar="KEY=VALUE", help="a setting (docs/SETTINGS.md); beats the environment")
+                           metavar="KEY=VALUE", help="a setting (docs/SETTINGS.md), beating the environment; "
+                           "may be given again")
         if name not in ("tools", "evaluate"):
             p.add_argument("--offline", action="store_true", help="serve the bundled offline origins on loopback")
         return p
 
     def output(p: argparse.ArgumentParser, choices: Sequence[str] = ("table", "json", "jsonl", "text")) -> None:
         p.add_argument("-o", "--output", choices=choices, default=choices[0],
-                       help="table for people, json / jsonl for programs, text: what a model reads")
+                       help=f"table for people, json / jsonl for programs, text: what a model reads "
+                            f"(default: {choices[0]})")
 
     p = command("search", "search the web and print ranked, cited hits")
     p.add_argument("queries", nargs="+", metavar="QUERY", help="one or more queries (up to 5, fused)")
-    p.add_argument("--max-results", type=int, default=None, metavar="N", help="hits, 1-20 (WEB_SEARCH_MAX_RESULTS)")
-    p.add_argument("--recency", choices=list(RECENCY_WINDOWS), default=None, help="prefer recent pages")
-    p.add_argument("--provider", default=None, help="light, brave, ... (WEB_SEARCH_PROVIDER)")
+    p.add_argument("--max-results", type=int, default=None, metavar="N",
+                   help=f"hits, 1-20 (default: WEB_SEARCH_MAX_RESULTS, {d['WEB_SEARCH_MAX_RESULTS']})")
+    p.add_argument("--recency", choices=list(RECENCY_WINDOWS), default=None,
+                   help="prefer pages from the last hour, day, week, month or year")
+    p.add_argument("--provider", default=None,
+                   help="light, brave, auto, fallback or an engine (default: WEB_SEARCH_PROVIDER; Brave "
+                        "with a key, else Light)")
     output(p)
 
     p = command("news", "search recent news (web_news)")
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--when", choices=list(NEWS_WINDOWS), default=None,
-                   help="how recent (WEB_NEWS_WHEN, 1d unless configured)")
-    p.add_argument("--max-results", type=int, default=None, metavar="N", help="hits, 1-20 (WEB_SEARCH_MAX_RESULTS)")
+                   help=f"how recent (default: WEB_NEWS_WHEN, {d['WEB_NEWS_WHEN']})")
+    p.add_argument("--max-results", type=int, default=None, metavar="N",
+                   help=f"hits, 1-20 (default: WEB_SEARCH_MAX_RESULTS, {d['WEB_SEARCH_MAX_RESULTS']})")
     output(p)
 
     p = command("fetch", "read public web pages as clean, bounded text (web_fetch)")
-    p.add_argument("url", metavar="URL", nargs="+", help="one URL, or several read together")
-    p.add_argument("--max-chars", type=int, default=None, metavar="N", help="characters (WEB_FETCH_MAX_CHARS)")
-    p.add_argument("--start-index", type=int, default=0, metavar="K", help="character offset to read on from")
+    p.add_argument("url", metavar="URL", nargs="+", help="one URL, or several read together (up to 5)")
+    p.add_argument("--max-chars", type=int, default=None, metavar="N",
+                   help=f"characters of text (default: WEB_FETCH_MAX_CHARS, {d['WEB_FETCH_MAX_CHARS']})")
+    p.add_argument("--start-index", type=int, default=None, metavar="K",
+                   help="character offset to read on from (default: 0)")
     p.add_argument("--raw", action="store_true", help="the body of a text type, without extraction")
     p.add_argument("--markdown", action="store_true", help="the main text as Markdown")
     p.add_argument("--head-tail", action="store_true", help="a long page's start and end in one read")
     output(p, ("text", "json", "jsonl", "table"))
 
     p = command("tools", "print the tool definitions for function calling")
-    p.add_argument("--format", choices=FORMATS, default="mcp", help="the function-calling dialect")
+    p.add_argument("--format", choices=FORMATS, default="mcp",
+                   help=f"the function-calling dialect: {', '.join(FORMATS)} (default: mcp)")
 
     command("mcp", "serve the tools over MCP on stdin/stdout")
 
     p = command("serve", "serve MCP (streamable HTTP, /mcp) and POST /api/skills/invoke")
-    p.add_argument("--host", default="127.0.0.1", help="bind address; off loopback needs LIGHTSEARCH_API_TOKEN")
-    p.add_argument("--port", type=int, default=8765, help="port (0: any free port, printed on stderr)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="bind address; off loopback needs LIGHTSEARCH_API_TOKEN (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765,
+                   help="port; 0: any free port, printed on stderr (default: 8765)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="worker processes behind the address (share state with LIGHTSEARCH_REDIS_URL)")
+                   help="worker processes behind the address, sharing state with LIGHTSEARCH_REDIS_URL "
+                        "(default: 1)")
     p.add_argument("--allowed-hosts", default=None, metavar="NAMES",
                    help="comma-separated Host names to answer to besides the bind address "
                    "(WEB_SERVE_ALLOWED_HOSTS; needed behind a name or on 0.0.0.0)")
@@ -143,16 +171,19 @@ def parser() -> argparse.ArgumentParser:
 
     p = command("evaluate", "run a judged query set (the scrapy evaluate command)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="the options of `scrapy evaluate`")
-    return top
+    return top, parsers
 
 
-# ------------------------------------------------------------------------ output
-def _console(stderr: bool = False) -> Any:
-    from rich.console import Console
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The options, or a usage error (exit 2) from the subcommand the mistake is in."""
+    top, parsers = parser()
+    opts, extra = top.parse_known_args(argv)
+    if extra and opts.command != "evaluate":
+        parsers[opts.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    return opts
 
-    return Console(stderr=stderr, soft_wrap=False, highlight=False)
 
-
+# ------------------------------------------------------------------------ progress
 def _progress_wanted() -> bool:
     return sys.stdout.isatty() and sys.stderr.isatty()
 
@@ -169,7 +200,9 @@ class Spinner:
             return
         text = f"{self.label} {elapsed:.0f} s"
         if self.status is None:
-            self.status = _console(stderr=True).status(text)
+            from rich.console import Console
+
+            self.status = Console(stderr=True, soft_wrap=False, highlight=False).status(text)
             self.status.start()
         else:
             self.status.update(text)
@@ -179,81 +212,9 @@ class Spinner:
             self.status.stop()
 
 
-def search_table(result: dict[str, Any]) -> Any:
-    from rich.table import Table
-
-    table = Table(title=f"{result.get('query', '')}", show_lines=False, expand=False)
-    for col in ("#", "title", "source", "date", "url"):
-        table.add_column(col, overflow="fold")
-    for i, h in enumerate(result.get("hits", []), 1):
-        date = (h.get("publishedAt") or h.get("modifiedAt") or "")[:10] or "-"
-        table.add_row(str(i), h.get("title") or "", h.get("sourceName") or h.get("source") or "", date, h.get("url", ""))
-    return table
-
-
-def search_summary(result: dict[str, Any]) -> str:
-    meta = (result.get("meta") or {}).get("lightSearch")
-    parts = [f"{len(result.get('hits', []))} hits", f"provider {result.get('provider')}",
-             f"coverage {result.get('coverage', {}).get('level')}", f"stop {result.get('stopReason')}"]
-    if meta:
-        consulted, selected = meta["sources"]["consulted"], meta["sources"]["selected"]
-        parts[1:1] = [f"sources consulted {len(consulted)}/{len(selected)}", f"hops {meta['counts']['requests']}",
-                      f"{meta.get('elapsedMs', 0) / 1000:.2f} s"]
-    return " | ".join(parts)
-
-
-def fetch_table(result: dict[str, Any]) -> Any:
-    from rich.table import Table
-
-    table = Table(show_header=False)
-    table.add_column("field")
-    table.add_column("value", overflow="fold")
-    for key in ("url", "title", "contentType", "publishedAt", "totalChars", "startIndex", "nextStartIndex",
-                "truncated"):
-        table.add_row(key, str(result.get(key)))
-    return table
-
-
-def emit(command: str, result: dict[str, Any], fmt: str) -> int:
-    """Print ``result``; 1 for an error (or any failed page of several), else 0."""
-    result = for_command_line(result)
-    if "error" in result:
-        if fmt in ("json", "jsonl"):
-            print(json.dumps({"error": result["error"]}, ensure_ascii=False, indent=2 if fmt == "json" else None))
-        else:
-            err = result["error"]
-            print(f"ERROR: {err['code']}: {err['message']}", file=sys.stderr)
-        return 1
-    if fmt == "json":
-        print(json.dumps(result, ensure_ascii=False, indent=2))
-    elif fmt == "jsonl":
-        rows = result["hits"] if command in ("search", "news") else result.get("results", [result])
-        for row in rows:
-            print(json.dumps(row, ensure_ascii=False))
-    elif fmt == "text":
-        print(result["text"])
-    else:
-        console = _console()
-        if command in ("search", "news"):
-            if result.get("hits"):
-                console.print(search_table(result))
-            else:
-                console.print(f"No results for {result.get('query')!r}.")
-            console.print(search_summary(result))
-        else:
-            for page in result.get("results", [result]):
-                if "error" in page:
-                    console.print(f"{page.get('url')}: ERROR: {page['error']['code']}: {page['error']['message']}",
-                                  markup=False)
-                    continue
-                console.print(fetch_table(page))
-                console.print(page.get("content", ""), markup=False)
-    return 1 if result.get("failed") else 0
-
-
 # ------------------------------------------------------------------------ commands
 def _toolbox(opts: argparse.Namespace, extra: dict[str, Any] | None = None) -> Any:
-    from lightsearch.surfaces.tools import Toolbox
+    from lightsearch.surfaces.toolbox import Toolbox
 
     cmdline = dict(opts.settings)
     cmdline.setdefault("LOG_LEVEL", "ERROR")
@@ -270,49 +231,58 @@ def _toolbox_settings(opts: argparse.Namespace) -> Any:
 
 
 async def _run_tool(opts: argparse.Namespace) -> dict[str, Any]:
-    from lightsearch.surfaces.tools import error_result, with_progress
+    from lightsearch.errors import LightSearchError
+    from lightsearch.surfaces.toolbox import error_result, with_progress
 
-    extra = {"WEB_SEARCH_PROVIDER": opts.provider} if getattr(opts, "provider", None) else {}
     spinner = Spinner({"search": "searching", "news": "searching news", "fetch": "fetching"}[opts.command])
     try:
-        async with _toolbox(opts, extra) as box:
+        async with _toolbox(opts) as box:
             if opts.command == "search":
-                work = box.search_many(opts.queries, max_results=opts.max_results, recency=opts.recency)
+                work = box.search(queries=opts.queries, max_results=opts.max_results, recency=opts.recency,
+                                  provider=opts.provider)
             elif opts.command == "news":
-                args = {"query": opts.query, "when": opts.when}
-                if opts.max_results is not None:
-                    args["maxResults"] = opts.max_results
-                work = box.call("web_news", args)
+                work = box.news(opts.query, when=opts.when, max_results=opts.max_results)
             else:
-                box.tool("web_fetch")
-                work = box.fetch_page(opts.url[0] if len(opts.url) == 1 else opts.url, max_chars=opts.max_chars, start_index=opts.start_index, raw=opts.raw,
-                                      **({"markdown": True} if opts.markdown else {}),
-                                      **({"head_tail": True} if opts.head_tail else {}))
+                work = box.fetch(opts.url[0] if len(opts.url) == 1 else opts.url, max_chars=opts.max_chars,
+                                 start_index=opts.start_index, raw=opts.raw or None, markdown=opts.markdown,
+                                 head_tail=opts.head_tail, names=FLAGS)
             return await with_progress(work, spinner, opts.command)
     except LightSearchError as exc:
-        return error_result(exc)
+        return error_result(exc, FLAGS)
     finally:
         spinner.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    opts = parser().parse_args(argv)
+    opts = parse(argv)
     if opts.command == "evaluate":
         from scrapy.cmdline import execute
 
         execute(["scrapy", "evaluate", *opts.args])  # exits with the command's status
-        return 0
+        return OK
+    import asyncio
+    import contextlib
+    import json
+
+    from lightsearch.errors import LightSearchError
+
     try:
         if opts.command in ("search", "news", "fetch"):
-            return emit(opts.command, asyncio.run(_run_tool(opts)), opts.output)
+            from lightsearch.surfaces.present import show
+
+            return show(opts.command, asyncio.run(_run_tool(opts)), opts.output)
         if opts.command == "tools":
-            print(json.dumps(_toolbox(opts).definitions(opts.format), ensure_ascii=False, indent=2))
-            return 0
+            from lightsearch.surfaces.tools import definitions_for
+
+            print(json.dumps(definitions_for(opts.format, _cmdline(opts)), ensure_ascii=False, indent=2))
+            return OK
         if opts.command == "mcp":
             from lightsearch.surfaces.mcp_server import run_stdio
+            from lightsearch.surfaces.toolbox import DeferredToolbox
 
-            asyncio.run(run_stdio(_toolbox(opts)))
-            return 0
+            cmdline = {"LOG_LEVEL": "ERROR", **_cmdline(opts)}
+            asyncio.run(run_stdio(DeferredToolbox(cmdline, offline=opts.offline)))
+            return OK
         if opts.command == "serve":
             from lightsearch.surfaces.environment import api_token
             from lightsearch.surfaces.web import check_bind, check_serving, serve
@@ -349,10 +319,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 asyncio.run(serve(_toolbox(opts), host=opts.host, port=opts.port, token=token, sock=sock))
             return 0
     except LightSearchError as exc:
-        err = for_command_line(exc.to_dict())["error"]
-        print(f"ERROR: {err['code']}: {err['message']}", file=sys.stderr)
-        return 2
-    return 2  # pragma: no cover
+        from lightsearch.evidence.render import error_line
+
+        print(error_line(exc.to_dict(FLAGS)["error"]), file=sys.stderr)
+        return USAGE if exc.code.startswith("invalid_") else FAILED
+    return USAGE  # pragma: no cover
+
+
+def _cmdline(opts: argparse.Namespace) -> dict[str, Any]:
+    return dict(opts.settings)
 
 
 if __name__ == "__main__":

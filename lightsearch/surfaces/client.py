@@ -6,7 +6,7 @@ on (a Jupyter cell runs inside the notebook's own loop), or many threads. So eve
 :class:`Client` of the process sends its calls to one background thread that owns one
 event loop, and the reactor with it; a call blocks its caller until the answer is back
 (``Ctrl-C`` cancels it, and the crawl behind it stops). Each client has its own
-:class:`~lightsearch.surfaces.tools.Toolbox`: its configuration, providers and limits.
+:class:`~lightsearch.surfaces.toolbox.Toolbox`: its configuration, providers and limits.
 
 Use either this client or the ``async`` API (``LightSearch``, ``WebFetch``, ``Toolbox``)
 in one process, not both: the reactor can only belong to one of their loops.
@@ -88,7 +88,7 @@ class Client:
 
     @staticmethod
     async def _open(settings: dict[str, Any], offline: bool, environ: Mapping[str, str] | None) -> Any:
-        from lightsearch.surfaces.tools import Toolbox
+        from lightsearch.surfaces.toolbox import Toolbox
 
         return Toolbox.from_environ(settings, environ, offline=offline)
 
@@ -99,32 +99,21 @@ class Client:
     def search(self, query: str | Sequence[str], *, max_results: int | None = None,
                recency: str | None = None) -> dict[str, Any]:
         """web_search: one query, or several searched together and fused."""
-        box = self._toolbox
         if isinstance(query, str):
-            args: dict[str, Any] = {"query": query}
-            if max_results is not None:
-                args["maxResults"] = max_results
-            if recency is not None:
-                args["recency"] = recency
-            return self._run(box.call("web_search", args))
-        return self._run(box.search_many(list(query), max_results=max_results, recency=recency))
+            return self._run(self._toolbox.search(query, max_results=max_results, recency=recency))
+        return self._run(self._toolbox.search(queries=list(query), max_results=max_results, recency=recency))
 
     def news(self, query: str, *, when: str | None = None, max_results: int | None = None) -> dict[str, Any]:
         """web_news: recent news, newest first within relevance."""
-        args: dict[str, Any] = {"query": query}
-        if when is not None:
-            args["when"] = when
-        if max_results is not None:
-            args["maxResults"] = max_results
-        return self._run(self._toolbox.call("web_news", args))
+        return self._run(self._toolbox.news(query, when=when, max_results=max_results))
 
     def fetch(self, url: str | Sequence[str], *, max_chars: int | None = None, start_index: int = 0,
               raw: bool = False, **options: Any) -> dict[str, Any]:
         """web_fetch: one page, or a list of pages read together; ``options`` are
         ``markdown``, ``head_tail`` and ``robots``, as in ``WebFetch.fetch``."""
         target = url if isinstance(url, str) else list(url)
-        return self._run(self._toolbox.fetch_page(target, max_chars=max_chars, start_index=start_index,
-                                                  raw=raw, **options))
+        return self._run(self._toolbox.fetch(target, max_chars=max_chars, start_index=start_index,
+                                             raw=raw, **options))
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         """One tool call as a model makes it: the envelope, or ``{"error", "text"}``."""

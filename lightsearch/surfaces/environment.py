@@ -8,7 +8,7 @@ unrelated ``WEB_SOMETHING`` in a shell must not break a server.
 
 Precedence, lowest first: schema defaults < environment < command line (``-s KEY=VALUE``,
 ``--max-results``, ...) < the explicit argument of one call (a tool argument, a keyword
-of :func:`lightsearch.surfaces.tools.dispatch`). :func:`resolve` merges the first three.
+of :func:`lightsearch.surfaces.toolbox.dispatch`). :func:`resolve` merges the first three.
 """
 
 from __future__ import annotations

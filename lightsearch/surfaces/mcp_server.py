@@ -1,7 +1,8 @@
 """The MCP server, on the official ``mcp`` SDK's low-level server: ``lightsearch mcp``
 (stdio) and the ``/mcp`` endpoint of ``lightsearch serve`` (streamable HTTP).
 
-Tools and their schemas come from the toolbox (:mod:`lightsearch.surfaces.tools`): a call
+Tools and their schemas come from the toolbox (:mod:`lightsearch.surfaces.toolbox`; for
+stdio one built on its first call, so a client is answered before the crawler is loaded): a call
 returns the envelope as ``structuredContent`` plus one text item, the bounded fenced text
 a model reads; a tool failure is a result with ``isError: true`` and the structured error,
 never a protocol error. A call that runs longer than a second sends progress
@@ -13,13 +14,16 @@ Every search runs on the server's one event loop (the engines' reactor belongs t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server import Server
 
 from lightsearch import __version__
-from lightsearch.surfaces.tools import INSTRUCTIONS, Toolbox
+from lightsearch.surfaces.tools import INSTRUCTIONS
+
+if TYPE_CHECKING:
+    from lightsearch.surfaces.toolbox import DeferredToolbox, Toolbox
 
 
 def client_key(ctx: Any) -> str:
@@ -39,7 +43,7 @@ def to_call_result(result: dict[str, Any]) -> types.CallToolResult:
     return types.CallToolResult(content=[text], structured_content=result, is_error=False)
 
 
-def build_server(toolbox: Toolbox) -> Server[Any]:
+def build_server(toolbox: Toolbox | DeferredToolbox) -> Server[Any]:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in toolbox.definitions("mcp")])
 
@@ -55,7 +59,7 @@ def build_server(toolbox: Toolbox) -> Server[Any]:
                   instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def run_stdio(toolbox: Toolbox) -> None:
+async def run_stdio(toolbox: Toolbox | DeferredToolbox) -> None:
     """Serve MCP on stdin/stdout until the client closes the connection."""
     from mcp.server.stdio import stdio_server
 

@@ -56,11 +56,13 @@ class Repair:
 def _loads(blob: str) -> Any:
     """JSON, or the JSON-like dialects models write (single quotes, trailing commas, bare
     keys, Python's ``True``/``None``), repaired by ``json_repair``, which never rewrites the
-    inside of a string (a query about "the null hypothesis" keeps its words)."""
-    try:
-        return json.loads(blob)
-    except (ValueError, RecursionError):
-        pass
+    inside of a string (a query about "the null hypothesis" keeps its words). Trailing
+    commas, the commonest slip, are dropped first and the rest read as strict JSON."""
+    for candidate in (blob, _without_trailing_commas(blob)):
+        try:
+            return json.loads(candidate)
+        except (ValueError, RecursionError):
+            pass
     import json_repair
 
     try:
@@ -68,6 +70,27 @@ def _loads(blob: str) -> Any:
     except (ValueError, TypeError, RecursionError, MemoryError, IndexError):
         return None
     return _paired(value) if isinstance(value, dict | list) else None
+
+
+def _without_trailing_commas(blob: str) -> str:
+    """``blob`` without a comma that only whitespace separates from a closing bracket,
+    commas inside strings left alone."""
+    out: list[str] = []
+    quote, escaped = None, False
+    for ch in blob:
+        if quote:
+            escaped = ch == "\\" and not escaped
+            if ch == quote and not escaped:
+                quote = None
+        elif ch == '"':
+            quote = ch
+        elif ch in "}]":
+            while out and out[-1].isspace():
+                out.pop()
+            if out and out[-1] == ",":
+                out.pop()
+        out.append(ch)
+    return "".join(out)
 
 
 def _paired(value: Any) -> Any:
@@ -247,7 +270,7 @@ def repair_with(text: str, check: Callable[[str, Any], dict[str, Any]]) -> Repai
     ``check(name, arguments)`` validates one call (raising ``LightSearchError``); a call
     that does not validate keeps its structured error in ``error``. ``text`` is the input
     with the calls removed, so no raw tool markup reaches a user.
-    (:func:`lightsearch.surfaces.tools.repair` checks against the deployment's schemas.)
+    (:func:`lightsearch.surfaces.toolbox.repair` checks against the deployment's schemas.)
     """
     from lightsearch.errors import LightSearchError
 

@@ -13,21 +13,15 @@ is the bounded, fenced text a model reads, or ``{"error": {...}, "text": "ERROR:
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import copy
 import difflib
 import json
 import re
-import time
-from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lightsearch.errors import LightSearchError, SearchCancelled, quote_untrusted
-from lightsearch.schema import validate
-from lightsearch.surfaces.repair import Repair, RepairedCall, repair_with
+from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.windows import DEFAULT_NEWS_WINDOW, NEWS_WINDOWS, RECENCY_WINDOWS
 
 TOOL_NAMES = ("web_search", "web_news", "web_fetch")
@@ -35,6 +29,9 @@ TOOL_NAMES = ("web_search", "web_news", "web_fetch")
 INVOKE_NAMES = {"web.search": "web_search", "web.news": "web_news", "web.fetch": "web_fetch"}
 FORMATS = ("openai", "openai-strict", "anthropic", "mcp")
 FETCH_ALIASES = {"max_length": "maxChars", "start_index": "startIndex"}  # the MCP fetch server's names
+# a tool that takes one thing or a list of them: exactly one of the two (a top-level oneOf is
+# refused by several function-calling dialects, so it is checked here, naming the parameter)
+ONE_OF = {"web_search": ("query", "queries"), "web_fetch": ("url", "urls")}
 SURFACE_PREFIXES = ("WEB_RETRIEVAL_", "WEB_TOOLS_", "WEB_INVOKE_", "WEB_SERVE_", "WEB_SEARCH_")
 PROGRESS_AFTER_SECS = 1.0
 MAX_CHARS_LIMIT = 100_000
@@ -94,17 +91,22 @@ class ToolConfig:
     fetch_max_chars: int = 8000
     fetch_max_urls: int = 5
     query_max_chars: int = 400
+    max_queries: int = 5
     provider_choices: tuple[str, ...] = ()
     news_when: str = DEFAULT_NEWS_WINDOW
 
     @classmethod
     def from_settings(cls, settings: Any) -> ToolConfig:
+        """From Scrapy settings, or :class:`~lightsearch.schema.Values` (no crawler needed)."""
+        from lightsearch.config import retrieval_switch
+
         return cls(
-            enabled=settings.getbool("WEB_RETRIEVAL_ENABLED"),
+            enabled=retrieval_switch(settings) is None,
             max_results=settings.getint("WEB_SEARCH_MAX_RESULTS"),
             fetch_max_chars=settings.getint("WEB_FETCH_MAX_CHARS"),
             fetch_max_urls=settings.getint("WEB_FETCH_MAX_URLS"),
             query_max_chars=settings.getint("LIGHT_MAX_QUERY_CHARS"),
+            max_queries=settings.getint("LIGHT_MAX_QUERIES"),
             provider_choices=tuple(str(p) for p in settings.getlist("WEB_SEARCH_PROVIDER_CHOICES")),
             news_when=str(settings.get("WEB_NEWS_WHEN") or DEFAULT_NEWS_WINDOW),
         )
@@ -268,6 +270,9 @@ def tool_specs(config: ToolConfig | None = None) -> list[Tool]:
                    "description": f"hits to return (default {c.max_results})"}
     search_props: dict[str, Any] = {
         "query": query,
+        "queries": {"type": "array", "minItems": 1, "maxItems": c.max_queries, "items": query,
+                    "description": f"instead of query: up to {c.max_queries} phrasings of one need, "
+                                   "searched together and their rankings fused"},
         "maxResults": max_results,
         "recency": {"type": "string", "enum": list(RECENCY_WINDOWS),
                     "description": "prefer pages from the last hour, day, week, month or year"},
@@ -277,7 +282,7 @@ def tool_specs(config: ToolConfig | None = None) -> list[Tool]:
                                     "description": "the search provider to use for this call"}
     return [
         Tool("web_search", "Web search", SEARCH_DESCRIPTION,
-             {"type": "object", "properties": search_props, "required": ["query"], "additionalProperties": False},
+             {"type": "object", "properties": search_props, "additionalProperties": False},
              SEARCH_OUTPUT),
         Tool("web_news", "News search", NEWS_DESCRIPTION,
              {"type": "object", "properties": {
@@ -330,11 +335,18 @@ def _message(error: Any, schema: Mapping[str, Any]) -> dict[str, Any]:
         return {"field": field, "message": f"{field} must be one of {', '.join(map(str, vv))}"}
     if v in ("minimum", "maximum"):
         sub = error.schema
-        return {"field": field, "message": f"{field} must be between {sub.get('minimum', '-inf')} and "
-                                           f"{sub.get('maximum', 'inf')}"}
+        if "minimum" in sub and "maximum" in sub:
+            return {"field": field, "message": f"{field} must be between {sub['minimum']} and {sub['maximum']}"}
+        if "minimum" in sub:
+            return {"field": field, "message": f"{field} must be at least {sub['minimum']}"}
+        return {"field": field, "message": f"{field} must be at most {sub['maximum']}"}
     if v == "minLength":
         return {"field": field, "message": f"{field} must not be empty" if vv == 1 else
                 f"{field} needs at least {vv} characters"}
+    if v in ("maxItems", "minItems"):
+        given = len(error.instance) if isinstance(error.instance, list) else 0
+        bound = "at most" if v == "maxItems" else "at least"
+        return {"field": field, "message": f"{field}: give {bound} {vv}, not {given}"}
     if v == "maxLength":
         return {"field": field, "message": f"{field} must be at most {vv} characters"}
     return {"field": field, "message": f"{field} fails {v}={quote_untrusted(vv)}"}
@@ -390,304 +402,39 @@ def check_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
     errors = sorted(validator.iter_errors(args), key=lambda e: (list(e.absolute_path), e.validator))
     if errors:
         found = [_message(e, tool.input_schema) for e in errors[:10]]
+        first = found[0]["field"].split(".")[0]
+        details: dict[str, Any] = {"tool": tool.name, "errors": found}
+        if first in tool.input_schema.get("properties", {}):
+            details["parameter"] = first  # a surface names it its own way (--max-results)
         raise LightSearchError("invalid_input", f"{tool.name}: " + "; ".join(f["message"] for f in found),
-                               {"tool": tool.name, "errors": found})
-    if tool.name == "web_fetch" and ("url" in args) == ("urls" in args):
-        both = "url" in args
-        raise LightSearchError("invalid_input", "web_fetch: give url or urls, not both" if both else
-                               "web_fetch: url is required (or urls, a list of URLs)",
-                               {"tool": tool.name, "parameter": "urls" if both else "url",
-                                "errors": [{"field": "urls" if both else "url",
-                                            "message": "give one of url and urls"}]})
+                               details)
+    one, many = ONE_OF.get(tool.name, (None, None))
+    if one is not None and (one in args) == (many in args):
+        both = one in args
+        raise LightSearchError("invalid_input", f"{tool.name}: give {one} or {many}, not both" if both else
+                               f"{tool.name}: {one} is required (or {many}, a list)",
+                               {"tool": tool.name, "parameter": many if both else one,
+                                "errors": [{"field": many if both else one,
+                                            "message": f"give one of {one} and {many}"}]})
     for key, prop in tool.input_schema["properties"].items():
         if key not in args and "default" in prop:
             args[key] = prop["default"]
     return args
 
 
-# --------------------------------------------------------------------------- rate limits
-class RateLimiter:
-    """Calls per client per minute, a sliding window per (client, kind).
+def definitions_for(format: str, cmdline: Mapping[str, Any] | None = None,
+                    environ: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The tool list a configuration (defaults < environment < ``cmdline``) offers, without
+    building a toolbox: what ``lightsearch tools`` prints and an MCP client lists first."""
+    from lightsearch.schema import Values
+    from lightsearch.surfaces.environment import resolve
 
-    ``client`` is whatever identifies one agent loop on the surface: the stdio peer, an
-    HTTP client's address (and token). Tracks at most ``max_clients`` clients, forgetting
-    the least recently seen.
-    """
-
-    def __init__(self, limits: Mapping[str, int], *, window: float = 60.0, max_clients: int = 1024,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.limits = dict(limits)
-        self.window = window
-        self.max_clients = max_clients
-        self.clock = clock
-        self._seen: OrderedDict[tuple[str, str], deque[float]] = OrderedDict()
-
-    def _stamps(self, client: str, kind: str, now: float) -> deque[float]:
-        key = (client, kind)
-        stamps = self._seen.pop(key, None) or deque()
-        while stamps and stamps[0] <= now - self.window:
-            stamps.popleft()
-        self._seen[key] = stamps
-        while len(self._seen) > self.max_clients:
-            self._seen.popitem(last=False)
-        return stamps
-
-    def blocked(self, client: str, kind: str) -> float | None:
-        """Seconds until ``client`` may make another ``kind`` call; None when it may now.
-        Nothing is counted."""
-        limit = self.limits.get(kind, 0)
-        if not limit:
-            return None
-        now = self.clock()
-        stamps = self._stamps(client, kind, now)
-        return max(0.0, stamps[0] + self.window - now) if len(stamps) >= limit else None
-
-    def record(self, client: str, kind: str) -> None:
-        if self.limits.get(kind, 0):
-            now = self.clock()
-            self._stamps(client, kind, now).append(now)
-
-    def check(self, client: str, kind: str) -> None:
-        """Count one call, or raise ``rate_limited`` (counting nothing) over the limit."""
-        retry = self.blocked(client, kind)
-        if retry is not None:
-            limit = self.limits[kind]
-            raise LightSearchError(
-                "rate_limited", f"more than {limit} {kind} calls per minute from this client; "
-                f"retry in {retry:.0f} s",
-                {"kind": kind, "limitPerMinute": limit, "retryAfterSecs": round(retry, 1)})
-        self.record(client, kind)
+    check_format(format)
+    config = ToolConfig.from_settings(Values(resolve(cmdline, environ)))
+    return [tool.render(format) for tool in tool_specs(config)]
 
 
-# --------------------------------------------------------------------------- running calls
-ProgressFn = Callable[[float, str], Awaitable[None]]
-
-
-def error_result(exc: LightSearchError) -> dict[str, Any]:
-    """A tool failure as every surface returns it: the structured error (its strings cleaned
-    as every result's are: details may hold a header or a host) plus the one line a model
-    reads (the renderer's: ASCII, capped, no fence look-alike)."""
-    from lightsearch.evidence.hygiene import clean_structured
-    from lightsearch.evidence.render import error_line
-
-    error = clean_structured(exc.to_dict())
-    return {**error, "text": error_line(error["error"])}
-
-
-def unavailable(tool: str, missing: str) -> LightSearchError:
-    return LightSearchError("unavailable", f"{tool} needs {missing}, which this installation does not include",
-                            {"tool": tool, "missing": missing})
-
-
-class Toolbox:
-    """The tools of one deployment: configuration resolved once, providers loaded once.
-
-    ``overrides`` are engine settings already merged (defaults < environment < command
-    line, :func:`lightsearch.surfaces.environment.resolve`). ``offline=True`` serves the
-    bundled offline origins on loopback for the toolbox's life (tests, demos).
-    All calls must run on one event loop (the engines' reactor belongs to it).
-    """
-
-    def __init__(self, overrides: Mapping[str, Any] | None = None, *, offline: bool = False) -> None:
-        from lightsearch.config import make_settings
-
-        self.overrides = dict(overrides or {})
-        self._origins = None
-        if offline:
-            from lightsearch.offline_origins.server import OfflineOrigins
-
-            self._origins = OfflineOrigins().start()
-            self.overrides.update(self._origins.settings())
-            # --offline means the offline origins whatever keys the environment holds.
-            self.overrides["WEB_SEARCH_PROVIDER"] = "light"
-        self.settings = make_settings(self.overrides)
-        validate(self.settings, SURFACE_PREFIXES)
-        self.config = ToolConfig.from_settings(self.settings)
-        self.limiter = RateLimiter({"search": self.settings.getint("WEB_TOOLS_SEARCHES_PER_MINUTE"),
-                                    "fetch": self.settings.getint("WEB_TOOLS_FETCHES_PER_MINUTE")})
-        self._tools = {t.name: t for t in tool_specs(self.config)}
-        self._providers: dict[str | None, Any] = {}
-        self._fetch: Any = None
-        self._news: Any = None
-
-    @classmethod
-    def from_environ(cls, cmdline: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None,
-                     *, offline: bool = False) -> Toolbox:
-        from lightsearch.surfaces.environment import resolve
-
-        return cls(resolve(cmdline, environ), offline=offline)
-
-    # -- definitions
-    @property
-    def enabled(self) -> bool:
-        return self.config.enabled
-
-    def tools(self) -> list[Tool]:
-        return list(self._tools.values())
-
-    def definitions(self, format: str = "mcp") -> list[dict[str, Any]]:
-        return [t.render(format) for t in self.tools()]
-
-    def tool(self, name: Any) -> Tool:
-        canonical = INVOKE_NAMES.get(name, name) if isinstance(name, str) else name
-        if not self.enabled and canonical in TOOL_NAMES:
-            raise LightSearchError("disabled", "web retrieval is disabled by configuration (WEB_RETRIEVAL_ENABLED)",
-                                   {"tool": canonical})
-        if canonical not in self._tools:
-            known = list(self._tools)
-            hint = difflib.get_close_matches(str(canonical), known, n=1)
-            raise LightSearchError(
-                "unknown_tool", f"unknown tool {quote_untrusted(name)}"
-                + (f" (did you mean {hint[0]}?)" if hint else ""), {"tool": quote_untrusted(name), "known": known})
-        return self._tools[canonical]
-
-    # -- calls
-    async def call(self, name: str, arguments: Any = None, *, client: str = "local",
-                   on_progress: ProgressFn | None = None) -> dict[str, Any]:
-        """Run one tool call; raise LightSearchError on every expected failure."""
-        tool = self.tool(name)
-        args = check_arguments(tool, arguments)
-        self.limiter.check(client, "fetch" if tool.name == "web_fetch" else "search")
-        run = getattr(self, f"_{tool.name}")(args)
-        if on_progress is None:
-            return await run
-        return await with_progress(run, on_progress, tool.name)
-
-    async def invoke(self, name: str, arguments: Any = None, *, client: str = "local",
-                     on_progress: ProgressFn | None = None) -> dict[str, Any]:
-        """Like :meth:`call`, but a tool failure is returned as :func:`error_result`."""
-        try:
-            return await self.call(name, arguments, client=client, on_progress=on_progress)
-        except SearchCancelled:
-            raise
-        except LightSearchError as exc:
-            return error_result(exc)
-
-    async def _web_search(self, args: dict[str, Any]) -> dict[str, Any]:
-        provider = self._provider(args.get("provider"))
-        return await provider.search(queries=[args["query"]], max_results=args["maxResults"],
-                                     recency=args.get("recency"))
-
-    async def _web_news(self, args: dict[str, Any]) -> dict[str, Any]:
-        if self._news is None:
-            self._news = self._load_news()
-        return await self._news.news(args["query"], when=args["when"], max_results=args["maxResults"])
-
-    async def _web_fetch(self, args: dict[str, Any]) -> dict[str, Any]:
-        target = args["urls"] if "urls" in args else args["url"]
-        return await self.fetch_page(target, max_chars=args["maxChars"], start_index=args["startIndex"],
-                                     raw=bool(args.get("raw")))
-
-    async def fetch_page(self, url: str | list[str], *, max_chars: int | None = None, start_index: int = 0,
-                         raw: bool = False, **options: Any) -> dict[str, Any]:
-        """One web_fetch of a URL, or of a list of URLs read together; ``options``
-        (``markdown``, ``head_tail``, ``robots``) go to WebFetch as they are."""
-        fetcher = self._fetcher()
-        if isinstance(url, list):
-            return await fetcher.fetch_many(url, max_chars=max_chars, start_index=start_index, raw=raw, **options)
-        return await fetcher.fetch(url, max_chars=max_chars, start_index=start_index, raw=raw, **options)
-
-    async def search_many(self, queries: list[str], *, max_results: int | None = None,
-                          recency: str | None = None) -> dict[str, Any]:
-        """Several queries searched together and fused (the command line's form)."""
-        self.tool("web_search")  # the kill switch holds here too
-        return await self._provider(None).search(queries=queries, max_results=self.config.max_results if max_results is None else max_results,
-                                                 recency=recency)
-
-    # -- providers, loaded once each
-    def _provider(self, name: str | None) -> Any:
-        if name not in self._providers:
-            from lightsearch.providers import load_provider
-
-            overrides = dict(self.overrides)
-            if name is not None:
-                overrides["WEB_SEARCH_PROVIDER"] = name
-            self._providers[name] = load_provider(overrides)
-        return self._providers[name]
-
-    def _load_news(self) -> Any:
-        """web_news: Google News RSS fused with the catalog's news sources."""
-        from lightsearch.providers.news import load_news
-
-        return load_news(dict(self.overrides))
-
-    def _fetcher(self) -> Any:
-        from lightsearch.providers.fetch import WebFetch
-
-        if self._fetch is None:
-            self._fetch = WebFetch.from_settings(dict(self.overrides))
-        return self._fetch
-
-    async def aclose(self) -> None:
-        if self._fetch is not None:
-            await self._fetch.aclose()
-        for provider in self._providers.values():
-            close = getattr(provider, "aclose", None)
-            if close is not None:
-                await close()
-        if self._origins is not None:
-            self._origins.stop()
-            self._origins = None
-
-    async def __aenter__(self) -> Toolbox:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-async def with_progress(run: Awaitable[dict[str, Any]], on_progress: ProgressFn, name: str) -> dict[str, Any]:
-    """Await ``run``; after the first second, report progress once a second."""
-    task = asyncio.ensure_future(run)
-    started = time.monotonic()
-    try:
-        while True:
-            done, _ = await asyncio.wait({task}, timeout=PROGRESS_AFTER_SECS)
-            if done:
-                return task.result()
-            elapsed = time.monotonic() - started
-            with contextlib.suppress(Exception):  # a client that went away must not fail the call
-                await on_progress(elapsed, f"{name}: {elapsed:.0f} s")
-    finally:
-        if not task.done():
-            task.cancel()
-
-
-# --------------------------------------------------------------------------- module API
-_default_toolbox: Toolbox | None = None
-
-
-def default_toolbox() -> Toolbox:
-    """The process's toolbox from the environment, built on first use."""
-    global _default_toolbox
-    if _default_toolbox is None:
-        _default_toolbox = Toolbox.from_environ()
-    return _default_toolbox
-
-
-def definitions(format: str = "mcp", *, toolbox: Toolbox | None = None) -> list[dict[str, Any]]:
-    """The tool list in ``openai``, ``openai-strict``, ``anthropic`` or ``mcp`` form (empty
-    when disabled)."""
+def check_format(format: Any) -> None:
     if format not in FORMATS:
         raise LightSearchError("invalid_input", f"format must be one of {', '.join(FORMATS)}",
-                               {"format": quote_untrusted(format)})
-    return (toolbox or default_toolbox()).definitions(format)
-
-
-async def dispatch(name: str, arguments: Any = None, *, toolbox: Toolbox | None = None) -> dict[str, Any]:
-    """Run one tool call as the MCP tool would: the envelope, or ``{"error", "text"}``."""
-    return await (toolbox or default_toolbox()).invoke(name, arguments)
-
-
-def repair(text: str, *, toolbox: Toolbox | None = None) -> Repair:
-    """Malformed textual calls of the three tools in ``text``, as validated calls (or a
-    clear "not a call"), and the text without them (:mod:`lightsearch.surfaces.repair`)."""
-    box = toolbox or default_toolbox()
-
-    def check(name: str, args: Any) -> dict[str, Any]:
-        return check_arguments(box.tool(name), args)
-
-    return repair_with(text, check)
-
-__all__ = ["FORMATS", "INSTRUCTIONS", "TOOL_NAMES", "Repair", "RepairedCall", "Tool", "ToolConfig", "Toolbox",
-           "check_arguments", "definitions", "dispatch", "error_result", "repair", "tool_specs"]
+                               {"format": quote_untrusted(format), "parameter": "format"})

@@ -46,7 +46,8 @@ from lightsearch.surfaces.front_door import (
     load_json,
     read_body,
 )
-from lightsearch.surfaces.tools import INVOKE_NAMES, Toolbox
+from lightsearch.surfaces.toolbox import Toolbox
+from lightsearch.surfaces.tools import INVOKE_NAMES
 
 STATUS = {"invalid_json": 400, "invalid_request": 400, "unknown_tool": 400, "invalid_input": 400,
           "payload_too_large": 413, "unsupported_media_type": 415, "unauthorized": 401, "disabled": 403,

@@ -1,12 +1,11 @@
-"""``scrapy news "query" [--when 1d]``: realtime news (Google News RSS fused with the
-catalog's news sources), newest first within relevance; ``-o json`` prints the envelope."""
+"""``scrapy news "query" [--when 1d]``: recent news (Google News RSS fused with the
+catalog's news sources), newest first within relevance; ``-o json`` prints the envelope.
+``--offline`` reads the catalog's news sources on the bundled offline origins only."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import sys
 import time
 from typing import Any
 
@@ -14,8 +13,8 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
-from lightsearch.surfaces.commands import engine_overrides, for_command_line
-from lightsearch.surfaces.commands.search import format_table
+from lightsearch.surfaces.commands import engine_overrides, positional
+from lightsearch.surfaces.spelling import FLAGS
 from lightsearch.windows import NEWS_WINDOWS
 
 
@@ -28,18 +27,24 @@ class Command(ScrapyCommand):
         return "[options] <query>"
 
     def short_desc(self) -> str:
-        return "Realtime news for a query: title, publisher, date, link (Google News + catalog news)"
+        return "Recent news for a query: title, publisher, date, link (Google News + catalog news)"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("--when", default=None, metavar="WINDOW",
                             help=f"how far back: {', '.join(NEWS_WINDOWS)} (default: WEB_NEWS_WHEN, 1d)")
-        parser.add_argument("--max-results", type=int, default=8, metavar="N", help="hits, 1-20 (default: 8)")
-        parser.add_argument("--region", default=None, metavar="CC-LL", help="e.g. us-en or il-he")
-        parser.add_argument("-o", "--output", choices=("table", "json", "text"), default="table")
+        parser.add_argument("--max-results", type=int, default=None, metavar="N",
+                            help="hits, 1-20 (default: WEB_SEARCH_MAX_RESULTS, 8)")
+        parser.add_argument("--region", default=None, metavar="CC-LL",
+                            help="e.g. us-en or il-he (WEB_SEARCH_REGION)")
+        parser.add_argument("-o", "--output", choices=("table", "json", "jsonl", "text"), default="table",
+                            help="output format (default: table)")
+        parser.add_argument("--offline", action="store_true",
+                            help="the catalog's news sources on the bundled offline origins only")
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
+        args[:] = positional(args)
         if not args:
             raise UsageError("a query is required", print_help=False)
         if opts.when is not None and opts.when not in NEWS_WINDOWS:
@@ -47,30 +52,21 @@ class Command(ScrapyCommand):
                              print_help=False)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from lightsearch.surfaces.present import show
+
         started = time.monotonic()
-        result = for_command_line(asyncio.run(self._news(" ".join(args), opts)))
-        if "error" in result:
-            if opts.output == "json":
-                print(json.dumps(result, ensure_ascii=False, indent=2))
-            else:
-                print(f"ERROR: {result['error']['code']}: {result['error']['message']}", file=sys.stderr)
-            self.exitcode = 1
-            return
-        if opts.output == "json":
-            print(json.dumps(result, ensure_ascii=False, indent=2))
-        elif opts.output == "text":
-            print(result["text"])
-        else:
-            print(format_table(result, wall_secs=time.monotonic() - started))
+        result = asyncio.run(self._news(" ".join(args), opts))
+        self.exitcode = show("news", result, opts.output, wall_secs=time.monotonic() - started)
 
     async def _news(self, query: str, opts: argparse.Namespace) -> dict[str, Any]:
-        from lightsearch.config import make_settings
-        from lightsearch.providers import SETTING_PREFIXES
-        from lightsearch.providers.news import NewsSearch
+        from lightsearch.surfaces.toolbox import Toolbox, error_result
 
         assert self.settings is not None
+        overrides = engine_overrides(self.settings)
+        if opts.region:
+            overrides["WEB_SEARCH_REGION"] = opts.region
         try:
-            engine = NewsSearch(make_settings(engine_overrides(self.settings, SETTING_PREFIXES)))
-            return await engine.news(query, when=opts.when, max_results=opts.max_results, region=opts.region)
+            async with Toolbox(overrides, offline=opts.offline) as box:
+                return await box.news(query, when=opts.when, max_results=opts.max_results)
         except LightSearchError as exc:
-            return exc.to_dict()
+            return error_result(exc, FLAGS)

@@ -16,17 +16,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from typing import Any
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
-from lightsearch.surfaces.commands import engine_overrides, for_command_line, offline_world
-
-# Settings a command line (-s KEY=VALUE) may pass on to web_fetch.
-SETTING_PREFIXES = ("LIGHT_", "WEB_FETCH_", "RESULT_", "WEB_RETRIEVAL_")
+from lightsearch.surfaces.commands import engine_overrides, positional
+from lightsearch.surfaces.spelling import FLAGS
 
 
 class Command(ScrapyCommand):
@@ -49,50 +46,42 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.add_argument("-o", "--output", choices=("text", "json"), default="text",
-                            help="output format (default: text)")
+        parser.add_argument("-o", "--output", choices=("text", "json", "jsonl", "table"), default="text",
+                            help="output format: the text a model reads, the JSON result, a page a line, "
+                                 "or the page for people (default: text)")
         parser.add_argument("--max-chars", type=int, default=None, metavar="N",
-                            help="characters of page text to return, WEB_FETCH_MAX_CHARS by default")
-        parser.add_argument("--start-index", type=int, default=0, metavar="K",
+                            help="characters of page text to return (default: WEB_FETCH_MAX_CHARS, 8000)")
+        parser.add_argument("--start-index", type=int, default=None, metavar="K",
                             help="character offset to read on from (default: 0)")
         parser.add_argument("--head-tail", action="store_true",
                             help="for a long page, return its start and its end in one read")
         parser.add_argument("--markdown", action="store_true",
                             help="return the main text as Markdown")
+        parser.add_argument("--raw", action="store_true",
+                            help="the decoded body of a text type, without extraction")
         parser.add_argument("--offline", action="store_true",
                             help="serve the bundled offline origins on loopback")
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
+        args[:] = positional(args)
         if not args:
             raise UsageError("a URL is required", print_help=False)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        assert self.settings is not None
-        result = for_command_line(asyncio.run(self._read(args, opts)))
-        if opts.output == "json":
-            print(json.dumps(result, ensure_ascii=False, indent=2))
-        else:
-            from lightsearch.providers.fetch import format_fetch_text
+        from lightsearch.surfaces.present import show
 
-            # A success prints the ``text`` web_fetch rendered (the one its receipt
-            # describes), not a second rendering with a new fence token.
-            print(format_fetch_text(result))
-        if "error" in result or result.get("failed"):
-            self.exitcode = 1
+        result = asyncio.run(self._read(args, opts))
+        self.exitcode = show("fetch", result, opts.output)
 
     async def _read(self, urls: list[str], opts: argparse.Namespace) -> dict[str, Any]:
-        from lightsearch.providers.fetch import WebFetch
+        from lightsearch.surfaces.toolbox import Toolbox, error_result
 
         assert self.settings is not None
-        overrides = engine_overrides(self.settings, SETTING_PREFIXES)
-        overrides["LOG_LEVEL"] = self.settings.get("LOG_LEVEL")
-        with offline_world(opts.offline, overrides):
-            try:
-                fetcher = WebFetch.from_settings(overrides)
-                read = fetcher.fetch_many if len(urls) > 1 else fetcher.fetch
-                return await read(urls if len(urls) > 1 else urls[0], max_chars=opts.max_chars,
-                                  start_index=opts.start_index, markdown=opts.markdown, head_tail=opts.head_tail)
-            except LightSearchError as exc:
-                return exc.to_dict()
-
+        try:
+            async with Toolbox(engine_overrides(self.settings), offline=opts.offline) as box:
+                return await box.fetch(urls[0] if len(urls) == 1 else urls, max_chars=opts.max_chars,
+                                       start_index=opts.start_index, raw=opts.raw or None,
+                                       markdown=opts.markdown, head_tail=opts.head_tail, names=FLAGS)
+        except LightSearchError as exc:
+            return error_result(exc, FLAGS)
