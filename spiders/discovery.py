@@ -30,7 +30,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
-from lightsearch.cache.parsed import parsed
+from lightsearch.cache.parsed import known, parsed, remember
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
@@ -45,7 +45,9 @@ from lightsearch.documents.links import (
 )
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import url_key
-from lightsearch.errors import quote_untrusted
+from lightsearch.errors import LightSearchError, quote_untrusted
+from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.pool import Lane
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.spiders.candidates import CandidateScorer
@@ -166,6 +168,8 @@ class DiscoverySpider(Spider):
         spider.agents = frozenset(
             a.lower() for a in (crawler.settings.get("ROBOTSTXT_USER_AGENT"), crawler.settings.get("BOT_NAME")) if a
         )
+        if getattr(spider, "lane", None) is None:  # the search's lane, given by its caller
+            spider.lane = Lane(crawler.settings, name="crawl")
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
         crawler.signals.connect(spider._callback_failed, signal=signals.spider_error)
         return spider
@@ -330,14 +334,66 @@ class DiscoverySpider(Spider):
     def _source(self, response: Response) -> Source:
         return self.sources[response.meta["source_id"]]
 
-    def parse_feed(self, response: Response):
+    # The bodies are parsed in the worker pool (lightsearch/isolation: a parse whose cost
+    # grows with a hostile body must not hold the reactor), and the result is kept where
+    # the parsers below look for it (cache/parsed.py); they only walk what was parsed.
+    async def parse_feed(self, response: Response):
+        if not await self._parse_apart(response, "feed", isolated.feed, response.body, _MAX_FEED_ENTRIES):
+            return []
         return best_first(self._parse_feed(response))
 
-    def parse_sitemap(self, response: Response):
+    async def parse_sitemap(self, response: Response):
+        if not await self._parse_apart(response, "sitemap", isolated.sitemap, response.body, response.url,
+                                       self.max_response, _MAX_SITEMAP_URLS):
+            return []
         return best_first(self._parse_sitemap(response))
 
-    def parse_page(self, response: Response):
+    async def parse_page(self, response: Response):
+        if not await self._parse_page_apart(response):
+            return []
         return best_first(self._parse_page(response))
+
+    async def _parse_apart(self, response: Response, kind: str, task: Any, *args: Any) -> bool:
+        """``task(*args)`` in the pool, remembered as ``kind`` of this body; False (and a
+        source error) when it cannot be read, within its limits or at all."""
+        if known(kind, response.url, response.body):
+            return True
+        try:
+            value = await self.lane.run(task, *args, what=f"the {kind} {response.url}")
+        except LightSearchError as exc:
+            extra = {"reason": exc.details["reason"]} if "reason" in exc.details else {}
+            self._unreadable(self._source(response), response.url, response.meta.get("stage", kind), exc.code,
+                             exc.message, **extra)
+            return False
+        remember(kind, response.url, response.body, value)
+        return True
+
+    async def _parse_page_apart(self, response: Response) -> bool:
+        """A page's robots meta tags, links and ``rel=next`` link, parsed at once in the
+        pool for the ``parsed`` lookups of :meth:`_parse_page` (which reads only what its
+        stage and depth want)."""
+        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+        if "html" not in ctype or not isinstance(response, TextResponse):
+            return True  # refused by _parse_page, unparsed
+        stage, depth = response.meta["stage"], response.meta.get("depth", 0)
+        meta_kind = f"robots-meta:{','.join(sorted(self.agents))}"
+        links = depth < self.max_depth or stage == "seed"
+        listing = stage in ("seed", "explore", "listing")
+        url, body = response.url, response.body
+        if known(meta_kind, url, body) and (not links or known("links", url, body)) \
+                and (not listing or known("next-page", url, body)):
+            return True
+        try:
+            metas, page_links, next_href = await self.lane.run(
+                isolated.page, response.text, url, self.agents, links, listing, what=f"the page {url}")
+        except LightSearchError as exc:
+            extra = {"reason": exc.details["reason"]} if "reason" in exc.details else {}
+            self._unreadable(self._source(response), url, stage, exc.code, exc.message, **extra)
+            return False
+        remember(meta_kind, url, body, metas)
+        remember("links", url, body, page_links)
+        remember("next-page", url, body, next_href)
+        return True
 
     def _parse_feed(self, response: Response):
         source = self._source(response)

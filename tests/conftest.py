@@ -15,6 +15,7 @@ import pytest
 from scrapy.utils.defer import deferred_from_coro
 
 from lightsearch.cache import clear_process_caches
+from lightsearch.isolation import pool
 from lightsearch.offline_origins.server import OfflineOrigins
 
 SHARED_DATA = Path(os.environ.get("LIGHTSEARCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -26,6 +27,26 @@ def coroutine_test(fn: Callable[..., Any]) -> Callable[..., Any]:
         return deferred_from_coro(fn(*args, **kwargs))
 
     return wrapper
+
+
+TEST_POOL_WORKERS = 2
+_pool_settings = pool.pool_settings
+
+
+def _small_pool(settings: Any) -> tuple[int, int, float]:
+    workers, memory_bytes, task_secs = _pool_settings(settings)
+    return min(workers, TEST_POOL_WORKERS), memory_bytes, task_secs
+
+
+@pytest.fixture(scope="session", autouse=True)
+def extraction_workers():
+    """Each xdist process has its own extraction pool: at most two workers, not the
+    default four, so the suite stays light on a shared machine; its processes end with
+    the session, not with the interpreter."""
+    pool.pool_settings = _small_pool
+    yield
+    pool.pool_settings = _pool_settings
+    pool.shutdown_pools()
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,162 @@
+"""What the pool's workers run: every task takes plain data (text, bytes, strings) and
+returns plain data, so it crosses the pipe, and raises
+:class:`~lightsearch.errors.LightSearchError` for what it cannot read.
+
+Importing this module imports the extraction stack (trafilatura, lxml, pypdf,
+feedparser): the fork server does it once, so workers start with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pypdf  # noqa: F401  (preloaded for workers: documents.pdf imports it lazily)
+from parsel import Selector
+
+from lightsearch.documents import Document
+from lightsearch.documents.directives import meta_values
+from lightsearch.documents.extract import extract_html
+from lightsearch.documents.feeds import Feed, read_feed
+from lightsearch.documents.links import PageLinks, extract_links
+from lightsearch.documents.pdf import read_pdf
+from lightsearch.documents.readable import extract_readable
+from lightsearch.documents.sitemaps import SitemapDocument, read_sitemap
+from lightsearch.documents.walls import detect_wall
+from lightsearch.documents.xmlsafe import scrub_surrogates
+from lightsearch.errors import LightSearchError
+from lightsearch.isolation.worker import task_deadline
+from lightsearch.ranking.tokenize import tokenize
+
+FEED_ENTRIES = 50  # entries web_fetch lists of a feed
+# Work that can stop with a partial result (a PDF, page by page) stops this long before
+# the pool would kill it, so what it read comes back.
+PARTIAL_MARGIN_SECS = 0.5
+
+
+def stop_at(deadline_at: float | None) -> float | None:
+    """The earlier of the caller's deadline and the pool's kill time, less a margin."""
+    ends = [t for t in (deadline_at, task_deadline()) if t is not None]
+    return min(ends) - PARTIAL_MARGIN_SECS if ends else None
+
+
+# ---------------------------------------------------------------------- Light
+def light_document(item: dict[str, Any]) -> Document | None:
+    """A fetched page of a Light search as a rankable Document (None: no main text)."""
+    fields = extract_html(item["html"], item["url"])
+    text = fields["text"] or ""
+    if not text.strip():
+        return None
+    doc = Document(
+        url=item["url"],
+        source_id=item["source_id"],
+        title=fields["title"] or item["url"],
+        text=text,
+        retrieved_at=item["retrieved_at"],
+        language=fields["language"],
+        published_at=fields["published_at"],
+        modified_at=fields["modified_at"],
+        original_url=item.get("original_url"),
+        status=item.get("status", 200),
+        partial=bool(item.get("partial")),
+        discovered_via=item.get("stage", "page"),
+        expires_at=item.get("expires_at"),
+    )
+    doc.tokens = tokenize(f"{doc.title}\n{doc.text}")
+    return doc
+
+
+def feed(body: bytes, limit: int) -> Feed:
+    return read_feed(body, limit)
+
+
+def sitemap(body: bytes, url: str, max_bytes: int, max_entries: int) -> SitemapDocument:
+    return read_sitemap(body, url, max_bytes=max_bytes, max_entries=max_entries)
+
+
+NEXT_PAGE = ("//link[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href"
+             " | //a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href")
+
+
+def page(html: str, url: str, agents: frozenset[str], links: bool, next_page: bool
+         ) -> tuple[list[str], PageLinks | None, str | None]:
+    """What discovery reads of a page, from one parse: its robots meta values, its links
+    (when wanted) and its ``rel=next`` href (when wanted)."""
+    sel = Selector(text=scrub_surrogates(html) or "<html/>", type="html")
+    metas = meta_values(sel, agents)
+    found = extract_links(sel, url) if links else None
+    href = None
+    if next_page:
+        try:
+            href = sel.xpath(NEXT_PAGE).get() or ""
+        except ValueError:  # parsel on a hostile document: no pagination, nothing else lost
+            href = ""
+    return metas, found, href
+
+
+# ---------------------------------------------------------------------- web_fetch
+def read_body(kind: str, url: str, content: str | bytes, markdown: bool, max_pages: int,
+              deadline_at: float | None) -> dict[str, Any]:
+    """web_fetch's reading of one response body of ``kind`` (``html``: text, ``pdf`` and
+    ``feed``: bytes) as the fields of its result."""
+    if kind == "pdf":
+        assert isinstance(content, bytes)
+        return read_pdf_page(content, max_pages, stop_at(deadline_at))
+    if kind == "feed":
+        assert isinstance(content, bytes)
+        return {**summarise_feed(content), "format": "text"}
+    assert isinstance(content, str)
+    return read_html(content, url, markdown)
+
+
+def read_html(html: str, url: str, markdown: bool) -> dict[str, Any]:
+    page = extract_readable(html, url, markdown=markdown)
+    wall = detect_wall(html, page.text)
+    if wall == "paywall_or_cookie_wall":
+        raise LightSearchError(wall, "the page shows a cookie, consent or subscription wall instead of its "
+                               "content", {"url": url})
+    if wall == "javascript_required":
+        raise LightSearchError(wall, "the page is a JavaScript application shell with no readable text",
+                               {"url": url})
+    if not page.text.strip():
+        raise LightSearchError("extraction_failed", "no readable text was found on the page", {"url": url})
+    return {"title": page.title, "byline": page.byline, "language": page.language,
+            "publishedAt": page.published_at, "modifiedAt": page.modified_at,
+            "format": "markdown" if markdown else "text", "text": page.text}
+
+
+def read_pdf_page(body: bytes, max_pages: int, deadline_at: float | None) -> dict[str, Any]:
+    """A PDF as text with ``[Page n of N]`` markers and its declared metadata."""
+    doc = read_pdf(body, max_pages=max_pages, deadline=deadline_at)
+    return {"title": doc.title, "byline": doc.author, "language": doc.language,
+            "publishedAt": doc.published_at, "modifiedAt": doc.modified_at, "format": "text",
+            "text": doc.text, "pdfPages": doc.pages, "pdfPagesRead": doc.pages_read,
+            "incomplete": doc.stopped is not None, "notes": doc.notes}
+
+
+def summarise_feed(body: bytes) -> dict[str, Any]:
+    """An RSS/Atom/JSON feed as a short readable list of its entries.
+
+    Raises ``extraction_failed`` when no entry can be read; entries without a usable
+    link are left out and counted in ``feedEntriesDropped``.
+    """
+    from lightsearch.documents.feeds import FeedError
+
+    try:
+        found = read_feed(body, limit=FEED_ENTRIES)
+    except FeedError as exc:
+        raise LightSearchError("extraction_failed", f"the feed could not be read: {exc.message}") from None
+    title = found.title
+    lines = [f"# {title}", ""] if title else []
+    for entry in found.entries:
+        date = f" ({entry.date})" if entry.date else ""
+        lines.append(f"- {entry.title or entry.link}{date}")
+        lines.append(f"  {entry.link}")
+        if entry.summary:
+            lines.append(f"  {entry.summary}")
+    if not found.entries:
+        raise LightSearchError("extraction_failed", "the feed has no entries with a usable link"
+                               if found.dropped else "the feed has no entries",
+                               {"feedEntriesDropped": found.dropped})
+    return {"title": title, "text": "\n".join(lines), "feedEntries": len(found.entries),
+            "feedEntriesDropped": found.dropped}
+
