@@ -47,6 +47,7 @@ from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import url_key
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.limits import SMALL_BODY_BYTES
 from lightsearch.isolation.pool import Lane
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import tokenize
@@ -334,9 +335,10 @@ class DiscoverySpider(Spider):
     def _source(self, response: Response) -> Source:
         return self.sources[response.meta["source_id"]]
 
-    # The bodies are parsed in the worker pool (lightsearch/isolation: a parse whose cost
-    # grows with a hostile body must not hold the reactor), and the result is kept where
-    # the parsers below look for it (cache/parsed.py); they only walk what was parsed.
+    # A body over SMALL_BODY_BYTES is parsed in the worker pool (lightsearch/isolation: a
+    # parse whose cost grows with a hostile body must not hold the reactor), and the result
+    # is kept where the parsers below look for it (cache/parsed.py); they only walk what
+    # was parsed. A smaller one is parsed here, where it costs less than the trip.
     async def parse_feed(self, response: Response):
         if not await self._parse_apart(response, "feed", isolated.feed, response.body, _MAX_FEED_ENTRIES):
             return []
@@ -356,7 +358,7 @@ class DiscoverySpider(Spider):
     async def _parse_apart(self, response: Response, kind: str, task: Any, *args: Any) -> bool:
         """``task(*args)`` in the pool, remembered as ``kind`` of this body; False (and a
         source error) when it cannot be read, within its limits or at all."""
-        if known(kind, response.url, response.body):
+        if len(response.body) <= SMALL_BODY_BYTES or known(kind, response.url, response.body):
             return True
         try:
             value = await self.lane.run(task, *args, what=f"the {kind} {response.url}")
@@ -373,8 +375,8 @@ class DiscoverySpider(Spider):
         pool for the ``parsed`` lookups of :meth:`_parse_page` (which reads only what its
         stage and depth want)."""
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
-        if "html" not in ctype or not isinstance(response, TextResponse):
-            return True  # refused by _parse_page, unparsed
+        if "html" not in ctype or not isinstance(response, TextResponse) or len(response.body) <= SMALL_BODY_BYTES:
+            return True  # refused by _parse_page unparsed, or parsed there
         stage, depth = response.meta["stage"], response.meta.get("depth", 0)
         meta_kind = f"robots-meta:{','.join(sorted(self.agents))}"
         links = depth < self.max_depth or stage == "seed"

@@ -12,7 +12,6 @@ import zlib
 
 from pypdf import PdfWriter
 from pypdf.generic import (
-    ArrayObject,
     DecodedStreamObject,
     DictionaryObject,
     NameObject,
@@ -87,29 +86,27 @@ def many_pages_pdf(pages: int = 3000) -> tuple[bytes, str]:
 
 
 def nested_pdf(depth: int = 100_000) -> tuple[bytes, str]:
-    """A page whose resources hold an array nested ``depth`` deep (``[[[[...]]]]``)."""
-    writer = PdfWriter()
-    page = writer.add_blank_page(612, 792)
-    content = DecodedStreamObject()
-    content.set_data(b"BT /F1 11 Tf 72 740 Td (Nested) Tj ET")
-    page[NameObject("/Contents")] = writer._add_object(content)
-    page[NameObject("/Resources")] = DictionaryObject({
-        NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(_font())}),
-        NameObject("/Deep"): ArrayObject([NumberObject(0)]),
-    })
-    body = _write(writer)
-    # pypdf would recurse to write the nesting itself: it is spliced into the bytes.
-    nested = b"[" * depth + b"0" + b"]" * depth
-    body = body.replace(b"/Deep [ 0 ]", b"/Deep " + nested, 1)
-    assert nested in body
-    return _check(_fix_xref(body), PDF)
-
-
-def _fix_xref(body: bytes) -> bytes:
-    """Drop the now wrong cross-reference table: readers rebuild it by scanning objects."""
-    cut = body.rfind(b"xref")
-    trailer = body.find(b"trailer", cut)
-    return body[:cut] + body[trailer:trailer + body[trailer:].find(b"startxref")] + b"%%EOF\n"
+    """A page whose resources hold an array nested ``depth`` deep (``[[[[...]]]]``),
+    written by hand (pypdf itself would recurse to write it)."""
+    content = b"BT /F1 11 Tf 72 740 Td (Nested) Tj ET"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> "
+        b"/Deep " + b"[" * depth + b"0" + b"]" * depth + b" >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, obj in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + obj + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return _check(bytes(out), PDF)
 
 
 def paragraphs_html(count: int = 50_000) -> tuple[bytes, str]:

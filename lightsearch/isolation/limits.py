@@ -31,6 +31,12 @@ MEMORY_RLIMIT = resource.RLIMIT_AS
 # the task: CPython rarely gives freed arenas back, and the next task should start with
 # its whole allowance.
 RECYCLE_SHARE = 0.5
+# A discovery document (feed, sitemap, page whose links are read) at most this big is
+# parsed where it arrives: those parses are linear in the body, and the densest hostile
+# 32 KiB (1,300 links, 4,000 empty feed items) parses in under 40 ms, less than waiting
+# for a worker that is still starting. Main-text extraction and PDFs always go to a
+# worker, whatever their size: their cost is not linear.
+SMALL_BODY_BYTES = 32 * 1024
 
 
 def apply_memory_limit(max_bytes: int) -> None:

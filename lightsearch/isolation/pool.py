@@ -223,14 +223,7 @@ class WorkerPool:
         except Exception as exc:  # no process could be started (fork server gone, EAGAIN...)
             parent.close()
             child.close()
-            self._retry_at = time.monotonic() + SPAWN_RETRY_SECS
-            logger.warning("the worker pool could not start a worker: %r", exc)
-            if not self._workers:
-                error = LightSearchError("extraction_failed", "no worker process could be started to read "
-                                         "the document", {"reason": "workers_unavailable"})
-                with self._lock:
-                    for job in self._queue.remove(lambda _lane, _job: False):
-                        _fail(job.future, error)
+            self._start_failed(repr(exc))
             return False
         child.close()
         with self._lock:
@@ -239,8 +232,21 @@ class WorkerPool:
         self.stats.pids.add(process.pid)
         return len(self._workers) < self.size
 
+    def _start_failed(self, why: str) -> None:
+        """A worker could not be started, or ended before it was ready: try again in a
+        while, and meanwhile fail what waits if no worker is up to run it."""
+        self._retry_at = time.monotonic() + SPAWN_RETRY_SECS
+        logger.warning("the worker pool could not start a worker: %s", why)
+        if not any(w.ready for w in self._workers):
+            error = LightSearchError("extraction_failed", "no worker process could be started to read the "
+                                     "document", {"reason": "workers_unavailable"})
+            with self._lock:
+                for job in self._queue.remove(lambda _lane, _job: False):
+                    _fail(job.future, error)
+
     def _dispatch(self) -> None:
-        idle = [w for w in self._workers if w.ready and w.job is None]
+        # is_alive() reaps a worker that died while idle, before a task is sent to it
+        idle = [w for w in self._workers if w.ready and w.job is None and w.process.is_alive()]
         while idle:
             with self._lock:
                 picked = self._queue.pop()
@@ -315,6 +321,8 @@ class WorkerPool:
         worker.process.join(0.5)
         job = worker.job
         self._remove(worker)
+        if not worker.ready:
+            self._start_failed(f"it exited with code {worker.process.exitcode} before it was ready")
         if job is not None:
             self.stats.killed_memory += 1
             _fail(job.future, job.abort or limits.worker_died(job.what, self.memory_bytes, worker.process.exitcode))

@@ -2,21 +2,21 @@
 returns plain data, so it crosses the pipe, and raises
 :class:`~lightsearch.errors.LightSearchError` for what it cannot read.
 
-Importing this module imports the extraction stack (trafilatura, lxml, pypdf,
-feedparser): the fork server does it once, so workers start with it.
+Importing this module imports the extraction stack every page needs (trafilatura, lxml,
+parsel, our documents modules): the fork server does it once, so workers start with it.
+pypdf and feedparser (a third of the import time) are imported by the first PDF or feed
+a worker reads: most searches read neither, and the fork server is ready sooner.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pypdf  # noqa: F401  (preloaded for workers: documents.pdf imports it lazily)
 from parsel import Selector
 
 from lightsearch.documents import Document
 from lightsearch.documents.directives import meta_values
 from lightsearch.documents.extract import extract_html
-from lightsearch.documents.feeds import Feed, read_feed
 from lightsearch.documents.links import PageLinks, extract_links
 from lightsearch.documents.pdf import read_pdf
 from lightsearch.documents.readable import extract_readable
@@ -26,6 +26,9 @@ from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation.worker import task_deadline
 from lightsearch.ranking.tokenize import tokenize
+
+if TYPE_CHECKING:
+    from lightsearch.documents.feeds import Feed
 
 FEED_ENTRIES = 50  # entries web_fetch lists of a feed
 # Work that can stop with a partial result (a PDF, page by page) stops this long before
@@ -66,6 +69,8 @@ def light_document(item: dict[str, Any]) -> Document | None:
 
 
 def feed(body: bytes, limit: int) -> Feed:
+    from lightsearch.documents.feeds import read_feed
+
     return read_feed(body, limit)
 
 
@@ -139,7 +144,7 @@ def summarise_feed(body: bytes) -> dict[str, Any]:
     Raises ``extraction_failed`` when no entry can be read; entries without a usable
     link are left out and counted in ``feedEntriesDropped``.
     """
-    from lightsearch.documents.feeds import FeedError
+    from lightsearch.documents.feeds import FeedError, read_feed
 
     try:
         found = read_feed(body, limit=FEED_ENTRIES)

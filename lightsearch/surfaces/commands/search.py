@@ -22,6 +22,7 @@ from scrapy.exceptions import UsageError
 from lightsearch.errors import LightSearchError
 from lightsearch.evidence.receipts import PRESENTATION
 from lightsearch.evidence.render import clean_untrusted
+from lightsearch.isolation.pool import warm_pool
 from lightsearch.plan.request import RECENCY_WINDOWS
 from lightsearch.surfaces.commands import engine_overrides, for_command_line, offline_world
 
@@ -82,6 +83,7 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.settings is not None
         started = time.monotonic()
+        warm_pool(self.settings)  # the extraction workers start while the engine loads
         result = for_command_line(asyncio.run(self._search(args, opts)))
         wall = time.monotonic() - started
         if "error" in result:
