@@ -44,6 +44,12 @@ def extraction_workers():
     default four, so the suite stays light on a shared machine; its processes end with
     the session, not with the interpreter."""
     pool.pool_settings = _small_pool
+    # Started and ready before the first test: tests that time their calls measure
+    # the calls, not the fork server's first imports.
+    from lightsearch.providers.light import make_settings
+
+    workers, memory_bytes, _ = pool.pool_settings(make_settings())
+    pool.pool_for(workers, memory_bytes).submit("warm-up", abs, (-1,), budget=60.0).result(timeout=120)
     yield
     pool.pool_settings = _pool_settings
     pool.shutdown_pools()

@@ -118,6 +118,7 @@ async def test_a_worker_killed_from_outside_is_reported_and_replaced():
     work = lane()
     task = asyncio.ensure_future(work.run(time.sleep, 30))
     pid = await busy_pid(work.pool)
+    await asyncio.sleep(pools.RESEND_WITHIN_SECS * 2)  # well into its task: not sent again
     os.kill(pid, signal.SIGKILL)  # as the kernel's OOM killer would
     with pytest.raises(LightSearchError) as info:
         await task

@@ -56,6 +56,10 @@ logger = logging.getLogger(__name__)
 PRELOAD = ["lightsearch.isolation.forkserved", "lightsearch.isolation.tasks"]
 WORKER_NAME = "lightsearch-worker"
 SPAWN_RETRY_SECS = 1.0
+# A worker that ends this soon after it was sent a task most likely died before it (an idle
+# worker killed from outside, in the moment before the pool saw it): the task is sent to
+# another worker, once. A task that kills its worker at once is tried twice, no more.
+RESEND_WITHIN_SECS = 0.25
 
 
 def _context() -> Any:
@@ -77,6 +81,7 @@ class _Job:
     deadline_at: float | None
     what: str
     abort: LightSearchError | None = None  # the lane was closed while the job ran
+    attempts: int = 0
 
 
 @dataclass(eq=False)
@@ -87,6 +92,7 @@ class _Worker:
     job: _Job | None = None
     kill_at: float = 0.0
     budget: float = 0.0
+    sent_at: float = 0.0
 
 
 @dataclass
@@ -276,7 +282,8 @@ class WorkerPool:
                 _fail(job.future, LightSearchError("extraction_failed", f"the task could not be sent to a "
                                                    f"worker ({type(exc).__name__})", {"reason": "pickling"}))
                 continue
-            worker.job, worker.kill_at, worker.budget = job, now + budget, budget
+            worker.job, worker.kill_at, worker.budget, worker.sent_at = job, now + budget, budget, now
+            job.attempts += 1
             self.stats.tasks += 1
 
     def _timeout(self) -> float | None:
@@ -323,9 +330,14 @@ class WorkerPool:
         self._remove(worker)
         if not worker.ready:
             self._start_failed(f"it exited with code {worker.process.exitcode} before it was ready")
-        if job is not None:
-            self.stats.killed_memory += 1
-            _fail(job.future, job.abort or limits.worker_died(job.what, self.memory_bytes, worker.process.exitcode))
+        if job is None or job.future.done():
+            return
+        if job.abort is None and job.attempts < 2 and time.monotonic() - worker.sent_at < RESEND_WITHIN_SECS:
+            with self._lock:
+                self._queue.push(job.lane, job)
+            return
+        self.stats.killed_memory += 1
+        _fail(job.future, job.abort or limits.worker_died(job.what, self.memory_bytes, worker.process.exitcode))
 
     def _enforce(self) -> None:
         now = time.monotonic()

@@ -10,6 +10,9 @@ a worker reads: most searches read neither, and the fork server is ready sooner.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import re
 from typing import TYPE_CHECKING, Any
 
 from parsel import Selector
@@ -31,6 +34,21 @@ if TYPE_CHECKING:
     from lightsearch.documents.feeds import Feed
 
 FEED_ENTRIES = 50  # entries web_fetch lists of a feed
+# Input caps, a first line before the worker's time and memory limits: a page is read up
+# to its MAX_ELEMENTS-th element or its MAX_BLOCKS-th block of text (paragraph, div, list
+# item, cell, line break...): trafilatura's cost grows faster than the page (5,000
+# paragraphs 0.43 s, 50,000 11.6 s; 36,000 ``<div>x y</div>`` 7 s), and a real page,
+# even a long one, has a few thousand blocks. Discovery reads at most MAX_PAGE_LINKS
+# links of a page: each is scored in the crawl's own process, about 30 microseconds
+# apiece, and the frontier keeps the best 256 candidates of a search anyway. The caps
+# do not make a page cheap (10,000 blocks is still seconds of the worst shape): the
+# pool's time limit is what bounds it.
+MAX_ELEMENTS = 50_000
+MAX_BLOCKS = 10_000
+MAX_PAGE_LINKS = 2_000
+_ELEMENT = re.compile(r"<[A-Za-z]")
+_BLOCK = re.compile(r"<(?:p|div|li|dd|dt|td|th|tr|br|h[1-6]|pre|blockquote|section|article)[\s>/]",
+                    re.IGNORECASE)
 # Work that can stop with a partial result (a PDF, page by page) stops this long before
 # the pool would kill it, so what it read comes back.
 PARTIAL_MARGIN_SECS = 0.5
@@ -42,10 +60,24 @@ def stop_at(deadline_at: float | None) -> float | None:
     return min(ends) - PARTIAL_MARGIN_SECS if ends else None
 
 
+def capped(html: str) -> tuple[str, str | None]:
+    """``html`` cut before its :data:`MAX_ELEMENTS`-th element or :data:`MAX_BLOCKS`-th
+    block (the parser closes what the cut leaves open), and a note saying so; or ``html``
+    as it is and None."""
+    cut = len(html)
+    for pattern, limit, what in ((_ELEMENT, MAX_ELEMENTS, "elements"), (_BLOCK, MAX_BLOCKS, "blocks of text")):
+        past = next(itertools.islice(pattern.finditer(html), limit, None), None)
+        if past is not None and past.start() < cut:
+            cut, note = past.start(), f"the page has more than {limit:,} {what}; the first {limit:,} were read"
+    return (html, None) if cut == len(html) else (html[:cut], note)
+
+
 # ---------------------------------------------------------------------- Light
 def light_document(item: dict[str, Any]) -> Document | None:
-    """A fetched page of a Light search as a rankable Document (None: no main text)."""
-    fields = extract_html(item["html"], item["url"])
+    """A fetched page of a Light search as a rankable Document (None: no main text);
+    a page cut at an input cap is a partial document."""
+    html, cut = capped(item["html"])
+    fields = extract_html(html, item["url"])
     text = fields["text"] or ""
     if not text.strip():
         return None
@@ -60,7 +92,7 @@ def light_document(item: dict[str, Any]) -> Document | None:
         modified_at=fields["modified_at"],
         original_url=item.get("original_url"),
         status=item.get("status", 200),
-        partial=bool(item.get("partial")),
+        partial=bool(item.get("partial")) or cut is not None,
         discovered_via=item.get("stage", "page"),
         expires_at=item.get("expires_at"),
     )
@@ -88,7 +120,12 @@ def page(html: str, url: str, agents: frozenset[str], links: bool, next_page: bo
     (when wanted) and its ``rel=next`` href (when wanted)."""
     sel = Selector(text=scrub_surrogates(html) or "<html/>", type="html")
     metas = meta_values(sel, agents)
-    found = extract_links(sel, url) if links else None
+    found = None
+    if links:
+        found = extract_links(sel, url, limit=MAX_PAGE_LINKS)
+        if len(found.links) >= MAX_PAGE_LINKS:  # the links past the cap are dropped, and counted
+            with contextlib.suppress(ValueError):
+                found.dropped += max(0, int(float(sel.xpath("count(//a[@href])").get() or 0)) - MAX_PAGE_LINKS)
     href = None
     if next_page:
         try:
@@ -114,6 +151,7 @@ def read_body(kind: str, url: str, content: str | bytes, markdown: bool, max_pag
 
 
 def read_html(html: str, url: str, markdown: bool) -> dict[str, Any]:
+    html, cut = capped(html)
     page = extract_readable(html, url, markdown=markdown)
     wall = detect_wall(html, page.text)
     if wall == "paywall_or_cookie_wall":
@@ -124,9 +162,10 @@ def read_html(html: str, url: str, markdown: bool) -> dict[str, Any]:
                                {"url": url})
     if not page.text.strip():
         raise LightSearchError("extraction_failed", "no readable text was found on the page", {"url": url})
-    return {"title": page.title, "byline": page.byline, "language": page.language,
-            "publishedAt": page.published_at, "modifiedAt": page.modified_at,
-            "format": "markdown" if markdown else "text", "text": page.text}
+    fields = {"title": page.title, "byline": page.byline, "language": page.language,
+              "publishedAt": page.published_at, "modifiedAt": page.modified_at,
+              "format": "markdown" if markdown else "text", "text": page.text}
+    return {**fields, "incomplete": True, "notes": [cut]} if cut else fields
 
 
 def read_pdf_page(body: bytes, max_pages: int, deadline_at: float | None) -> dict[str, Any]:
