@@ -4,7 +4,8 @@ than their size, served on loopback, against web_fetch and a Light search.
 For each case: the outcome (an error code, ``text``, or a search's stop reason), its wall
 time against its deadline, the peak RSS of the main process and of the worker processes
 (the extraction pool's, sampled every 20 ms), and the wall time of an unrelated offline
-Light search started 0.2 s after the hostile call, divided by its median time alone.
+Light search started 0.2 s after the hostile call, divided by its median time alone
+(three runs before the hostile call, two after).
 
 Each case runs in a fresh process (peak RSS is per process) with default settings. The
 bombs are built once, here (tests/bombs.py), and handed to the case process as files, so
@@ -160,7 +161,7 @@ async def run_case(name: str, folder: Path) -> dict[str, Any]:
             return elapsed
 
         await search_alone()  # warm: imports, the pool's workers, TLS
-        alone = statistics.median([await search_alone() for _ in range(3)])
+        alone_times = [await search_alone() for _ in range(3)]
         base_rss = _status("self", "VmHWM")
         urls = [f"https://{HOST}/{n}?{i}" for i, n in enumerate(names)]
         if kind == "fetch":
@@ -182,6 +183,8 @@ async def run_case(name: str, folder: Path) -> dict[str, Any]:
             clear_process_caches()
             beside, beside_code, _ = await _timed(unrelated.search(QUERY))
             outcomes = await asyncio.gather(*tasks)
+        alone_times += [await search_alone() for _ in range(2)]  # before and after: the load drifts
+        alone = statistics.median(alone_times)
     walls = [o[0] for o in outcomes]
     return {
         "case": name, "outcome": ",".join(o[1] for o in outcomes),

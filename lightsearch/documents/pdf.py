@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from lightsearch.documents.extract import ExtractionError, guarded
 from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.ranking.tokenize import is_hebrew
 
@@ -68,6 +67,8 @@ def read_pdf(body: bytes, *, max_pages: int = 100, deadline: float | None = None
     """The text of the PDF in ``body``, or ExtractionError with a ``reason``."""
     from pypdf import apply_configuration
 
+    from lightsearch.documents.extract import guarded
+
     caps = {name: INFLATE_MAX_BYTES for name in (
         "zlib_maximum_output_length", "lzw_maximum_output_length", "run_length_maximum_output_length",
         "array_based_stream_maximum_output_length", "jbig2_maximum_output_length",
@@ -78,6 +79,8 @@ def read_pdf(body: bytes, *, max_pages: int = 100, deadline: float | None = None
 
 def _read_pdf(body: bytes, max_pages: int, deadline: float | None) -> PdfText:
     from pypdf import PdfReader
+
+    from lightsearch.documents.extract import ExtractionError  # trafilatura: where a PDF is read
 
     # pypdf logs every repaired xref and odd operator as a warning: noise for hostile files.
     logging.getLogger("pypdf").setLevel(logging.ERROR)

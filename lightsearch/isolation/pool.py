@@ -45,15 +45,15 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from lightsearch.errors import LightSearchError
-from lightsearch.isolation import limits
+from lightsearch.isolation import limits, tasks
 from lightsearch.isolation.fairness import FairQueue
 
 logger = logging.getLogger(__name__)
 
 # Imported once by the fork server, so that every worker starts with them: the module
-# that keeps workers from importing the main script first, then the tasks (trafilatura,
-# lxml, pypdf, feedparser and our documents modules).
-PRELOAD = ["lightsearch.isolation.forkserved", "lightsearch.isolation.tasks"]
+# that keeps workers from importing the main script first, then the tasks and the
+# extraction stack they use (trafilatura, lxml and our documents modules).
+PRELOAD = ["lightsearch.isolation.forkserved", "lightsearch.isolation.tasks", *tasks.PRELOAD]
 WORKER_NAME = "lightsearch-worker"
 SPAWN_RETRY_SECS = 1.0
 # A worker that ends this soon after it was sent a task most likely died before it (an idle

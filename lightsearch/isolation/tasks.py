@@ -2,10 +2,12 @@
 returns plain data, so it crosses the pipe, and raises
 :class:`~lightsearch.errors.LightSearchError` for what it cannot read.
 
-Importing this module imports the extraction stack every page needs (trafilatura, lxml,
-parsel, our documents modules): the fork server does it once, so workers start with it.
-pypdf and feedparser (a third of the import time) are imported by the first PDF or feed
-a worker reads: most searches read neither, and the fork server is ready sooner.
+The extraction stack (trafilatura and the documents modules built on it) is imported by
+the functions that use it, so the process that runs the event loop, which only sends
+these functions by name, never pays for it; the fork server imports it once for every
+worker (:data:`PRELOAD`). pypdf and feedparser (a third of that import time) are left to
+the first PDF or feed a worker reads: most searches read neither, and the fork server is
+ready sooner.
 """
 
 from __future__ import annotations
@@ -19,12 +21,8 @@ from parsel import Selector
 
 from lightsearch.documents import Document
 from lightsearch.documents.directives import meta_values
-from lightsearch.documents.extract import extract_html
 from lightsearch.documents.links import PageLinks, extract_links
-from lightsearch.documents.pdf import read_pdf
-from lightsearch.documents.readable import extract_readable
 from lightsearch.documents.sitemaps import SitemapDocument, read_sitemap
-from lightsearch.documents.walls import detect_wall
 from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation.worker import task_deadline
@@ -32,6 +30,11 @@ from lightsearch.ranking.tokenize import tokenize
 
 if TYPE_CHECKING:
     from lightsearch.documents.feeds import Feed
+
+# What the fork server imports for the workers: the extraction stack the tasks import
+# when they run.
+PRELOAD = ("lightsearch.documents.extract", "lightsearch.documents.readable", "lightsearch.documents.walls",
+           "lightsearch.documents.pdf")
 
 FEED_ENTRIES = 50  # entries web_fetch lists of a feed
 # Input caps, a first line before the worker's time and memory limits: a page is read up
@@ -76,6 +79,8 @@ def capped(html: str) -> tuple[str, str | None]:
 def light_document(item: dict[str, Any]) -> Document | None:
     """A fetched page of a Light search as a rankable Document (None: no main text);
     a page cut at an input cap is a partial document."""
+    from lightsearch.documents.extract import extract_html
+
     html, cut = capped(item["html"])
     fields = extract_html(html, item["url"])
     text = fields["text"] or ""
@@ -151,6 +156,9 @@ def read_body(kind: str, url: str, content: str | bytes, markdown: bool, max_pag
 
 
 def read_html(html: str, url: str, markdown: bool) -> dict[str, Any]:
+    from lightsearch.documents.readable import extract_readable
+    from lightsearch.documents.walls import detect_wall
+
     html, cut = capped(html)
     page = extract_readable(html, url, markdown=markdown)
     wall = detect_wall(html, page.text)
@@ -170,6 +178,8 @@ def read_html(html: str, url: str, markdown: bool) -> dict[str, Any]:
 
 def read_pdf_page(body: bytes, max_pages: int, deadline_at: float | None) -> dict[str, Any]:
     """A PDF as text with ``[Page n of N]`` markers and its declared metadata."""
+    from lightsearch.documents.pdf import read_pdf
+
     doc = read_pdf(body, max_pages=max_pages, deadline=deadline_at)
     return {"title": doc.title, "byline": doc.author, "language": doc.language,
             "publishedAt": doc.published_at, "modifiedAt": doc.modified_at, "format": "text",
