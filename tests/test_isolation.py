@@ -188,6 +188,19 @@ async def test_a_caller_with_many_slow_tasks_does_not_hold_another_callers_task(
     await asyncio.gather(*bombs)
 
 
+@coroutine_test
+async def test_a_long_task_goes_on_at_a_lower_priority_and_its_worker_is_then_replaced():
+    work = lane()
+    task = asyncio.ensure_future(work.run(time.sleep, pools.DEMOTE_AFTER_SECS + 1.5))
+    pid = await busy_pid(work.pool)
+    assert os.getpriority(os.PRIO_PROCESS, pid) < pools.DEMOTED_NICE
+    await asyncio.sleep(pools.DEMOTE_AFTER_SECS + 0.7)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == pools.DEMOTED_NICE
+    await task
+    assert wait_until(lambda: not alive(pid))
+    assert await work.run(os.getpid) != pid
+
+
 # ---------------------------------------------------------------------- shutdown
 @coroutine_test
 async def test_shutdown_leaves_no_worker_running():

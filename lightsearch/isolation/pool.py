@@ -60,6 +60,13 @@ SPAWN_RETRY_SECS = 1.0
 # worker killed from outside, in the moment before the pool saw it): the task is sent to
 # another worker, once. A task that kills its worker at once is tried twice, no more.
 RESEND_WITHIN_SECS = 0.25
+# A task still running after DEMOTE_AFTER_SECS (a page takes 20-50 ms, a long one a few
+# hundred) goes on at a lower CPU priority (nice DEMOTED_NICE), so on a busy machine the
+# short tasks of other callers, and the event loop's process, are served first: the
+# fair queue gives every caller a worker, this gives it the CPU. A process cannot raise
+# its own priority back, so a demoted worker is replaced once its task ends.
+DEMOTE_AFTER_SECS = 1.0
+DEMOTED_NICE = 10
 
 
 def _context() -> Any:
@@ -93,6 +100,7 @@ class _Worker:
     kill_at: float = 0.0
     budget: float = 0.0
     sent_at: float = 0.0
+    demoted: bool = False
 
 
 @dataclass
@@ -101,6 +109,7 @@ class PoolStats:
     killed_time: int = 0
     killed_memory: int = 0
     killed_cancelled: int = 0
+    demoted: int = 0
     workers_started: int = 0
     peak_worker_rss: int = 0
     pids: set[int] = field(default_factory=set)
@@ -288,6 +297,7 @@ class WorkerPool:
 
     def _timeout(self) -> float | None:
         kills = [w.kill_at for w in self._workers if w.job is not None]
+        kills += [w.sent_at + DEMOTE_AFTER_SECS for w in self._workers if w.job is not None and not w.demoted]
         if not kills:
             return None if len(self._workers) >= self.size else SPAWN_RETRY_SECS
         return max(0.0, min(kills) - time.monotonic())
@@ -303,6 +313,8 @@ class WorkerPool:
             worker.ready = True
             return True
         job, worker.job = worker.job, None
+        if worker.demoted:
+            self._kill(worker)  # idle now; a fresh worker takes its place at full priority
         if job is None:
             return True
         self._queue.done(job.lane)
@@ -356,6 +368,12 @@ class WorkerPool:
                 self.stats.killed_time += 1
                 self._kill(worker)
                 _fail(job.future, limits.time_exceeded(job.what, worker.budget))
+            elif not worker.demoted and now >= worker.sent_at + DEMOTE_AFTER_SECS:
+                worker.demoted = True
+                self.stats.demoted += 1
+                with contextlib.suppress(OSError):
+                    os.setpriority(os.PRIO_PROCESS, worker.process.pid,
+                                   max(os.getpriority(os.PRIO_PROCESS, 0), DEMOTED_NICE))
         with self._lock:
             self._queue.remove(lambda _lane, job: not job.future.done())
 
