@@ -201,6 +201,19 @@ async def test_a_long_task_goes_on_at_a_lower_priority_and_its_worker_is_then_re
     assert await work.run(os.getpid) != pid
 
 
+@pytest.mark.parametrize("key, value", [("LIGHT_POOL_WORKERS", "four"), ("LIGHT_POOL_WORKERS", 0),
+                                        ("LIGHT_POOL_TASK_SECS", 0.01), ("LIGHT_POOL_WORKER_MAX_BYTES", 1024)])
+@coroutine_test
+async def test_bad_pool_settings_are_invalid_settings_naming_the_key(key, value):
+    from lightsearch import LightSearch
+    from lightsearch.providers.fetch import WebFetch
+
+    for engine, call in ((LightSearch, "search"), (WebFetch, "fetch")):
+        with pytest.raises(LightSearchError) as info:
+            await getattr(engine.from_settings({key: value}), call)("https://example.com/")
+        assert (info.value.code, info.value.details["key"]) == ("invalid_settings", key)
+
+
 # ---------------------------------------------------------------------- shutdown
 @coroutine_test
 async def test_shutdown_leaves_no_worker_running():

@@ -479,8 +479,16 @@ def pool_settings(settings: Any) -> tuple[int, int, float]:
 
 def warm_pool(settings: Any) -> None:
     """Start the process's workers in the background, if they are not running: an engine
-    does this when it is made, so its first page does not wait for them."""
-    workers, memory_bytes, _ = pool_settings(settings)
+    does this when it is made, so its first page does not wait for them. Settings that
+    are not valid start nothing: the first call reports them (``invalid_settings``)."""
+    from lightsearch.schema import BY_KEY, check_value
+
+    try:
+        for key in ("LIGHT_POOL_WORKERS", "LIGHT_POOL_WORKER_MAX_BYTES", "LIGHT_POOL_TASK_SECS"):
+            check_value(BY_KEY[key], settings.get(key))
+        workers, memory_bytes, _ = pool_settings(settings)
+    except (LightSearchError, ValueError, TypeError):
+        return
     pool_for(workers, memory_bytes).start()
 
 

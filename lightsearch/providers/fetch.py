@@ -175,7 +175,7 @@ class WebFetch:
     def _checked_call(self, max_chars: Any, start_index: Any) -> tuple[int, int]:
         s = self.settings
         if not self._validated:
-            validate(s, ("WEB_FETCH_", "RESULT_"))
+            validate(s, ("WEB_FETCH_", "RESULT_", "LIGHT_POOL_"))  # the pool reads web_fetch's pages
             self._validated = True
         if not s.getbool("WEB_FETCH_ENABLED"):
             raise fetch_error("disabled", "web_fetch is disabled by configuration (WEB_FETCH_ENABLED)")

@@ -295,6 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         if opts.command in ("search", "news", "fetch"):
+            from lightsearch.isolation.pool import warm_pool
+
+            warm_pool(_toolbox_settings(opts))  # the extraction workers start while the engine loads
             return emit(opts.command, asyncio.run(_run_tool(opts)), opts.output)
         if opts.command == "tools":
             print(json.dumps(_toolbox(opts).definitions(opts.format), ensure_ascii=False, indent=2))
