@@ -2,10 +2,10 @@
 than their size, served on loopback, against web_fetch and a Light search.
 
 For each case: the outcome (an error code, ``text``, or a search's stop reason), its wall
-time against its deadline, the peak RSS of the main process and of the worker processes
-(the extraction pool's, sampled every 20 ms), and the wall time of an unrelated offline
-Light search started 0.2 s after the hostile call, divided by its median time alone
-(three runs before the hostile call, two after).
+time against its deadline (the longest of ``--rounds`` calls), the peak RSS of the main
+process and of the worker processes (the extraction pool's, sampled every 20 ms), and the
+median wall time of an unrelated offline Light search started 0.2 s after each hostile
+call, divided by its median time alone (three runs before, one after each round).
 
 Each case runs in a fresh process (peak RSS is per process) with default settings. The
 bombs are built once, here (tests/bombs.py), and handed to the case process as files, so
@@ -136,7 +136,7 @@ async def _timed(coro: Any) -> tuple[float, str, Any]:
     return time.monotonic() - started, code, value
 
 
-async def run_case(name: str, folder: Path) -> dict[str, Any]:
+async def run_case(name: str, folder: Path, rounds: int) -> dict[str, Any]:
     from lightsearch import LightSearch
     from lightsearch.cache import clear_process_caches
     from lightsearch.offline_origins.server import OfflineOrigins
@@ -165,32 +165,41 @@ async def run_case(name: str, folder: Path) -> dict[str, Any]:
         base_rss = _status("self", "VmHWM")
         urls = [f"https://{HOST}/{n}?{i}" for i, n in enumerate(names)]
         if kind == "fetch":
-            hostile = [fetcher.fetch(urls[0])]
+            hostile = [lambda: fetcher.fetch(urls[0])]
             deadline = float(fetcher.settings.getfloat("WEB_FETCH_DEADLINE_SECS"))
         elif kind == "fetch_many":
-            hostile = [fetcher.fetch_many(urls)]
+            hostile = [lambda: fetcher.fetch_many(urls)]
             deadline = float(fetcher.settings.getfloat("WEB_FETCH_DEADLINE_SECS"))
         elif kind == "two_fetches":
-            hostile = [fetcher.fetch(u) for u in urls]
+            hostile = [lambda u=u: fetcher.fetch(u) for u in urls]
             deadline = float(fetcher.settings.getfloat("WEB_FETCH_DEADLINE_SECS"))
         else:
             engine = LightSearch.from_settings(settings)
-            hostile = [engine.search(TOPIC)]
+
+            def searched() -> Any:
+                clear_process_caches()  # the hostile site is read again every round
+                return engine.search(TOPIC)
+
+            hostile = [searched]
             deadline = float(engine.settings.getfloat("LIGHT_DEADLINE_SECS"))
+        besides, walls = [], []
         with Sampler() as sampler:
-            tasks = [asyncio.ensure_future(_timed(c)) for c in hostile]
-            await asyncio.sleep(0.2)
-            clear_process_caches()
-            beside, beside_code, _ = await _timed(unrelated.search(QUERY))
-            outcomes = await asyncio.gather(*tasks)
-        alone_times += [await search_alone() for _ in range(2)]  # before and after: the load drifts
+            for _ in range(rounds):
+                tasks = [asyncio.ensure_future(_timed(c())) for c in hostile]
+                await asyncio.sleep(0.2)
+                clear_process_caches()
+                beside, beside_code, _ = await _timed(unrelated.search(QUERY))
+                besides.append(beside)
+                outcomes = await asyncio.gather(*tasks)
+                walls.append(max(o[0] for o in outcomes))
+                alone_times.append(await search_alone())  # between rounds: the load drifts
         alone = statistics.median(alone_times)
-    walls = [o[0] for o in outcomes]
+        beside = statistics.median(besides)
     return {
         "case": name, "outcome": ",".join(o[1] for o in outcomes),
         "reason": next((str(o[2].get("reason")) for o in outcomes if isinstance(o[2], dict) and o[2].get("reason")),
                        ""),
-        "wall_s": round(max(walls), 2), "deadline_s": deadline,
+        "wall_s": round(max(walls), 2), "deadline_s": deadline, "rounds": rounds,
         "past_deadline_1s": max(walls) > deadline + 1.0,
         "main_base_mib": base_rss, "main_peak_mib": _status("self", "VmHWM"),
         "worker_peak_mib": sampler.worker_peak, "workers_seen": len(sampler.workers_seen),
@@ -244,11 +253,13 @@ def main() -> int:
                         help="run the cases with this interpreter (repeat to compare installs); default: this one")
     parser.add_argument("--cases", default=None, help="comma-separated case names (default: all)")
     parser.add_argument("--json", action="store_true", help="print JSON rows instead of a table")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="hostile calls per case, each with an unrelated search beside it (medians reported)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bombs", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(asyncio.run(run_case(args.child, args.bombs))), flush=True)
+        print(json.dumps(asyncio.run(run_case(args.child, args.bombs, args.rounds))), flush=True)
         return 0
     names = args.cases.split(",") if args.cases else list(CASES)
     pythons = args.python or [sys.executable]
@@ -258,7 +269,8 @@ def main() -> int:
         write_bombs(folder)
         for name in names:
             for python in pythons:  # interleaved: the machine's load falls on both alike
-                done = subprocess.run([python, str(Path(__file__).resolve()), "--child", name, "--bombs", str(folder)],
+                done = subprocess.run([python, str(Path(__file__).resolve()), "--child", name, "--bombs", str(folder),
+                                       "--rounds", str(args.rounds)],
                                       capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=900)
                 if done.returncode != 0:
                     rows.append({"case": name, "python": python, "outcome": "crashed",
