@@ -111,23 +111,24 @@ async def test_a_page_that_hangs_keeps_its_hit(replay, origins):
 
 
 @coroutine_test
-async def test_a_page_whose_reading_is_stuck_times_out_and_its_reading_is_stopped(replay, origins):
-    """The page arrives at once but takes seconds to read (50,000 paragraphs): the page
-    timeout stops the reading itself (its worker is killed), not only the wait for it."""
+async def test_a_page_whose_reading_is_stuck_times_out_and_its_reading_is_stopped(replay, origins, monkeypatch):
+    """The page arrives at once but its reading never ends (a real worker that sleeps, sent
+    in place of the reader): the page timeout stops the reading itself (its worker is
+    killed), not only the wait for it."""
+    from lightsearch.isolation import tasks
     from lightsearch.isolation.pool import Lane
     from lightsearch.providers.light import make_settings
-    from tests.bombs import paragraphs_html
+    from tests import stuck as never
 
+    monkeypatch.setattr(tasks, "read_body", never.forever)
     stuck = "hello-stuck.test"
-    body, ctype = paragraphs_html()
-    settings = serve(origins, {HOSTS[0]: {"/hello": page("Hello A")},
-                               stuck: {"/hello": {"body": body, "type": ctype}}})
-    replay.script("stuck", transform=point_top_hits_at([HOSTS[0], stuck]))
+    settings = serve(origins, {stuck: {"/hello": page("Hello stuck")}})
+    replay.script("stuck", transform=point_top_hits_at([stuck]))
     pool = Lane(make_settings(settings)).pool
     killed = pool.stats.killed_time + pool.stats.killed_cancelled
     started = time.monotonic()
-    result = await provider(replay, settings, "stuck", BRAVE_SOURCE_FETCH_PAGES=2, LIGHT_POOL_TASK_SECS=60,
-                            BRAVE_SOURCE_FETCH_TIMEOUT_SECS=3.0).search("hello world program")
+    result = await provider(replay, settings, "stuck", BRAVE_SOURCE_FETCH_PAGES=1, LIGHT_POOL_TASK_SECS=60,
+                            BRAVE_SOURCE_FETCH_TIMEOUT_SECS=2.0).search("hello world program")
     assert time.monotonic() - started < 10  # the timeout plus web_fetch's grace, on a busy machine
     assert f"https://{stuck}/hello" in [h["url"] for h in result["hits"]]
     errors = {e["url"]: e["code"] for e in result["sourceFetchErrors"]}

@@ -122,7 +122,7 @@ async def test_another_callers_search_completes_beside_hostile_fetches(settings,
     result = await LightSearch.from_settings(offline_settings).search("photosynthesis calvin cycle")
     assert any("wikipedia.org/wiki/Photosynthesis" in h["url"] for h in result["hits"])
     out = await hostile
-    assert out["failed"] == 5
+    assert out["count"] == 5  # each page read, cut at an input cap, or stopped at a limit
 
 
 # ------------------------------------------------------------------------ Light
