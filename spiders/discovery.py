@@ -32,6 +32,7 @@ from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.parsed import known, parsed, remember
 from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.budget import record_stop
 from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import meta_values, page_directives
@@ -363,9 +364,7 @@ class DiscoverySpider(Spider):
         try:
             value = await self.lane.run(task, *args, what=f"the {kind} {response.url}")
         except LightSearchError as exc:
-            extra = {"reason": exc.details["reason"]} if "reason" in exc.details else {}
-            self._unreadable(self._source(response), response.url, response.meta.get("stage", kind), exc.code,
-                             exc.message, **extra)
+            self._apart_failed(response, response.meta.get("stage", kind), exc)
             return False
         remember(kind, response.url, response.body, value)
         return True
@@ -389,13 +388,21 @@ class DiscoverySpider(Spider):
             metas, page_links, next_href = await self.lane.run(
                 isolated.page, response.text, url, self.agents, links, listing, what=f"the page {url}")
         except LightSearchError as exc:
-            extra = {"reason": exc.details["reason"]} if "reason" in exc.details else {}
-            self._unreadable(self._source(response), url, stage, exc.code, exc.message, **extra)
+            self._apart_failed(response, stage, exc)
             return False
         remember(meta_kind, url, body, metas)
         remember("links", url, body, page_links)
         remember("next-page", url, body, next_href)
         return True
+
+    def _apart_failed(self, response: Response, stage: str, exc: LightSearchError) -> None:
+        """A document the pool could not read (or not in time) is a source error; one cut
+        by the search's own deadline is also why the search stopped."""
+        reason = exc.details.get("reason")
+        if reason == "deadline":
+            record_stop(self.crawler.stats, "deadline")
+        self._unreadable(self._source(response), response.url, stage, exc.code, exc.message,
+                         **({"reason": reason} if reason else {}))
 
     def _parse_feed(self, response: Response):
         source = self._source(response)

@@ -201,7 +201,7 @@ async def test_a_long_task_goes_on_at_a_lower_priority_and_its_worker_is_then_re
     assert await work.run(os.getpid) != pid
 
 
-@pytest.mark.parametrize("key, value", [("LIGHT_POOL_WORKERS", "four"), ("LIGHT_POOL_WORKERS", 0),
+@pytest.mark.parametrize(("key", "value"), [("LIGHT_POOL_WORKERS", "four"), ("LIGHT_POOL_WORKERS", 0),
                                         ("LIGHT_POOL_TASK_SECS", 0.01), ("LIGHT_POOL_WORKER_MAX_BYTES", 1024)])
 @coroutine_test
 async def test_bad_pool_settings_are_invalid_settings_naming_the_key(key, value):
