@@ -241,7 +241,8 @@ def compare(label: str, pages: dict[str, bytes], truth: dict[str, str], urls: di
 
 def pool_timing(pages: dict[str, bytes], urls: dict[str, str], rounds: int) -> dict[str, dict[str, float]]:
     """ms per page reading in this process and through the worker pool, interleaved."""
-    from lightsearch.isolation.pool import pool_for, pool_settings
+    from lightsearch.isolation.lanes import pool_settings
+    from lightsearch.isolation.pool import pool_for
     from lightsearch.isolation.tasks import read_html
     from lightsearch.providers.light import make_settings
 

@@ -18,7 +18,7 @@ from scrapy.exceptions import DropItem
 from lightsearch.crawl.budget import record_stop
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError
-from lightsearch.isolation.pool import Lane
+from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.tasks import light_document
 
 if TYPE_CHECKING:

@@ -48,8 +48,8 @@ from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import url_key
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.limits import SMALL_BODY_BYTES
-from lightsearch.isolation.pool import Lane
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.spiders.candidates import CandidateScorer

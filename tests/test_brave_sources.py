@@ -116,7 +116,7 @@ async def test_a_page_whose_reading_is_stuck_times_out_and_its_reading_is_stoppe
     in place of the reader): the page timeout stops the reading itself (its worker is
     killed), not only the wait for it."""
     from lightsearch.isolation import tasks
-    from lightsearch.isolation.pool import Lane
+    from lightsearch.isolation.lanes import Lane
     from lightsearch.providers.light import make_settings
     from tests import stuck as never
 

@@ -23,15 +23,13 @@ worker from the lanes' fair queue (:mod:`~lightsearch.isolation.fairness`).
 One thread per pool (a daemon) does all the bookkeeping: it starts workers, sends tasks,
 receives outcomes, and kills a worker whose task is over its time limit, whose caller
 cancelled, or whose lane was closed. Callers get ``concurrent.futures.Future`` objects,
-awaited from the event loop through :class:`Lane`.
+awaited from the event loop through a :class:`~lightsearch.isolation.lanes.Lane`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
-import itertools
 import logging
 import multiprocessing
 import os
@@ -275,7 +273,7 @@ class WorkerPool:
             budget = job.budget if job.deadline_at is None else min(job.budget, job.deadline_at - now)
             if budget <= 0:
                 self._queue.done(lane)
-                _fail(job.future, _late(job.what))
+                _fail(job.future, late_error(job.what))
                 continue
             worker = idle.pop()
             try:
@@ -468,83 +466,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pools)
 
 
-# ---------------------------------------------------------------------- lanes
-_lane_ids = itertools.count(1)
-
-
-def pool_settings(settings: Any) -> tuple[int, int, float]:
-    return (settings.getint("LIGHT_POOL_WORKERS"), settings.getint("LIGHT_POOL_WORKER_MAX_BYTES"),
-            settings.getfloat("LIGHT_POOL_TASK_SECS"))
-
-
-def warm_pool(settings: Any) -> None:
-    """Start the process's workers in the background, if they are not running: an engine
-    does this when it is made, so its first page does not wait for them. Settings that
-    are not valid start nothing: the first call reports them (``invalid_settings``)."""
-    from lightsearch.schema import BY_KEY, check_value
-
-    try:
-        for key in ("LIGHT_POOL_WORKERS", "LIGHT_POOL_WORKER_MAX_BYTES", "LIGHT_POOL_TASK_SECS"):
-            check_value(BY_KEY[key], settings.get(key))
-        workers, memory_bytes, _ = pool_settings(settings)
-    except (LightSearchError, ValueError, TypeError):
-        return
-    pool_for(workers, memory_bytes).start()
-
-
-class Lane:
-    """One call's place in the pool: its tasks queue in order behind one another and take
-    turns with other calls' tasks; none runs past ``deadline_at`` (monotonic), and
-    :meth:`close` stops what is queued and running.
-
-    ``late`` builds the error a task gets when the deadline passes first (``timeout``
-    with reason ``deadline`` unless the caller says otherwise)."""
-
-    def __init__(self, settings: Any, *, name: str = "call", deadline_at: float | None = None,
-                 late: Callable[[str], LightSearchError] | None = None) -> None:
-        self.key = (name, next(_lane_ids))
-        self.workers, self.memory_bytes, self.task_secs = pool_settings(settings)
-        self.deadline_at = deadline_at
-        self.late = late or _late
-        self.closed: LightSearchError | None = None
-        self._pool: WorkerPool | None = None
-
-    @property
-    def pool(self) -> WorkerPool:
-        if self._pool is None or self._pool._closing:
-            self._pool = pool_for(self.workers, self.memory_bytes)
-        return self._pool
-
-    def warm(self) -> None:
-        """Have the workers start in the background, before the first task needs one."""
-        self.pool.start()
-
-    def remaining(self) -> float | None:
-        return None if self.deadline_at is None else self.deadline_at - time.monotonic()
-
-    async def run(self, fn: Callable[..., Any], *args: Any, what: str = "the document") -> Any:
-        """``fn(*args)`` in a worker; raises the task's LightSearchError, or ``timeout``
-        (``extraction_time`` / the lane's deadline), or ``too_large``
-        (``extraction_memory``). Cancelling the caller kills the task."""
-        if self.closed is not None:
-            raise LightSearchError(self.closed.code, self.closed.message, dict(self.closed.details))
-        remaining = self.remaining()
-        if remaining is not None and remaining <= 0:
-            raise self.late(what)
-        future = self.pool.submit(self.key, fn, args, budget=self.task_secs, deadline_at=self.deadline_at,
-                                  what=what)
-        try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), remaining)
-        except asyncio.TimeoutError:
-            raise self.late(what) from None
-
-    def close(self, error: LightSearchError | None = None) -> None:
-        """Stop this lane's queued and running tasks: they fail with ``error``."""
-        self.closed = error or LightSearchError("cancelled", "the call ended before the document was read",
-                                                {"reason": "call_ended"})
-        if self._pool is not None:
-            self._pool.cancel_lane(self.key, self.closed)
-
-
-def _late(what: str) -> LightSearchError:
+def late_error(what: str) -> LightSearchError:
+    """A task whose call's deadline passed before it ran or ended."""
     return LightSearchError("timeout", f"the call's deadline passed before {what} was read", {"reason": "deadline"})

@@ -36,7 +36,8 @@ from lightsearch.evidence.model import ResultLimits
 from lightsearch.evidence.render import clip_utf8, render_result, strip_invisible, utf8_len
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_note
 from lightsearch.isolation import tasks as isolated
-from lightsearch.isolation.pool import Lane, release_pools, warm_pool
+from lightsearch.isolation.lanes import Lane, warm_pool
+from lightsearch.isolation.pool import release_pools
 from lightsearch.isolation.tasks import FEED_ENTRIES, summarise_feed
 from lightsearch.providers.light import make_settings
 from lightsearch.schema import validate

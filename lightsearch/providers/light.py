@@ -29,7 +29,8 @@ from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.fleet import apply_fleet
 from lightsearch.fleet.link import link_of, shared_state_note
-from lightsearch.isolation.pool import Lane, release_pools, warm_pool
+from lightsearch.isolation.lanes import Lane, warm_pool
+from lightsearch.isolation.pool import release_pools
 from lightsearch.plan.catalog import Catalog, load_catalog
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources

@@ -295,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         if opts.command in ("search", "news", "fetch"):
-            from lightsearch.isolation.pool import warm_pool
+            from lightsearch.isolation.lanes import warm_pool
 
             warm_pool(_toolbox_settings(opts))  # the extraction workers start while the engine loads
             return emit(opts.command, asyncio.run(_run_tool(opts)), opts.output)

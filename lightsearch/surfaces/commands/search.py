@@ -22,7 +22,7 @@ from scrapy.exceptions import UsageError
 from lightsearch.errors import LightSearchError
 from lightsearch.evidence.receipts import PRESENTATION
 from lightsearch.evidence.render import clean_untrusted
-from lightsearch.isolation.pool import warm_pool
+from lightsearch.isolation.lanes import warm_pool
 from lightsearch.plan.request import RECENCY_WINDOWS
 from lightsearch.surfaces.commands import engine_overrides, for_command_line, offline_world
 
