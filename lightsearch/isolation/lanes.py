@@ -19,6 +19,8 @@ from lightsearch.errors import LightSearchError
 from lightsearch.isolation.pool import WorkerPool, late_error, pool_for
 
 _lane_ids = itertools.count(1)
+
+
 def pool_settings(settings: Any) -> tuple[int, int, float]:
     return (settings.getint("LIGHT_POOL_WORKERS"), settings.getint("LIGHT_POOL_WORKER_MAX_BYTES"),
             settings.getfloat("LIGHT_POOL_TASK_SECS"))

@@ -36,6 +36,7 @@ import os
 import signal
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
@@ -110,7 +111,7 @@ class PoolStats:
     demoted: int = 0
     workers_started: int = 0
     peak_worker_rss: int = 0
-    pids: set[int] = field(default_factory=set)
+    pids: deque[int] = field(default_factory=lambda: deque(maxlen=64))  # the latest workers started
 
 
 class WorkerPool:
@@ -242,7 +243,7 @@ class WorkerPool:
         with self._lock:
             self._workers.append(_Worker(process, parent))
         self.stats.workers_started += 1
-        self.stats.pids.add(process.pid)
+        self.stats.pids.append(process.pid)
         return len(self._workers) < self.size
 
     def _start_failed(self, why: str) -> None:
@@ -418,6 +419,8 @@ def _settle(future: Future, value: Any) -> None:
 
 
 def _fail(future: Future, error: BaseException) -> None:
+    if isinstance(error, LightSearchError):  # one error may end many tasks: each gets its own
+        error = LightSearchError(error.code, error.message, dict(error.details))
     with contextlib.suppress(InvalidStateError):
         future.set_exception(error)
 
