@@ -11,6 +11,8 @@ exits: the pool starts a fresh one.
 
 from __future__ import annotations
 
+import logging
+import os
 import signal
 import time
 from typing import Any
@@ -32,6 +34,12 @@ def serve(conn: Any, memory_bytes: int) -> None:
     global _deadline
     # Ctrl-C reaches the whole process group: the parent decides what stops, not the worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Standard output may be a protocol (the MCP server over stdio): nothing a library of a
+    # worker prints may land in it. Warnings of the parsers about hostile markup are noise.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    logging.getLogger().setLevel(logging.ERROR)
     limits.apply_memory_limit(memory_bytes)
     recycle_at = int(memory_bytes * limits.RECYCLE_SHARE)
     try:

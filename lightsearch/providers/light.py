@@ -241,14 +241,14 @@ class LightSearch:
 
         Ranking needs every document (BM25's statistics are over the whole retrieved
         corpus), so it runs here, once the crawl has returned. It runs in a thread: with a
-        full record cache it is up to a second of pure Python, and on the event loop it
-        stalled every other search of the process for as long (on the HeQ stream, three
-        searches of two page hops each took 8-14 s behind a run of searches answered from
-        the cache). It stays in this process rather than the worker pool because its input
-        is the whole corpus: 500 cached records pickle to 18 MB (136 ms to write, 75 ms to
-        read, measured) for every search, where the workers read one page at a time. A
-        thread cannot be killed, so ranking checks a flag per document and stops when the
-        deadline has passed (ranking/rank.py)."""
+        full record cache (500 documents) it is half a second of pure Python, and on the
+        event loop it stalled every other search of the process for as long (on the HeQ
+        stream, three searches of two page hops each took 8-14 s behind a run of searches
+        answered from the cache). It stays in this process rather than the worker pool
+        because its input is the whole corpus: 500 cached records pickle to 18 MB (57 ms to
+        write, 39 ms to read, measured) for every search, where the workers read one page at
+        a time. A thread cannot be killed, so ranking checks a flag per document and stops
+        when the deadline has passed (ranking/rank.py)."""
         s = self.settings
         deadline = s.getfloat("LIGHT_DEADLINE_SECS")
         remaining = started + deadline - time.monotonic()
