@@ -12,14 +12,21 @@ page. Two scores per system:
 ``--calibrate`` first scores the benchmark's published outputs with the shingle metric,
 which must reproduce its README (trafilatura 2.0.0 0.958, readability-lxml 0.922).
 
+``--pool`` times web_fetch's reading of every page (main text, wall detection, input
+caps: ``lightsearch.isolation.tasks.read_html``) in this process, as main did, and in
+the worker pool, worker round trip included, page by page in alternating order, and
+prints the median and p95 of each.
+
     pip install -e ".[bench]"
     python benchmarks/extraction.py
     python benchmarks/extraction.py --calibrate --limit 50
+    python benchmarks/extraction.py --pool --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
@@ -232,6 +239,45 @@ def compare(label: str, pages: dict[str, bytes], truth: dict[str, str], urls: di
     return report, ok
 
 
+def pool_timing(pages: dict[str, bytes], urls: dict[str, str], rounds: int) -> dict[str, dict[str, float]]:
+    """ms per page reading in this process and through the worker pool, interleaved."""
+    from lightsearch.isolation.lanes import pool_settings
+    from lightsearch.isolation.pool import pool_for
+    from lightsearch.isolation.tasks import read_html
+    from lightsearch.providers.light import make_settings
+
+    workers, memory_bytes, task_secs = pool_settings(make_settings())
+    pool = pool_for(workers, memory_bytes)
+
+    def here(html: str, url: str) -> None:
+        with contextlib.suppress(Exception):  # a page without text is timed all the same
+            read_html(html, url, False)
+
+    def apart(html: str, url: str) -> None:
+        with contextlib.suppress(Exception):
+            pool.submit("bench", read_html, (html, url, False), budget=task_secs).result()
+
+    texts = {k: decode(b) for k, b in pages.items()}
+    for key in list(texts)[:3]:  # warm: imports here, the workers there
+        here(texts[key], urls[key])
+        apart(texts[key], urls[key])
+    times: dict[str, list[float]] = {"in process": [], "worker pool": []}
+    for r in range(rounds):
+        for i, key in enumerate(texts):
+            order = [("in process", here), ("worker pool", apart)]
+            for name, fn in order if (i + r) % 2 == 0 else reversed(order):
+                started = time.perf_counter()
+                fn(texts[key], urls[key])
+                times[name].append((time.perf_counter() - started) * 1000)
+    report = {name: {"msP50": percentile(t, 0.5), "msP95": percentile(t, 0.95)} for name, t in times.items()}
+    print(f"\nweb_fetch reading, {len(texts)} pages x {rounds}, ms per page (interleaved):")
+    for name, row in report.items():
+        print(f"  {name}: p50 {row['msP50']:.1f}  p95 {row['msP95']:.1f}")
+    base, pooled = report["in process"], report["worker pool"]
+    print(f"  pool / in process: p50 {pooled['msP50'] / base['msP50']:.3f}  p95 {pooled['msP95'] / base['msP95']:.3f}")
+    return report
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="score only the first N pages of each set")
@@ -239,12 +285,20 @@ def main() -> int:
                         help="also score the benchmark's published outputs (reproduce its README)")
     parser.add_argument("--rotation", type=int, default=0, help="start the system order at this index")
     parser.add_argument("--json", type=Path, default=None, help="write the scores here too")
+    parser.add_argument("--pool", action="store_true",
+                        help="only time reading in this process against the worker pool (see above)")
+    parser.add_argument("--rounds", type=int, default=3, help="--pool: passes over the pages")
     args = parser.parse_args()
     if not BENCH.is_dir():
         print(f"shared data not found at {BENCH} (set LIGHTSEARCH_SHARED_DATA)", file=sys.stderr)
         return 2
     pages, truth, urls = load(args.limit)
     print(f"{len(pages)} pages from {BENCH}")
+    if args.pool:
+        report = pool_timing(pages, urls, args.rounds)
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
+        return 0
     if args.calibrate:
         rows = []
         for name in ("trafilatura", "readability", "readability_js", "newspaper", "html-text"):

@@ -10,9 +10,11 @@ entry vanishes without a source error is ``silent-loss``; the renderer has its i
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import html
 import importlib
+import inspect
 import json
 import os
 import re
@@ -191,7 +193,10 @@ def drive(sp: Any, stage: str, resp: Any) -> tuple[list[Any], bool]:
 
     sp.crawler.signals.connect(failed, signal=light_signals.source_failed)
     try:
-        out = list(callback(resp) or ())
+        out = callback(resp)
+        if inspect.iscoroutine(out):  # the parse callbacks send large bodies to the worker pool
+            out = asyncio.run(out)
+        out = list(out or ())
     finally:
         sp.crawler.signals.disconnect(failed, signal=light_signals.source_failed)
     for err in errors:

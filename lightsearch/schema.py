@@ -112,6 +112,14 @@ SCHEMA: tuple[Setting, ...] = (
        KiB, 512 * KiB),
     _s("LIGHT_ROBOTS_MAX_REDIRECTS", "int", 5, "robots.txt redirects followed; more means unavailable", 0, 10),
     _s("LIGHT_ROBOTS_TIMEOUT_SECS", "float", 5.0, "a robots.txt that times out blocks the origin", 0.1, 60),
+    # --- work on untrusted bytes: a pool of worker processes (lightsearch/isolation)
+    _s("LIGHT_POOL_WORKERS", "int", 4, "worker processes that extract pages, read PDFs and parse feeds, sitemaps "
+       "and links, for every search and fetch of the process; one call uses at most half of them at once",
+       1, 64),
+    _s("LIGHT_POOL_TASK_SECS", "float", 10.0, "wall time one extraction or parse may take; past it (or past its "
+       "call's deadline) its worker is killed and the call gets timeout (reason extraction_time)", 0.5, 120),
+    _s("LIGHT_POOL_WORKER_MAX_BYTES", "int", 512 * MiB, "address space of one worker (RLIMIT_AS); a task "
+       "needing more is too_large (reason extraction_memory) and its worker is replaced", 128 * MiB, 16 * 1024 * MiB),
     # --- transport guard
     _s("LIGHT_ALLOWED_PORTS", "list", [80, 443, 8080, 8443], "explicit URL ports the guard lets through"),
     _s("LIGHT_RESOLVER", "path", "lightsearch.crawl.guard.resolver.SystemResolver",
@@ -290,6 +298,9 @@ class Values:
 
     def getint(self, key: str) -> int:
         return int(float(self.get(key)))
+
+    def getfloat(self, key: str) -> float:
+        return float(self.get(key))
 
     def getbool(self, key: str) -> bool:
         value = self.get(key)

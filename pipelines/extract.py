@@ -1,22 +1,25 @@
 """Item pipeline: a fetched HTML page becomes a :class:`~lightsearch.documents.Document`.
 
-Extraction is the CPU hot spot of a search (15-20 ms a page with trafilatura), so it
-runs in a worker thread and the reactor keeps downloading meanwhile. A page the
-extractor cannot read at all is a source error of the search (``extraction_failed``),
-not a log line: the agent sees which page was lost and why.
+Extraction is the CPU hot spot of a search (15-20 ms a page with trafilatura, seconds
+for a hostile one), so it runs in the worker pool (lightsearch/isolation:
+:func:`~lightsearch.isolation.tasks.light_document`), in the search's lane, and the
+reactor keeps downloading meanwhile. A page the extractor cannot read at all, or not
+within its time or memory limit, is a source error of the search (``extraction_failed``,
+``timeout``, ``too_large``), not a log line: the agent sees which page was lost and why.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import DropItem
 
+from lightsearch.crawl.budget import record_stop
 from lightsearch.documents import Document
-from lightsearch.documents.extract import ExtractionError, extract_html
-from lightsearch.ranking.tokenize import tokenize
+from lightsearch.errors import LightSearchError
+from lightsearch.isolation.lanes import Lane
+from lightsearch.isolation.tasks import light_document
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -24,44 +27,40 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-
-def build_document(item: dict[str, Any]) -> Document | None:
-    fields = extract_html(item["html"], item["url"])
-    text = fields["text"] or ""
-    if not text.strip():
-        return None
-    doc = Document(
-        url=item["url"],
-        source_id=item["source_id"],
-        title=fields["title"] or item["url"],
-        text=text,
-        retrieved_at=item["retrieved_at"],
-        language=fields["language"],
-        published_at=fields["published_at"],
-        modified_at=fields["modified_at"],
-        original_url=item.get("original_url"),
-        status=item.get("status", 200),
-        partial=bool(item.get("partial")),
-        discovered_via=item.get("stage", "page"),
-        expires_at=item.get("expires_at"),
-    )
-    doc.tokens = tokenize(f"{doc.title}\n{doc.text}")
-    return doc
+# What the worker needs of an item (the rest, e.g. discovery hints, stays here).
+WORKER_FIELDS = ("html", "url", "source_id", "retrieved_at", "original_url", "status", "partial", "stage",
+                 "expires_at")
 
 
 class ExtractionPipeline:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        self._lane: Lane | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
+    def lane(self) -> Lane:
+        """The search's lane (the spider's), or one of this crawl's own."""
+        lane = getattr(self.crawler.spider, "lane", None)
+        if lane is None:
+            if self._lane is None:
+                self._lane = Lane(self.crawler.settings, name="extraction")
+            lane = self._lane
+        return lane
+
     async def process_item(self, item: dict[str, Any]) -> Document:
+        payload = {key: item[key] for key in WORKER_FIELDS if key in item}
         try:
-            doc = await asyncio.to_thread(build_document, item)
-        except ExtractionError as exc:
-            self.crawler.stats.inc_value("light/extract/failed")
+            doc = await self.lane().run(light_document, payload, what=f"the page {item['url']}")
+        except LightSearchError as exc:
+            stats = self.crawler.stats
+            stats.inc_value("light/extract/failed")
+            if exc.details.get("reason") == "deadline":
+                record_stop(stats, "deadline")  # the search's time ran out while it was read
+            elif exc.details.get("reason"):
+                stats.inc_value(f"light/extract/{exc.details['reason']}")
             record = getattr(self.crawler.spider, "record_error", None)
             if record is not None:
                 record(item.get("source_id", ""), item["url"], item.get("stage", "page"), exc.code, exc.message)

@@ -30,8 +30,9 @@ from scrapy.spidermiddlewares.httperror import HttpError
 
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
-from lightsearch.cache.parsed import parsed
+from lightsearch.cache.parsed import known, parsed, remember
 from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.budget import record_stop
 from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import meta_values, page_directives
@@ -45,7 +46,10 @@ from lightsearch.documents.links import (
 )
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import url_key
-from lightsearch.errors import quote_untrusted
+from lightsearch.errors import LightSearchError, quote_untrusted
+from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.lanes import Lane
+from lightsearch.isolation.limits import SMALL_BODY_BYTES
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.spiders.candidates import CandidateScorer
@@ -166,6 +170,8 @@ class DiscoverySpider(Spider):
         spider.agents = frozenset(
             a.lower() for a in (crawler.settings.get("ROBOTSTXT_USER_AGENT"), crawler.settings.get("BOT_NAME")) if a
         )
+        if getattr(spider, "lane", None) is None:  # the search's lane, given by its caller
+            spider.lane = Lane(crawler.settings, name="crawl")
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
         crawler.signals.connect(spider._callback_failed, signal=signals.spider_error)
         return spider
@@ -330,14 +336,73 @@ class DiscoverySpider(Spider):
     def _source(self, response: Response) -> Source:
         return self.sources[response.meta["source_id"]]
 
-    def parse_feed(self, response: Response):
+    # A body over SMALL_BODY_BYTES is parsed in the worker pool (lightsearch/isolation: a
+    # parse whose cost grows with a hostile body must not hold the reactor), and the result
+    # is kept where the parsers below look for it (cache/parsed.py); they only walk what
+    # was parsed. A smaller one is parsed here, where it costs less than the trip.
+    async def parse_feed(self, response: Response):
+        if not await self._parse_apart(response, "feed", isolated.feed, response.body, _MAX_FEED_ENTRIES):
+            return []
         return best_first(self._parse_feed(response))
 
-    def parse_sitemap(self, response: Response):
+    async def parse_sitemap(self, response: Response):
+        if not await self._parse_apart(response, "sitemap", isolated.sitemap, response.body, response.url,
+                                       self.max_response, _MAX_SITEMAP_URLS):
+            return []
         return best_first(self._parse_sitemap(response))
 
-    def parse_page(self, response: Response):
+    async def parse_page(self, response: Response):
+        if not await self._parse_page_apart(response):
+            return []
         return best_first(self._parse_page(response))
+
+    async def _parse_apart(self, response: Response, kind: str, task: Any, *args: Any) -> bool:
+        """``task(*args)`` in the pool, remembered as ``kind`` of this body; False (and a
+        source error) when it cannot be read, within its limits or at all."""
+        if len(response.body) <= SMALL_BODY_BYTES or known(kind, response.url, response.body):
+            return True
+        try:
+            value = await self.lane.run(task, *args, what=f"the {kind} {response.url}")
+        except LightSearchError as exc:
+            self._apart_failed(response, response.meta.get("stage", kind), exc)
+            return False
+        remember(kind, response.url, response.body, value)
+        return True
+
+    async def _parse_page_apart(self, response: Response) -> bool:
+        """A page's robots meta tags, links and ``rel=next`` link, parsed at once in the
+        pool for the ``parsed`` lookups of :meth:`_parse_page` (which reads only what its
+        stage and depth want)."""
+        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+        if "html" not in ctype or not isinstance(response, TextResponse) or len(response.body) <= SMALL_BODY_BYTES:
+            return True  # refused by _parse_page unparsed, or parsed there
+        stage, depth = response.meta["stage"], response.meta.get("depth", 0)
+        meta_kind = f"robots-meta:{','.join(sorted(self.agents))}"
+        links = depth < self.max_depth or stage == "seed"
+        listing = stage in ("seed", "explore", "listing")
+        url, body = response.url, response.body
+        if known(meta_kind, url, body) and (not links or known("links", url, body)) \
+                and (not listing or known("next-page", url, body)):
+            return True
+        try:
+            metas, page_links, next_href = await self.lane.run(
+                isolated.page, response.text, url, self.agents, links, listing, what=f"the page {url}")
+        except LightSearchError as exc:
+            self._apart_failed(response, stage, exc)
+            return False
+        remember(meta_kind, url, body, metas)
+        remember("links", url, body, page_links)
+        remember("next-page", url, body, next_href)
+        return True
+
+    def _apart_failed(self, response: Response, stage: str, exc: LightSearchError) -> None:
+        """A document the pool could not read (or not in time) is a source error; one cut
+        by the search's own deadline is also why the search stopped."""
+        reason = exc.details.get("reason")
+        if reason == "deadline":
+            record_stop(self.crawler.stats, "deadline")
+        self._unreadable(self._source(response), response.url, stage, exc.code, exc.message,
+                         **({"reason": reason} if reason else {}))
 
     def _parse_feed(self, response: Response):
         source = self._source(response)

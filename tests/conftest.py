@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from lightsearch.cache import clear_process_caches
+from lightsearch.isolation import lanes, pool
 from lightsearch.offline_origins.server import OfflineOrigins
 
 SHARED_DATA = Path(os.environ.get("LIGHTSEARCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -58,6 +59,32 @@ def coroutine_test(fn: Callable[..., Any]) -> Callable[..., Any]:
                     loop.run_until_complete(asyncio.wait_for(task, 10))
 
     return wrapper
+
+
+TEST_POOL_WORKERS = 2
+_pool_settings = lanes.pool_settings
+
+
+def _small_pool(settings: Any) -> tuple[int, int, float]:
+    workers, memory_bytes, task_secs = _pool_settings(settings)
+    return min(workers, TEST_POOL_WORKERS), memory_bytes, task_secs
+
+
+@pytest.fixture(scope="session", autouse=True)
+def extraction_workers():
+    """Each xdist process has its own extraction pool: at most two workers, not the
+    default four, so the suite stays light on a shared machine; its processes end with
+    the session, not with the interpreter."""
+    lanes.pool_settings = _small_pool
+    # Started and ready before the first test: tests that time their calls measure
+    # the calls, not the fork server's first imports.
+    from lightsearch.providers.light import make_settings
+
+    workers, memory_bytes, _ = lanes.pool_settings(make_settings())
+    pool.pool_for(workers, memory_bytes).submit("warm-up", abs, (-1,), budget=60.0).result(timeout=120)
+    yield
+    lanes.pool_settings = _pool_settings
+    pool.shutdown_pools()
 
 
 @pytest.fixture(autouse=True)

@@ -90,9 +90,10 @@ async def test_a_page_that_hangs_keeps_its_hit(replay, origins):
     })
     replay.script("hang", transform=point_top_hits_at([HOSTS[0], hang]))
     started = time.monotonic()
+    # the page timeout covers reading the page too, not only its download
     result = await provider(replay, settings, "hang", BRAVE_SOURCE_FETCH_PAGES=2,
-                            BRAVE_SOURCE_FETCH_TIMEOUT_SECS=1.0).search("hello world program")
-    assert time.monotonic() - started < 4
+                            BRAVE_SOURCE_FETCH_TIMEOUT_SECS=2.0).search("hello world program")
+    assert time.monotonic() - started < 5
     urls = [h["url"] for h in result["hits"]]
     assert f"https://{hang}/hello" in urls  # the hit stays
     (error,) = result["sourceFetchErrors"]
@@ -110,12 +111,39 @@ async def test_a_page_that_hangs_keeps_its_hit(replay, origins):
 
 
 @coroutine_test
+async def test_a_page_whose_reading_is_stuck_times_out_and_its_reading_is_stopped(replay, origins, monkeypatch):
+    """The page arrives at once but its reading never ends (a real worker that sleeps, sent
+    in place of the reader): the page timeout stops the reading itself (its worker is
+    killed), not only the wait for it."""
+    from lightsearch.isolation import tasks
+    from lightsearch.isolation.lanes import Lane
+    from lightsearch.providers.light import make_settings
+    from tests import stuck as never
+
+    monkeypatch.setattr(tasks, "read_body", never.forever)
+    stuck = "hello-stuck.test"
+    settings = serve(origins, {stuck: {"/hello": page("Hello stuck")}})
+    replay.script("stuck", transform=point_top_hits_at([stuck]))
+    pool = Lane(make_settings(settings)).pool
+    killed = pool.stats.killed_time + pool.stats.killed_cancelled
+    started = time.monotonic()
+    result = await provider(replay, settings, "stuck", BRAVE_SOURCE_FETCH_PAGES=1, LIGHT_POOL_TASK_SECS=60,
+                            BRAVE_SOURCE_FETCH_TIMEOUT_SECS=2.0).search("hello world program")
+    assert time.monotonic() - started < 10  # the timeout plus web_fetch's grace, on a busy machine
+    assert f"https://{stuck}/hello" in [h["url"] for h in result["hits"]]
+    errors = {e["url"]: e["code"] for e in result["sourceFetchErrors"]}
+    assert errors[f"https://{stuck}/hello"] == "timeout"
+    assert pool.stats.killed_time + pool.stats.killed_cancelled >= killed + 1
+
+
+@coroutine_test
 async def test_coverage_reports_the_evidence_actually_retrieved(replay, origins):
     hang = "hello-only.test"
     routes = {"/hello": {**page("Hello only"), "delay": 5}}
     settings = serve(origins, {hang: routes})
     replay.script("only", transform=point_top_hits_at([hang]))
-    kwargs = {"BRAVE_SOURCE_FETCH_PAGES": 1, "BRAVE_SOURCE_FETCH_TIMEOUT_SECS": 0.8}
+    # the page timeout covers reading the page too, not only its download
+    kwargs = {"BRAVE_SOURCE_FETCH_PAGES": 1, "BRAVE_SOURCE_FETCH_TIMEOUT_SECS": 2.0}
     timed_out = await provider(replay, settings, "only", **kwargs).search("hello world program")
     routes["/hello"]["delay"] = 0
     read = await provider(replay, settings, "only", **kwargs).search("hello world program")

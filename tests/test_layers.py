@@ -18,6 +18,7 @@ FLOORS = [
     ("lightsearch.errors", "lightsearch.windows", "lightsearch.schema", "lightsearch.settings", "lightsearch.config",
      "lightsearch.catalog"),
     ("lightsearch.cache", "lightsearch.documents", "lightsearch.ranking"),
+    ("lightsearch.isolation",),
     ("lightsearch.plan",),
     ("lightsearch.crawl", "lightsearch.spiders", "lightsearch.pipelines", "lightsearch.fleet"),
     ("lightsearch.evidence",),

@@ -26,15 +26,31 @@ LIFETIME_SECS = 300.0  # the discovery documents' own lifetime (at most 5 minute
 _parsed: BoundedLRU[object] = BoundedLRU(MAX_ENTRIES, MAX_BODY_BYTES)
 
 
+def _key(kind: str, url: str, body: bytes) -> str:
+    return f"{kind}:{len(body)}:{hash(body)}:{url}"
+
+
 def parsed(kind: str, url: str, body: bytes, parse: Callable[[], T]) -> T:
     """``parse()``, or what it returned for the same ``kind``, URL and body before."""
-    key = f"{kind}:{len(body)}:{hash(body)}:{url}"
+    key = _key(kind, url, body)
     hit = _parsed.get(key)
     if hit is not None:
         return hit  # type: ignore[return-value]
     value = parse()
     _parsed.put(key, value, len(body), time.time() + LIFETIME_SECS)
     return value
+
+
+def known(kind: str, url: str, body: bytes) -> bool:
+    """Whether :func:`parsed` holds a result for this ``kind``, URL and body."""
+    return _parsed.get(_key(kind, url, body)) is not None
+
+
+def remember(kind: str, url: str, body: bytes, value: object) -> None:
+    """Keep ``value`` as what ``kind`` parses this body to: the parse was done elsewhere
+    (in the worker pool, lightsearch/isolation), and :func:`parsed` returns it."""
+    if value is not None:
+        _parsed.put(_key(kind, url, body), value, len(body), time.time() + LIFETIME_SECS)
 
 
 def clear() -> None:

@@ -19,6 +19,7 @@ from lightsearch.config import check_retrieval
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.runtime import crawl_slot, ensure_reactor
+from lightsearch.errors import LightSearchError
 
 
 class CrawlDeadline(Exception):
@@ -44,6 +45,8 @@ async def run_crawl(settings: Settings, spider_cls: type, deadline: float, **spi
     Items, consulted sources and source errors are collected from the crawler's signals
     as they happen, so a crawl stopped at its deadline still reports what it had (on
     :class:`CrawlDeadline` / :class:`CrawlCancelled`, raised after the crawl is stopped).
+    A ``lane`` among ``spider_kwargs`` (the call's place in the worker pool,
+    lightsearch/isolation) is closed first then, so no extraction keeps the crawl open.
     """
     check_retrieval(settings)  # below every surface: no crawl starts with the switch off
     ensure_reactor()
@@ -55,12 +58,18 @@ async def run_crawl(settings: Settings, spider_cls: type, deadline: float, **spi
         outcome = CrawlOutcome()
         _collect(crawler, outcome)
         task = asyncio.ensure_future(crawler.crawl_async(**spider_kwargs))
+        lane = spider_kwargs.get("lane")
         try:
             await asyncio.wait_for(asyncio.shield(task), timeout=deadline)
         except asyncio.TimeoutError:
+            if lane is not None:
+                lane.close(LightSearchError("timeout", f"the crawl's deadline ({deadline:g} s) passed",
+                                            {"reason": "deadline"}))
             await abort(crawler, task)
             raise CrawlDeadline(_finish(crawler, outcome), deadline) from None
         except asyncio.CancelledError:
+            if lane is not None:
+                lane.close()
             await abort(crawler, task)
             raise CrawlCancelled(_finish(crawler, outcome)) from None
         return _finish(crawler, outcome)

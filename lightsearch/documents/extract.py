@@ -41,8 +41,8 @@ def guarded(what: str, fn: Callable[[], T]) -> T:
     """
     try:
         return fn()
-    except LightSearchError:
-        raise
+    except (LightSearchError, MemoryError):
+        raise  # a MemoryError is the worker's memory limit (lightsearch/isolation), not the page
     except Exception as exc:  # see the docstring
         raise ExtractionError(f"{what} failed on this page ({type(exc).__name__}: "
                               f"{quote_untrusted(str(exc), 40, sentence=True)})", exception=type(exc).__name__) from None

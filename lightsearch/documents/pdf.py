@@ -2,9 +2,17 @@
 
 Seed 003's writing assistant must "check what a cited paper actually says", and papers
 are PDFs. pypdf reads them: it is pure Python (no system library on a fresh machine),
-BSD-licensed and kept, and it caps what one stream may inflate to (75 MB by default), so
-a small file cannot expand without bound; pdfminer.six extracts layout more faithfully
-but is several times slower per page, and the agent needs the words, not the layout.
+BSD-licensed and kept, and it caps what one stream may inflate to; pdfminer.six extracts
+layout more faithfully but is several times slower per page, and the agent needs the
+words, not the layout.
+
+pypdf's own cap is 75 MB per stream, and a 200 KiB file whose font character map
+(ToUnicode CMap) inflates to 70 MB took 1.8 GiB of memory and 8 s of CPU to parse. Here
+every decoder is capped at :data:`INFLATE_MAX_BYTES` (pypdf's public ``Configuration``,
+applied to this read only): a page's content stream or character map is rarely over a
+megabyte, so a real document never meets the cap, and the bomb above stops at its first
+8 MB. The cap is a first line only: PDFs are read in the worker pool, under a memory and
+a time limit the operating system enforces (lightsearch/isolation).
 
 The body is already bounded by ``WEB_FETCH_MAX_BYTES``; what is bounded here is the
 work: at most ``max_pages`` pages, and no page started after ``deadline`` (a monotonic
@@ -23,11 +31,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from lightsearch.documents.extract import ExtractionError, guarded
 from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.ranking.tokenize import is_hebrew
 
 MAX_TEXT_CHARS = 2_000_000  # past this the rest of the document is counted, not read
+INFLATE_MAX_BYTES = 8 * 1024 * 1024  # per stream and per decoder (pypdf's default: 75 MB)
+_DECODE_WORK_MAX_BYTES = 4 * INFLATE_MAX_BYTES  # all the filters of one stream together
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _TRAILING = re.compile(r"[ \t]+\n")
 
@@ -56,11 +65,22 @@ def is_pdf(body: bytes) -> bool:
 
 def read_pdf(body: bytes, *, max_pages: int = 100, deadline: float | None = None) -> PdfText:
     """The text of the PDF in ``body``, or ExtractionError with a ``reason``."""
-    return guarded("PDF extraction", lambda: _read_pdf(body, max_pages, deadline))
+    from pypdf import apply_configuration
+
+    from lightsearch.documents.extract import guarded
+
+    caps = {name: INFLATE_MAX_BYTES for name in (
+        "zlib_maximum_output_length", "lzw_maximum_output_length", "run_length_maximum_output_length",
+        "array_based_stream_maximum_output_length", "jbig2_maximum_output_length",
+        "brotli_maximum_output_length", "image_maximum_buffer_size")}
+    with apply_configuration(stream_decoding_work_maximum_length=_DECODE_WORK_MAX_BYTES, **caps):
+        return guarded("PDF extraction", lambda: _read_pdf(body, max_pages, deadline))
 
 
 def _read_pdf(body: bytes, max_pages: int, deadline: float | None) -> PdfText:
     from pypdf import PdfReader
+
+    from lightsearch.documents.extract import ExtractionError  # trafilatura: where a PDF is read
 
     # pypdf logs every repaired xref and odd operator as a warning: noise for hostile files.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -85,6 +105,8 @@ def _read_pdf(body: bytes, max_pages: int, deadline: float | None) -> PdfText:
             break
         try:
             page_text = _clean(reader.pages[index].extract_text() or "")
+        except MemoryError:
+            raise  # the worker's memory limit: the document, not the page
         except Exception:  # one bad page costs that page (see the module docstring)
             out.pages_failed += 1
             page_text = ""

@@ -37,20 +37,19 @@ from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.hygiene import clean_structured
 from lightsearch.evidence.model import ResultLimits
-from lightsearch.evidence.render import (
-    clip_utf8,
-    error_line,
-    strip_invisible,
-    utf8_len,
-)
+from lightsearch.evidence.render import clip_utf8, error_line, strip_invisible, utf8_len
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
+from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.lanes import Lane, warm_pool
+from lightsearch.isolation.pool import release_pools
+from lightsearch.isolation.tasks import FEED_ENTRIES, summarise_feed
 from lightsearch.schema import validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
 
 TRUST = {"trust": "volatile_external", "carryPolicy": "never"}
 MAX_URL_CHARS = 2048
 MAX_CHARS_LIMIT = 100_000
-FEED_ENTRIES = 50
+__all__ = ["FEED_ENTRIES", "WebFetch", "summarise_feed"]  # summarise_feed: read in the worker pool now
 
 
 def fetch_error(code: str, message: str, **details: Any) -> LightSearchError:
@@ -65,6 +64,7 @@ class WebFetch:
         self.settings = settings
         self._validated = False
         preload_components(settings)
+        warm_pool(settings)
 
     @classmethod
     def from_settings(cls, overrides: dict[str, Any] | Settings | None = None) -> WebFetch:
@@ -78,8 +78,10 @@ class WebFetch:
 
     async def aclose(self) -> None:
         """Release what the process holds for crawls once none is running (the reactor's
-        threads), so a script that searched can exit; the engine stays usable."""
+        threads, the idle extraction workers), so a script that searched can exit; the
+        engine stays usable."""
         release_threads()
+        release_pools()
 
     async def fetch(
         self,
@@ -105,8 +107,12 @@ class WebFetch:
         request_url = self._checked_url(url)
         link = link_of(self.settings)
         before = snapshot(link)
-        result = await self._fetch(url, request_url, max_chars, start_index, markdown=markdown,
-                                   head_tail=head_tail, robots=robots, raw=raw, names=names)
+        lane = self._lane()
+        try:
+            result = await self._fetch(url, request_url, max_chars, start_index, markdown=markdown,
+                                       head_tail=head_tail, robots=robots, raw=raw, lane=lane, names=names)
+        finally:
+            lane.close()
         return with_shared_state(result, before, link)
 
     async def fetch_many(
@@ -144,18 +150,25 @@ class WebFetch:
         before = snapshot(link)
         share = page_share(len(urls), s.getint("RESULT_TEXT_MAX_BYTES"))
 
+        # One lane for the call: its pages queue behind one another in the worker pool and
+        # take at most the call's share of it, within the call's one deadline.
+        lane = self._lane(started)
+
         async def one(url: str) -> dict[str, Any]:
             try:
                 return await self._fetch(url, self._checked_url(url), max_chars, start_index,
                                          markdown=markdown, head_tail=head_tail, robots=robots, raw=raw,
-                                         names=names, text_max_bytes=share)
+                                         lane=lane, names=names, text_max_bytes=share)
             except LightSearchError as exc:
                 if isinstance(exc, asyncio.CancelledError):
                     raise
                 # a result like the pages beside it: every string cleaned (details may hold a header)
                 return clean_structured({"url": url if isinstance(url, str) else repr(url)[:200], **exc.to_dict()})
 
-        pages = await asyncio.gather(*(one(u) for u in unique))
+        try:
+            pages = await asyncio.gather(*(one(u) for u in unique))
+        finally:
+            lane.close()
         by_url = dict(zip(unique, pages, strict=True))
         results = [by_url[u] for u in urls]
         ok = sum(1 for r in results if "error" not in r)
@@ -174,7 +187,7 @@ class WebFetch:
         s = self.settings
         check_retrieval(s)  # fetch and fetch_many both start here
         if not self._validated:
-            validate(s, ("WEB_FETCH_", "RESULT_"))
+            validate(s, ("WEB_FETCH_", "RESULT_", "LIGHT_POOL_"))  # the pool reads web_fetch's pages
             self._validated = True
         if not s.getbool("WEB_FETCH_ENABLED"):
             raise fetch_error("disabled", "web_fetch is disabled by configuration (WEB_FETCH_ENABLED)")
@@ -187,22 +200,35 @@ class WebFetch:
                                 startIndex=start_index)
         return max_chars, start_index
 
+    def _lane(self, started: float | None = None) -> Lane:
+        """A call's lane in the worker pool, ending at the call's deadline
+        (``WEB_FETCH_DEADLINE_SECS`` covers the download and the reading alike)."""
+        deadline = self.settings.getfloat("WEB_FETCH_DEADLINE_SECS")
+
+        def late(what: str) -> LightSearchError:
+            return fetch_error("timeout", f"the page was not read within {deadline:g} s", deadlineSecs=deadline,
+                               reason="deadline")
+
+        return Lane(self.settings, name="fetch", deadline_at=(started or time.monotonic()) + deadline, late=late)
+
     async def _fetch(self, url: str, request_url: str, max_chars: int, start_index: int, *,
-                     markdown: bool, head_tail: bool, robots: bool | None, raw: bool,
+                     markdown: bool, head_tail: bool, robots: bool | None, raw: bool, lane: Lane,
                      names: Mapping[str, str] | None = None, text_max_bytes: int | None = None) -> dict[str, Any]:
-        s = self.settings
         started = time.monotonic()
-        deadline_at = started + s.getfloat("WEB_FETCH_DEADLINE_SECS")
+        # The download has the whole deadline of its own (the lane's began with the call,
+        # moments ago); reading what arrived gets what the download left of it.
         fetched = await self._crawl(request_url, robots)
         response = self._response_or_raise(fetched, request_url)
         local_error: LightSearchError | None = None
         page: dict[str, Any] | None = None
         try:
-            page = await asyncio.to_thread(self._read, response, markdown, raw, deadline_at)
+            page = await self._read(response, markdown, raw, lane)
         except LightSearchError as exc:
+            if exc.details.get("reason") == "deadline":
+                raise  # the call's own deadline: nothing is left for a reader either
             local_error = exc
         if self._reader_may_help(content_kind(response)[0], page, local_error, raw):
-            page = await self._ask_reader(response.url, page, local_error, markdown, deadline_at)
+            page = await self._ask_reader(response.url, page, local_error, markdown, lane.deadline_at or started)
         if page is None:
             assert local_error is not None
             raise local_error
@@ -227,7 +253,7 @@ class WebFetch:
             **TRUST,
         }
         # Adds ``text``: the bounded, fenced model text, the same field a search returns.
-        limits = ResultLimits.from_settings(s)
+        limits = ResultLimits.from_settings(self.settings)
         if text_max_bytes is not None:  # one page of several: its share of the text
             limits = replace(limits, text_max_bytes=text_max_bytes)
         finish_fetch(result, limits, extraction_clipped=partial, names=names)
@@ -372,16 +398,29 @@ class WebFetch:
                               status=response.status, url=response.url)
         return response
 
-    def _read(self, response: Response, markdown: bool, raw: bool = False,
-              deadline_at: float | None = None) -> dict[str, Any]:
-        """The body as text (see :meth:`_read_kind`), or a LightSearchError.
+    async def _read(self, response: Response, markdown: bool, raw: bool, lane: Lane) -> dict[str, Any]:
+        """The body as text, or a LightSearchError.
 
-        The parsers behind it turn what they know of hostile input into structured
-        errors; anything else they raise still ends as ``extraction_failed`` here, so
-        no raw exception leaves ``fetch`` for a crafted body.
+        HTML, PDF and feeds are read in the worker pool, in the call's lane
+        (lightsearch/isolation: a time and a memory limit per document, and the call's
+        deadline). The parsers behind it turn what they know of hostile input into
+        structured errors; anything else they raise still ends as ``extraction_failed``,
+        so no raw exception leaves ``fetch`` for a crafted body.
         """
         try:
-            return self._read_kind(response, markdown, raw, deadline_at)
+            kind, ctype = content_kind(response)
+            base: dict[str, Any] = {"contentType": ctype, "title": None, "byline": None,
+                                    "language": None, "publishedAt": None, "modifiedAt": None}
+            if not raw and kind in ("html", "pdf", "feed"):
+                content: str | bytes = response.body
+                if kind == "html":
+                    content = response.text if isinstance(response, TextResponse) \
+                        else response.body.decode("utf-8", "replace")
+                fields = await lane.run(isolated.read_body, kind, response.url, content, markdown,
+                                        self.settings.getint("WEB_FETCH_PDF_MAX_PAGES"), lane.deadline_at,
+                                        what=f"the page {response.url}")
+                return {**base, **fields}
+            return self._read_kind(response, kind, ctype, base, raw)
         except LightSearchError as exc:
             exc.details.setdefault("url", response.url)
             raise
@@ -389,36 +428,12 @@ class WebFetch:
             raise fetch_error("extraction_failed", f"the response could not be read ({type(exc).__name__})",
                               url=response.url) from None
 
-    def _read_kind(self, response: Response, markdown: bool, raw: bool,
-                   deadline_at: float | None) -> dict[str, Any]:
-        kind, ctype = content_kind(response)
-        base: dict[str, Any] = {"contentType": ctype, "title": None, "byline": None,
-                                "language": None, "publishedAt": None, "modifiedAt": None}
+    def _read_kind(self, response: Response, kind: str, ctype: str, base: dict[str, Any],
+                   raw: bool) -> dict[str, Any]:
+        """What is read in this process: a raw body, JSON and plain text (decoded, not
+        parsed; the JSON check is C code, linear in the body)."""
         if raw:
             return read_raw(response, kind, ctype, base)
-        if kind == "pdf":
-            return read_pdf_page(response, base, self.settings.getint("WEB_FETCH_PDF_MAX_PAGES"), deadline_at)
-        if kind == "html":
-            from lightsearch.documents.readable import extract_readable
-            from lightsearch.documents.walls import detect_wall
-
-            html = response.text if isinstance(response, TextResponse) else response.body.decode("utf-8", "replace")
-            page = extract_readable(html, response.url, markdown=markdown)
-            wall = detect_wall(html, page.text)
-            if wall == "paywall_or_cookie_wall":
-                raise fetch_error(wall, "the page shows a cookie, consent or subscription wall "
-                                  "instead of its content", url=response.url)
-            if wall == "javascript_required":
-                raise fetch_error(wall, "the page is a JavaScript application shell with no "
-                                  "readable text", url=response.url)
-            if not page.text.strip():
-                raise fetch_error("extraction_failed", "no readable text was found on the page",
-                                  url=response.url)
-            return {**base, "title": page.title, "byline": page.byline, "language": page.language,
-                    "publishedAt": page.published_at, "modifiedAt": page.modified_at,
-                    "format": "markdown" if markdown else "text", "text": page.text}
-        if kind == "feed":
-            return {**base, **summarise_feed(response.body), "format": "text"}
         if kind in ("json", "text"):
             text = response.text if isinstance(response, TextResponse) else response.body.decode("utf-8", "replace")
             if kind == "json":
@@ -481,18 +496,6 @@ def read_raw(response: Response, kind: str, ctype: str, base: dict[str, Any]) ->
     return {**base, "format": "raw", "text": text}
 
 
-def read_pdf_page(response: Response, base: dict[str, Any], max_pages: int,
-                  deadline_at: float | None) -> dict[str, Any]:
-    """A PDF response as text with ``[Page n of N]`` markers and its declared metadata."""
-    from lightsearch.documents.pdf import read_pdf
-
-    doc = read_pdf(response.body, max_pages=max_pages, deadline=deadline_at)
-    return {**base, "title": doc.title, "byline": doc.author, "language": doc.language,
-            "publishedAt": doc.published_at, "modifiedAt": doc.modified_at, "format": "text",
-            "text": doc.text, "pdfPages": doc.pages, "pdfPagesRead": doc.pages_read,
-            "incomplete": doc.stopped is not None, "notes": doc.notes}
-
-
 _READER_FIELD = re.compile(r"^(Title|URL Source|Published Time|Markdown Content):[ \t]*(.*)$", re.MULTILINE)
 
 
@@ -549,33 +552,6 @@ def combined_text(results: list[dict[str, Any]], share: int) -> str:
         elif isinstance(result.get("text"), str):
             parts.append(label + result["text"])
     return _SEPARATOR.join(parts)
-
-
-def summarise_feed(body: bytes) -> dict[str, Any]:
-    """An RSS/Atom/JSON feed as a short readable list of its entries.
-
-    Raises ``extraction_failed`` when no entry can be read; entries without a usable
-    link are left out and counted in ``feedEntriesDropped``.
-    """
-    from lightsearch.documents.feeds import FeedError, read_feed
-
-    try:
-        feed = read_feed(body, limit=FEED_ENTRIES)
-    except FeedError as exc:
-        raise fetch_error("extraction_failed", f"the feed could not be read: {exc.message}") from None
-    title = feed.title
-    lines = [f"# {title}", ""] if title else []
-    for entry in feed.entries:
-        date = f" ({entry.date})" if entry.date else ""
-        lines.append(f"- {entry.title or entry.link}{date}")
-        lines.append(f"  {entry.link}")
-        if entry.summary:
-            lines.append(f"  {entry.summary}")
-    if not feed.entries:
-        raise fetch_error("extraction_failed", "the feed has no entries with a usable link"
-                          if feed.dropped else "the feed has no entries", feedEntriesDropped=feed.dropped)
-    return {"title": title, "text": "\n".join(lines), "feedEntries": len(feed.entries),
-            "feedEntriesDropped": feed.dropped}
 
 
 def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool = False) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -26,12 +27,14 @@ from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
+from lightsearch.isolation.lanes import Lane, warm_pool
+from lightsearch.isolation.pool import release_pools
 from lightsearch.plan.catalog import Catalog, load_catalog
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
 from lightsearch.providers.light_result import assemble
 from lightsearch.providers.recency import recency_note, within_recency
-from lightsearch.ranking.rank import rank_documents
+from lightsearch.ranking.rank import RankingStopped, rank_documents
 from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
 
 logger = logging.getLogger(__name__)
@@ -82,6 +85,7 @@ class LightSearch:
         self._validated = False
         self._catalog: Catalog | None = None
         preload_components(settings)
+        warm_pool(settings)
 
     @classmethod
     def from_settings(cls, overrides: dict[str, Any] | Settings | None = None) -> LightSearch:
@@ -95,8 +99,10 @@ class LightSearch:
 
     async def aclose(self) -> None:
         """Release what the process holds for crawls once none is running (the reactor's
-        threads), so a script that searched can exit; the engine stays usable."""
+        threads, the idle extraction workers), so a script that searched can exit; the
+        engine stays usable."""
         release_threads()
+        release_pools()
 
     # ------------------------------------------------------------------ public
     async def search(
@@ -151,14 +157,24 @@ class LightSearch:
         )
         link = link_of(s)
         shared_before = snapshot(link)
+        deadline = s.getfloat("LIGHT_DEADLINE_SECS")
+        # The pages' extraction (in the worker pool) stops a little before the hard
+        # deadline, so a page still being read then costs that page, and the search
+        # returns what it has with time to rank it; the hard deadline is an error.
+        lane = Lane(s, name="search", deadline_at=started + deadline - min(RANKING_RESERVE_SECS, deadline / 5))
         try:
-            outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan)
+            return await self._crawl_and_rank(request, catalog, plan, lane, link, shared_before)
+        finally:
+            lane.close()
+
+    async def _crawl_and_rank(self, request: SearchRequest, catalog: Catalog, plan: CrawlPlan, lane: Lane,
+                              link: Any, shared_before: Any) -> dict[str, Any]:
+        s = self.settings
+        started = plan.started_monotonic or time.monotonic()
+        try:
+            outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan, lane=lane)
         except CrawlDeadline as exc:
-            raise LightSearchError(
-                "deadline_exceeded",
-                f"the search did not finish within {exc.deadline:g} s",
-                {"deadlineSecs": exc.deadline, **counts_of(exc.outcome)},
-            ) from None
+            raise deadline_error(exc.deadline, exc.outcome) from None
         except CrawlCancelled as exc:
             raise SearchCancelled(details=counts_of(exc.outcome)) from None
         fetched = [item for item in outcome.items if isinstance(item, Document)]
@@ -180,14 +196,9 @@ class LightSearch:
         if not plan.sources:
             notes.append("no catalog source matches the query language")
         notes.extend(shared_state_notes(shared_before, link))
-        # Ranking needs every document (BM25's statistics are over the whole retrieved
-        # corpus), so it runs here, once the crawl has returned. It runs in a thread: with
-        # the fresh cached records it is tens of milliseconds of pure Python, and on the
-        # event loop it stalled every other search of the process for as long (on the
-        # HeQ stream, three searches of two page hops each took 8-14 s behind a run of
-        # searches answered from the cache).
-        ranked = await asyncio.to_thread(rank_documents, fetched + cached, plan.queries,
-                                         snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"), terms=request.terms)
+        ranked = await self._rank(fetched + cached, plan, request, outcome, started)
+        if stop_reason == "completed" and time.monotonic() - started > s.getfloat("LIGHT_DEADLINE_SECS"):
+            stop_reason = "deadline"  # never "completed" past the hard deadline, however it came
         undated: list[str] = []
         if request.recency:
             ranked, dropped, undated = within_recency(ranked, request.recency)
@@ -216,6 +227,35 @@ class LightSearch:
         if request.recency:
             result["meta"]["lightSearch"]["undated"] = undated[:50]  # kept, age unknown
         return result
+
+    async def _rank(self, documents: list[Document], plan: CrawlPlan, request: SearchRequest,
+                    outcome: CrawlOutcome, started: float) -> list[Any]:
+        """Rank within the hard deadline, or fail with ``deadline_exceeded``.
+
+        Ranking needs every document (BM25's statistics are over the whole retrieved
+        corpus), so it runs here, once the crawl has returned. It runs in a thread: with a
+        full record cache (500 documents) it is half a second of pure Python, and on the
+        event loop it stalled every other search of the process for as long (on the HeQ
+        stream, three searches of two page hops each took 8-14 s behind a run of searches
+        answered from the cache). It stays in this process rather than the worker pool
+        because its input is the whole corpus: 500 cached records pickle to 18 MB (57 ms to
+        write, 39 ms to read, measured) for every search, where the workers read one page at
+        a time. A thread cannot be killed, so ranking checks a flag per document and stops
+        when the deadline has passed (ranking/rank.py)."""
+        s = self.settings
+        deadline = s.getfloat("LIGHT_DEADLINE_SECS")
+        remaining = started + deadline - time.monotonic()
+        if remaining <= 0:
+            raise deadline_error(deadline, outcome)
+        stop = threading.Event()
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(
+                rank_documents, documents, plan.queries, snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"),
+                terms=request.terms, should_stop=stop.is_set), remaining)
+        except (asyncio.TimeoutError, RankingStopped):
+            raise deadline_error(deadline, outcome) from None
+        finally:
+            stop.set()
 
     def _affordable(self, selected: list[Any], floor: int) -> list[Any]:
         """The selected sources the hop budget can read in depth; the others are opened
@@ -259,6 +299,15 @@ class LightSearch:
             if all((urlsplit(o).hostname or "") in mapped for o in src.origins)
         )
         return replace(catalog, sources=sources)
+
+
+# Time the search keeps for ranking and assembly after its pages' extraction stops.
+RANKING_RESERVE_SECS = 1.0
+
+
+def deadline_error(deadline: float, outcome: CrawlOutcome) -> LightSearchError:
+    return LightSearchError("deadline_exceeded", f"the search did not finish within {deadline:g} s",
+                            {"deadlineSecs": deadline, **counts_of(outcome)})
 
 
 def joined_documents(settings: Settings, fetched: list[Document]) -> list[Document]:

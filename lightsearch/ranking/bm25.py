@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 
 class LuceneBM25:
@@ -46,12 +46,45 @@ class LuceneBM25:
         return scores
 
 
+class Stopped(Exception):
+    """``should_stop()`` said so while the corpus was being read."""
+
+
+class _Checked(list):
+    """The corpus, read document by document as the model is built, asking ``should_stop``
+    before each."""
+
+    def __init__(self, docs: list[Sequence[str]], should_stop: Callable[[], bool]) -> None:
+        super().__init__(docs)
+        self.should_stop = should_stop
+
+    def __iter__(self) -> Iterator[Sequence[str]]:
+        for doc in super().__iter__():
+            if self.should_stop():
+                raise Stopped
+            yield doc
+
+
+def bm25_model(corpus: Sequence[Sequence[str]], should_stop: Callable[[], bool] | None = None) -> LuceneBM25 | None:
+    """The model of ``corpus`` (None when there is nothing to score), built once for all
+    of a search's queries; ``should_stop`` is asked per document, :class:`Stopped` raised."""
+    if not corpus or not any(corpus):
+        return None
+    # an empty document counts as one empty word, so it lengthens the average as the
+    # evaluation figures were measured with; an all-empty corpus is caught above
+    docs = [doc if doc else [""] for doc in corpus]
+    return LuceneBM25(_Checked(docs, should_stop) if should_stop else docs)
+
+
+def model_scores(model: LuceneBM25 | None, size: int, query: Sequence[str]) -> list[float]:
+    """Scores of every document of ``model`` (``size`` of them) for ``query``."""
+    if model is None or not query:
+        return [0.0] * size
+    return [float(s) for s in model.get_scores(list(query))]
+
+
 def bm25_scores(corpus: Sequence[Sequence[str]], query: Sequence[str]) -> list[float]:
     """Scores of every document for ``query``; empty corpus or query scores nothing."""
     if not corpus:
         return []
-    if not query or not any(corpus):
-        return [0.0] * len(corpus)
-    # an empty document counts as one empty word, so it lengthens the average like rank-bm25's
-    # (the scores the evaluation figures were measured with)
-    return LuceneBM25([doc if doc else [""] for doc in corpus]).get_scores(list(query))
+    return model_scores(bm25_model(corpus) if query else None, len(corpus), query)

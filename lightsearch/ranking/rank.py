@@ -6,12 +6,12 @@ statistics fall: a healthy search with no match must return zero hits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from lightsearch.documents import Document
-from lightsearch.ranking.bm25 import bm25_scores
+from lightsearch.ranking.bm25 import Stopped, bm25_model, model_scores
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.ranking.snippets import best_passage
 from lightsearch.ranking.tokenize import tokenize
@@ -33,16 +33,34 @@ class RankedDocument:
         return best_passage(self.document.text, set(self.terms), self.snippet_chars)
 
 
+class RankingStopped(Exception):
+    """``should_stop()`` was true: the caller's deadline passed while ranking ran."""
+
+
 def rank_documents(
     documents: Sequence[Document], queries: Sequence[str], *, snippet_chars: int = 280,
-    terms: Sequence[Sequence[str]] | None = None,
+    terms: Sequence[Sequence[str]] | None = None, should_stop: Callable[[], bool] | None = None,
 ) -> list[RankedDocument]:
-    """``terms``: each query's index terms when the caller has them (a SearchRequest's)."""
+    """``terms``: each query's index terms when the caller has them (a SearchRequest's).
+
+    ``should_stop`` is asked before each document is read (a thread cannot be killed):
+    once it is true, :class:`RankingStopped` is raised."""
+    stop = should_stop or _never
     docs = _dedupe(documents)
     if not docs:
         return []
-    corpus = [d.tokens or tokenize(f"{d.title}\n{d.text}") for d in docs]
-    token_sets = [set(toks) for toks in corpus]
+    corpus = []
+    token_sets = []
+    for d in docs:
+        if stop():
+            raise RankingStopped
+        tokens = d.tokens or tokenize(f"{d.title}\n{d.text}")
+        corpus.append(tokens)
+        token_sets.append(set(tokens))
+    try:
+        model = bm25_model(corpus, stop)  # one model for every query: it depends on the corpus only
+    except Stopped:
+        raise RankingStopped from None
     rankings: list[list[int]] = []
     best_bm25 = [0.0] * len(docs)
     matched = [0.0] * len(docs)
@@ -53,7 +71,9 @@ def rank_documents(
         all_terms |= unique
         if not unique:
             continue
-        scores = bm25_scores(corpus, list(query_terms))
+        if stop():
+            raise RankingStopped
+        scores = model_scores(model, len(corpus), list(query_terms))
         hits = []
         for i, score in enumerate(scores):
             share = len(unique & token_sets[i]) / len(unique)
@@ -78,6 +98,10 @@ def rank_documents(
         )
         for i in order
     ]
+
+
+def _never() -> bool:
+    return False
 
 
 def _dedupe(documents: Sequence[Document]) -> list[Document]:

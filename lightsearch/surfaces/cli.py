@@ -268,8 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if opts.command in ("search", "news", "fetch"):
+            from lightsearch.isolation.lanes import warm_pool
             from lightsearch.surfaces.present import show
 
+            warm_pool(_toolbox_settings(opts))  # the extraction workers start while the engine loads
             return show(opts.command, asyncio.run(_run_tool(opts)), opts.output)
         if opts.command == "tools":
             from lightsearch.surfaces.tools import definitions_for

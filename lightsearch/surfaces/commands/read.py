@@ -69,8 +69,11 @@ class Command(ScrapyCommand):
             raise UsageError("a URL is required", print_help=False)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from lightsearch.isolation.lanes import warm_pool
+        from lightsearch.schema import Values
         from lightsearch.surfaces.present import show
 
+        warm_pool(Values(engine_overrides(self.settings)))  # the workers start while the engine loads
         result = asyncio.run(self._read(args, opts))
         self.exitcode = show("fetch", result, opts.output)
 

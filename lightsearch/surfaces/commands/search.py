@@ -72,9 +72,12 @@ class Command(ScrapyCommand):
                              print_help=False)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from lightsearch.isolation.lanes import warm_pool
+        from lightsearch.schema import Values
         from lightsearch.surfaces.present import show
 
         started = time.monotonic()
+        warm_pool(Values(engine_overrides(self.settings)))  # the workers start while the engine loads
         result = asyncio.run(self._search(args, opts))
         self.exitcode = show("search", result, opts.output, wall_secs=time.monotonic() - started)
 
