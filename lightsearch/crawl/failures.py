@@ -34,7 +34,7 @@ class CodedRefusal(IgnoreRequest):
     """A hop lightsearch itself refused or stopped; ``code`` and ``reason`` name why.
 
     ``code`` is the web_fetch error code (the source-error code too, see
-    :attr:`Failure.source_code`), ``reason`` the specific rule or bound.
+    :attr:`HopFailure.source_code`), ``reason`` the specific rule or bound.
     """
 
     code = "refused"
@@ -45,7 +45,7 @@ class CodedRefusal(IgnoreRequest):
 
 
 @dataclass(frozen=True)
-class Failure:
+class HopFailure:
     """What :func:`classify` says about an exception."""
 
     code: str
@@ -104,7 +104,7 @@ def _inner(exc: BaseException) -> list[BaseException]:
     out, todo = [], [exc]
     while todo and len(out) < 16:
         item = todo.pop()
-        item = getattr(item, "value", item)  # a Failure
+        item = getattr(item, "value", item)  # a Twisted Failure
         if not isinstance(item, BaseException):
             continue
         out.append(item)
@@ -134,34 +134,34 @@ _CONNECT = (DownloadConnectionRefusedError, ConnectError, ConnectionRefusedError
 _CUT = (ResponseDataLossError, ResponseFailed, ResponseNeverReceived, ConnectionLost, ConnectionError)
 
 
-def classify(exc: BaseException) -> Failure:
+def classify(exc: BaseException) -> HopFailure:
     """The one name of a failed hop (web_fetch's vocabulary; see DESIGN.md's codes)."""
     message = str(exc) or type(exc).__name__
     if isinstance(exc, CodedRefusal):
-        return Failure(exc.code, message, exc.reason, exc.details())
+        return HopFailure(exc.code, message, exc.reason, exc.details())
     refusal = response_refusal(exc)  # a bound of the head or body, wrapped by Twisted
     if refusal is not None:
-        return Failure(refusal.code, str(refusal), refusal.reason, refusal.details())
+        return HopFailure(refusal.code, str(refusal), refusal.reason, refusal.details())
     if isinstance(exc, HttpError):
         status = exc.response.status
-        return Failure("http_status", f"HTTP {status}", "status", {"status": status})
+        return HopFailure("http_status", f"HTTP {status}", "status", {"status": status})
     if isinstance(exc, IgnoreRequest):  # another component's refusal with no code of ours
-        return Failure("refused", message, type(exc).__name__)
+        return HopFailure("refused", message, type(exc).__name__)
     if isinstance(exc, (NotSupported, UnsupportedURLSchemeError)):
-        return Failure("invalid_url", message, "unsupported_scheme")
+        return HopFailure("invalid_url", message, "unsupported_scheme")
     inner = _inner(exc)
     if any(isinstance(e, DNSLookupError) and isinstance(e, _TIMEOUTS) for e in inner):
-        return Failure("timeout", message, "dns_timeout")
+        return HopFailure("timeout", message, "dns_timeout")
     if any(isinstance(e, _TIMEOUTS) for e in inner):
-        return Failure("timeout", message, "timeout")
+        return HopFailure("timeout", message, "timeout")
     if any(isinstance(e, _DNS) for e in inner):
-        return Failure("network_error", message, "dns")
+        return HopFailure("network_error", message, "dns")
     if is_tls_failure(exc):
-        return Failure("network_error", message, "tls")
+        return HopFailure("network_error", message, "tls")
     if any(isinstance(e, _CONNECT) for e in inner):
-        return Failure("network_error", message, "connect")
+        return HopFailure("network_error", message, "connect")
     if isinstance(exc, DownloadCancelledError):
-        return Failure("network_error", message, "cancelled")
+        return HopFailure("network_error", message, "cancelled")
     if any(isinstance(e, _CUT) for e in inner):
-        return Failure("network_error", message, "connection_lost")
-    return Failure("network_error", message, type(exc).__name__)
+        return HopFailure("network_error", message, "connection_lost")
+    return HopFailure("network_error", message, type(exc).__name__)
