@@ -4,9 +4,10 @@ of one result (defaults and ranges in :mod:`lightsearch.schema`, ``RESULT_*``)."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scrapy.settings import BaseSettings
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
 
 #: Every result says its text and metadata are passive, untrusted evidence.
 TRUST = {"trust": "volatile_external", "carryPolicy": "never"}

@@ -36,19 +36,19 @@ from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.hygiene import clean_structured
-from lightsearch.evidence.model import ResultLimits
+from lightsearch.evidence.model import TRUST, ResultLimits
 from lightsearch.evidence.render import clip_utf8, error_line, strip_invisible, utf8_len
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
 from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.lanes import Lane, warm_pool
 from lightsearch.isolation.pool import release_pools
 from lightsearch.isolation.tasks import FEED_ENTRIES, summarise_feed
-from lightsearch.schema import validate
+from lightsearch.schema import BY_KEY, validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
 
-TRUST = {"trust": "volatile_external", "carryPolicy": "never"}
 MAX_URL_CHARS = 2048
-MAX_CHARS_LIMIT = 100_000
+# the most characters one read may ask for: the bound of the setting that gives the default
+MAX_CHARS_LIMIT = int(BY_KEY["WEB_FETCH_MAX_CHARS"].high or 0)
 __all__ = ["FEED_ENTRIES", "WebFetch", "summarise_feed"]  # summarise_feed: read in the worker pool now
 
 
