@@ -166,20 +166,22 @@ class Filters:
     def __bool__(self) -> bool:
         return self.domains or self.dates or self.region is not None
 
-    def verdict(self, url: str) -> str | None:
-        """None when ``url`` may be a hit; ``"excluded"`` (on an excluded domain) or
-        ``"not_included"`` (on none of the included ones) when it may not."""
+    def verdict(self, *urls: str | None) -> str | None:
+        """None when a hit at ``urls`` may be returned; ``"excluded"`` (one of them is on an
+        excluded domain) or ``"not_included"`` (none is on an included one) when it may
+        not. A hit has more than one URL when it stands for another site's page: a Google
+        News link and its publisher's site."""
         if not self.domains:
             return None
-        host = host_of(url) if "/" in url else ascii_host(url)
-        if any(matches(host, d) for d in self.exclude_domains):
+        hosts = [host_of(u) if "/" in u else ascii_host(u) for u in urls if isinstance(u, str) and u]
+        if any(matches(h, d) for h in hosts for d in self.exclude_domains):
             return "excluded"
-        if self.include_domains and not any(matches(host, d) for d in self.include_domains):
+        if self.include_domains and not any(matches(h, d) for h in hosts for d in self.include_domains):
             return "not_included"
         return None
 
-    def admits(self, url: str) -> bool:
-        return self.verdict(url) is None
+    def admits(self, *urls: str | None) -> bool:
+        return self.verdict(*urls) is None
 
     def in_window(self, day: date) -> bool:
         return (self.after is None or day >= self.after) and (self.before is None or day <= self.before)
@@ -217,8 +219,8 @@ def build_filters(include_domains: Any = None, exclude_domains: Any = None, regi
     for domain in include:
         covering = next((d for d in exclude if matches(domain, d)), None)
         if covering is not None:
-            raise invalid_input(f"includeDomains: {domain} is excluded too (excludeDomains has {covering}); "
-                                "no hit could come from it", parameter="includeDomains", domain=domain)
+            raise invalid_input(f"includeDomains: {domain} is excluded too (by {covering}); no hit could "
+                                "come from it", parameter="includeDomains", domain=domain, excludedBy=covering)
     first, last = check_day(after, "after"), check_day(before, "before")
     if first is not None and last is not None and first > last:
         raise invalid_input(f"after ({first.isoformat()}) must not be later than before ({last.isoformat()})",
@@ -263,12 +265,14 @@ def with_operators(query: str, filters: Filters, *, max_chars: int = 400,
 
 
 def filtered(items: Iterable[Any], filters: Filters, url_of: Any) -> tuple[list[Any], dict[str, int]]:
-    """``items`` whose URL (``url_of(item)``) the filters admit, and how many were dropped
-    for each reason (``excluded``, ``not_included``)."""
+    """``items`` whose URL (``url_of(item)``: one, or a tuple of them, see
+    :meth:`Filters.verdict`) the filters admit, and how many were dropped for each reason
+    (``excluded``, ``not_included``)."""
     kept: list[Any] = []
     dropped = {"excluded": 0, "not_included": 0}
     for item in items:
-        why = filters.verdict(url_of(item)) if filters.domains else None
+        urls = url_of(item)
+        why = filters.verdict(*((urls,) if isinstance(urls, str) else urls)) if filters.domains else None
         if why is None:
             kept.append(item)
         else:

@@ -105,7 +105,7 @@ def build_envelope(
     evidence, dropped = clean_evidence(evidence, limits)
     meta = dict(meta or {})
     if filters:
-        evidence, off = filtered(evidence, filters, lambda e: e.url)
+        evidence, off = filtered(evidence, filters, lambda e: (e.url, e.extra.get("publisherUrl")))
         dropped.extend(domain_notes(off, filters))
         meta["filters"] = filters.to_dict()
     budget = excerpt_budget(limits, sum(1 for e in evidence if e.content))

@@ -31,9 +31,20 @@ def restrict_catalog(catalog: Catalog, filters: Filters) -> tuple[Catalog, list[
     notes = [f"{domain} is not in Light's catalog: Light reads only the sources its catalog lists, and none is "
              "on that domain; another search provider (the engines or Brave) can search it"
              for domain in filters.include_domains if not any(matches(h, domain) for h in hosts)]
+    left = {src.id for src in sources}
+    gone = [src.id for src in catalog.sources if src.id not in left]
     if not sources:
         notes.append("no catalog source is left to search: includeDomains/excludeDomains admit none of them")
+    elif filters.include_domains:
+        notes.append(f"includeDomains: Light searches {_named(sorted(left))} of its catalog")
+    elif gone:
+        notes.append(f"excludeDomains: Light does not search {_named(gone)} of its catalog")
     return replace(catalog, sources=tuple(sources)), notes
+
+
+def _named(ids: list[str], most: int = 5) -> str:
+    more = f" and {len(ids) - most} more" if len(ids) > most else ""
+    return f"source{'s' if len(ids) > 1 else ''} {', '.join(ids[:most])}{more}"
 
 
 def _restrict(source: Source, filters: Filters) -> Source | None:

@@ -81,9 +81,12 @@ class GoogleNews(Engine):
                 head, tail = title.rsplit(" - ", 1)
                 if not publisher or tail.strip() == publisher:
                     title, publisher = head.strip(), publisher or tail.strip()
+            extra = {"publisher": publisher} if publisher else {}
+            site = web_url(source.get("href")) if hasattr(source, "get") else None
+            if site:  # the link is Google's: the publisher's site is what domain filters see
+                extra["publisherUrl"] = site
             hits.append(EngineHit(
                 title=title or url, url=url, snippet=(publisher and f"{publisher}") or "",
-                published_at=iso(entry.get("published")), source_name=publisher or None,
-                extra={"publisher": publisher} if publisher else {},
+                published_at=iso(entry.get("published")), source_name=publisher or None, extra=extra,
             ))
         return hits

@@ -120,6 +120,12 @@ def fuse(outcomes: Sequence[Outcome], weights: dict[str, float], max_results: in
     return out
 
 
+def hit_urls(hit: EngineHit) -> tuple[str, Any]:
+    """Where a hit is, for the domain filters: its URL, and the publisher's site when the
+    URL is a news service's link to it (Google News)."""
+    return (hit.url, hit.extra.get("publisherUrl"))
+
+
 def hit_dates(hit: EngineHit) -> tuple[Any, ...]:
     return (hit.published_at, hit.extra.get("modifiedAt"))
 
@@ -129,7 +135,7 @@ def admitted(hits: list[EngineHit], filters: Filters) -> tuple[list[EngineHit], 
     how many each rule dropped."""
     if not filters.domains and not filters.dates:
         return hits, {}
-    kept, dropped = filtered(hits, filters, lambda h: h.url)
+    kept, dropped = filtered(hits, filters, hit_urls)
     kept, dropped["dated"], _ = within_dates(kept, filters, hit_dates, lambda h: h.url)
     return kept, dropped
 
