@@ -174,7 +174,8 @@ async def test_duckduckgo_gets_site_operators_and_the_calls_region(fresh):
     assert fresh.requests_for("ddg_html")[1]["params"]["q"] == "eino again"
     included = await ddg.search("eino", max_results=10, include_domains=["cloudwego.io", "cloudwego.cn"])
     assert fresh.requests_for("ddg_html")[2]["params"]["q"] == "eino (site:cloudwego.io OR site:cloudwego.cn)"
-    assert included["hits"] and all(on(h, "cloudwego.io") or on(h, "cloudwego.cn") for h in hosts(included))
+    assert included["hits"]
+    assert all(on(h, "cloudwego.io") or on(h, "cloudwego.cn") for h in hosts(included))
 
 
 @coroutine_test
@@ -233,7 +234,8 @@ async def test_hacker_news_gets_date_bounds_and_its_links_are_filtered(fresh):
     params = fresh.requests_for("hn")[0]["params"]
     assert params["numericFilters"] == "created_at_i>=1451606400,created_at_i<1640995200"
     dates = [h["publishedAt"] for h in result["hits"]]
-    assert dates and all("2016-01-01" <= d[:10] <= "2021-12-31" for d in dates)
+    assert dates
+    assert all("2016-01-01" <= d[:10] <= "2021-12-31" for d in dates)
     assert "htmldom.dev" not in hosts(result)
     assert any("dated outside the window were dropped" in n for n in result["notes"])
 
@@ -266,7 +268,8 @@ async def test_tavily_gets_the_filters_natively_and_its_answer_is_filtered_too(f
     assert (body["start_date"], body["end_date"]) == ("2015-01-01", "2025-12-31")
     assert "include_domains" not in body
     # the recorded answer has reddit.com pages: they never come back
-    assert result["hits"] and not any(on(h, "reddit.com") for h in hosts(result))
+    assert result["hits"]
+    assert not any(on(h, "reddit.com") for h in hosts(result))
     assert any(n.startswith("tavily: region us-en was not passed") for n in result["notes"])
     await engines(fresh, "tavily").search("chorus effect", include_domains=["unison.audio"])
     assert fresh.requests_for("tavily")[1]["params"]["json"]["include_domains"] == ["unison.audio"]
@@ -332,6 +335,7 @@ async def test_brave_gets_operators_country_and_a_date_range(brave_replay):
     await provider.search("hello world", region="wt-wt", include_domains=["code.org", "github.com"],
                           before="2021-12-31")
     params = brave_replay.requests_for("filters")[2]["params"]
-    assert params["country"] == "ALL" and "search_lang" not in params
+    assert params["country"] == "ALL"
+    assert "search_lang" not in params
     assert params["q"] == "hello world (site:code.org OR site:github.com)"
     assert params["freshness"] == "1970-01-01to2021-12-31"

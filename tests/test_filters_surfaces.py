@@ -44,7 +44,8 @@ def test_lightsearch_search_flags_reach_light_and_the_table_says_what_they_did()
     result = json.loads(done.stdout)
     assert result["meta"]["filters"] == {"includeDomains": ["nasa.gov", "example.org", "esa.int"],
                                          "after": "2020-01-01"}
-    assert result["hits"] and all(urlsplit(h["url"]).hostname.endswith("nasa.gov") for h in result["hits"])
+    assert result["hits"]
+    assert all(urlsplit(h["url"]).hostname.endswith("nasa.gov") for h in result["hits"])
     table = lightsearch("search", "--offline", "--include-domain", "example.org", "europa clipper")
     assert "note: example.org is not in Light's catalog" in table.stdout
 
@@ -59,7 +60,8 @@ def test_lightsearch_filter_errors_name_the_flag(flags, words):
     done = lightsearch("search", "--offline", *flags, "x")
     assert done.returncode == 1
     assert words in done.stderr, done.stderr
-    assert "includeDomains" not in done.stderr and "excludeDomains" not in done.stderr
+    assert "includeDomains" not in done.stderr
+    assert "excludeDomains" not in done.stderr
 
 
 def test_lightsearch_news_flags_reach_google_news(replay):
@@ -115,7 +117,8 @@ def test_the_client_takes_the_filters_per_call(replay):
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["first"] and not any(urlsplit(u).hostname.endswith("github.com") for u in out["first"])
+    assert out["first"]
+    assert not any(urlsplit(u).hostname.endswith("github.com") for u in out["first"])
     assert out["filters"] == {"excludeDomains": ["github.com"], "region": "il-he"}
     assert out["second"] is None
     assert out["news"] == {"includeDomains": ["nhk.or.jp"], "after": "2024-02-01"}
