@@ -15,6 +15,7 @@ from lightsearch.errors import LightSearchError
 from lightsearch.evidence.envelope import build_envelope
 from lightsearch.evidence.model import Evidence, ResultLimits
 from lightsearch.filters import (
+    MAX_DOMAIN_TEXT,
     MAX_DOMAINS,
     Filters,
     build_filters,
@@ -91,6 +92,9 @@ def test_conflicts_and_bounds_are_refused_naming_the_parameter():
     assert error.details["parameter"] == "includeDomains"
     assert build_filters(None, [f"d{i}.com" for i in range(MAX_DOMAINS)]).exclude_domains[-1] == "d19.com"
     assert invalid(build_filters, None, 5).details["parameter"] == "excludeDomains"
+    long = "https://nasa.gov/" + "a" * (MAX_DOMAIN_TEXT - 17)
+    assert build_filters([long]).include_domains == ("nasa.gov",)  # a model's URL with a long path
+    assert invalid(build_filters, [long + "a"]).details["limit"] == MAX_DOMAIN_TEXT
     assert invalid(build_filters, region="english").details["parameter"] == "region"
     assert invalid(build_filters, after="2024-02-30").details["parameter"] == "after"
     assert invalid(build_filters, before="yesterday").details["parameter"] == "before"

@@ -339,3 +339,16 @@ async def test_brave_gets_operators_country_and_a_date_range(brave_replay):
     assert "search_lang" not in params
     assert params["q"] == "hello world (site:code.org OR site:github.com)"
     assert params["freshness"] == "1970-01-01to2021-12-31"
+
+
+@coroutine_test
+async def test_web_news_with_light_says_what_its_catalog_does_not_hold(fresh, offline_settings):
+    settings = merge_settings(offline_settings, fresh.settings(), {"WEB_SEARCH_CACHE": None})
+    result = await NewsSearch.from_settings(settings).news("europa clipper earth flyby", after="2020-01-01",
+                                                           include_domains=["nasa.gov", "example.org"])
+    assert fresh.requests_for("news")[0]["params"]["q"] == ("europa clipper earth flyby "
+                                                            "(site:nasa.gov OR site:example.org) after:2019-12-31")
+    assert result["hits"]
+    assert all(on(h, "nasa.gov") for h in hosts(result))  # Google's recorded answer is from other publishers
+    assert any(n.startswith("light: example.org is not in Light's catalog") for n in result["notes"])
+    assert any("outside includeDomains" in n for n in result["notes"])

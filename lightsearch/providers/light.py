@@ -145,7 +145,8 @@ class LightSearch:
         s = self.settings
         started = time.monotonic()
         filters = request.filters
-        searchable, notes = restrict_catalog(self._reachable(catalog), filters)
+        searchable, catalog_notes = restrict_catalog(self._reachable(catalog), filters)
+        notes = list(catalog_notes)
         if filters.region:
             notes.append(f"region {filters.region}: Light does not search by region; its catalog sources are "
                          "chosen by the query's language")
@@ -239,6 +240,8 @@ class LightSearch:
             result["meta"]["sharedState"] = link.status()
         if request.recency or filters.dates:
             result["meta"]["lightSearch"]["undated"] = undated[:50]  # kept, age unknown
+        if catalog_notes:  # what the call's domains left Light to search (the engines' Light member says it too)
+            result["meta"]["lightSearch"]["catalogNotes"] = catalog_notes
         return result
 
     def _affordable(self, selected: list[Any], floor: int) -> list[Any]:

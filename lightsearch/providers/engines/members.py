@@ -59,6 +59,8 @@ class LightMember(Engine):
                 raise
             raise ProviderError(exc.code if exc.code.startswith("provider_") else "provider_unavailable",
                                 f"light: {exc.message}", "light", lightCode=exc.code) from None
+        if notes is not None:  # a domain Light's catalog does not hold is said here too
+            notes.extend(f"light: {n}" for n in result["meta"]["lightSearch"].get("catalogNotes", ()))
         return [EngineHit(title=h["title"], url=h["url"], snippet=h.get("snippet", ""),
                           published_at=h.get("publishedAt"), source_name=h.get("sourceName"),
                           content=h.get("content") or "") for h in result["hits"]]
