@@ -57,7 +57,7 @@ def test_lightsearch_search_flags_reach_light_and_the_table_says_what_they_did()
     (["--include-domain", "nasa.gov", "--exclude-domain", "gov"], "--include-domain: nasa.gov is excluded too"),
 ])
 def test_lightsearch_filter_errors_name_the_flag(flags, words):
-    done = lightsearch("search", "--offline", *flags, "x")
+    done = lightsearch("search", *flags, "x")
     assert done.returncode == 1
     assert words in done.stderr, done.stderr
     assert "includeDomains" not in done.stderr
