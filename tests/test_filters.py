@@ -26,6 +26,7 @@ from lightsearch.filters import (
 )
 from lightsearch.plan.request import build_request
 from lightsearch.surfaces.tools import check_arguments, tool_specs
+from tests.conftest import coroutine_test
 
 
 def invalid(fn, *args, **kwargs) -> LightSearchError:
@@ -212,3 +213,30 @@ def test_the_envelope_never_returns_a_hit_the_filters_do_not_admit():
     plain = build_envelope(provider="x", query="europa", evidence=evidence, limits=ResultLimits())
     assert len(plain["hits"]) == 4
     assert "filters" not in plain["meta"]
+
+
+# ----------------------------------------------------------------------------- a provider of one's own
+class ProviderWithoutFilters:
+    """A class-path provider written before the filters existed."""
+
+    provider = "mine"
+
+    def __init__(self, settings):
+        self.settings = settings
+
+    async def search(self, query=None, *, queries=None, max_results=None, recency=None):
+        return build_envelope(provider=self.provider, query=" | ".join(queries), limits=ResultLimits(),
+                              evidence=[Evidence(title="t", url="https://a.example/", source="a", snippet="s")])
+
+
+@coroutine_test
+async def test_a_provider_that_takes_no_filters_is_an_error_naming_the_filter_never_silence():
+    from lightsearch.surfaces.toolbox import Toolbox
+
+    async with Toolbox({"WEB_SEARCH_PROVIDER": f"{__name__}.ProviderWithoutFilters", "LOG_LEVEL": "ERROR"}) as box:
+        plain = await box.invoke("web_search", {"query": "x"})
+        filtered = await box.invoke("web_search", {"query": "x", "excludeDomains": ["a.example"]})
+    assert plain["provider"] == "mine"
+    assert filtered["error"]["code"] == "invalid_input"
+    assert filtered["error"]["details"]["parameter"] == "excludeDomains"
+    assert "does not take it" in filtered["error"]["message"]

@@ -193,8 +193,11 @@ class Toolbox:
     # ------------------------------------------------------------------ checked calls
     async def _web_search(self, args: dict[str, Any]) -> dict[str, Any]:
         queries = args["queries"] if "queries" in args else [args["query"]]
-        return await self._provider(args.get("provider")).search(
-            queries=queries, max_results=args["maxResults"], recency=args.get("recency"), **_filters_of(args))
+        provider = self._provider(args.get("provider"))
+        filters = _filters_of(args)
+        _check_takes(provider, filters)
+        return await provider.search(queries=queries, max_results=args["maxResults"], recency=args.get("recency"),
+                                     **filters)
 
     async def _web_news(self, args: dict[str, Any]) -> dict[str, Any]:
         if self._news is None:
@@ -356,6 +359,25 @@ def _filter_arguments(include_domains: Any, exclude_domains: Any, region: Any, a
 
     return {"includeDomains": listed(include_domains), "excludeDomains": listed(exclude_domains),
             "region": region, "after": day(after), "before": day(before)}
+
+
+def _check_takes(provider: Any, filters: Mapping[str, Any]) -> None:
+    """A provider of one's own (a class path) that does not take a filter the call gives
+    is an error naming it, never a filter silently left out."""
+    if not filters:
+        return
+    import inspect
+
+    params = inspect.signature(provider.search).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    names = {v: k for k, v in FILTER_KEYWORDS.items()}
+    for keyword in filters:
+        if keyword not in params:
+            name = names[keyword]
+            raise LightSearchError("invalid_input", f"{name}: the search provider "
+                                   f"{quote_untrusted(str(getattr(provider, 'provider', '?')))} does not take it",
+                                   {"parameter": name})
 
 
 def _filters_of(args: Mapping[str, Any]) -> dict[str, Any]:
