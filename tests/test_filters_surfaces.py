@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from lightsearch.offline_origins.engine_replay import EngineReplay
-from tests.conftest import shared_data
-from tests.test_surface_mcp import CLI, clean_env, setting_args
+from tests.conftest import coroutine_test, shared_data
+from tests.test_surface_mcp import CLI, clean_env, setting_args, stdio_session
 
 
 def lightsearch(*args: str) -> subprocess.CompletedProcess:
@@ -125,3 +125,23 @@ def test_the_client_takes_the_filters_per_call(replay):
     kl = [r["params"]["kl"] for r in replay.requests_for("ddg_html")]
     assert kl == ["il-he", "wt-wt"]  # the call's region, then none: never the process's
     assert replay.requests_for("news")[-1]["params"]["q"] == "markets site:nhk.or.jp after:2024-01-31"
+
+
+@coroutine_test
+async def test_mcp_lists_the_filters_and_a_call_takes_them():
+    async with stdio_session(["--offline"]) as (session, _):
+        listed = {t.name: t for t in (await session.list_tools()).tools}
+        for name in ("web_search", "web_news"):
+            assert {"includeDomains", "excludeDomains", "region", "after", "before"} <= set(
+                listed[name].input_schema["properties"])
+        found = await session.call_tool("web_search", {"query": "europa clipper earth flyby",
+                                                       "includeDomains": ["www.nasa.gov"],
+                                                       "excludeDomains": ["science.nasa.gov"]})
+        bad = await session.call_tool("web_search", {"query": "x", "before": "2024-02-30"})
+    assert found.is_error is False
+    data = found.structured_content
+    assert data["meta"]["filters"] == {"includeDomains": ["nasa.gov"], "excludeDomains": ["science.nasa.gov"]}
+    assert data["hits"]
+    assert all(urlsplit(h["url"]).hostname == "www.nasa.gov" for h in data["hits"])
+    assert bad.is_error is True
+    assert bad.structured_content["error"]["details"]["parameter"] == "before"
