@@ -322,11 +322,11 @@ def filter_properties() -> dict[str, Any]:
     day = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
     return {
         "includeDomains": {"type": "array", "maxItems": MAX_DOMAINS, "items": domain,
-                           "description": "only hits on these domains, each with its subdomains (e.g. "
-                                          f'["nasa.gov", "esa.int"]; at most {MAX_DOMAINS})'},
+                           "description": 'only hits on these domains, each with its subdomains (e.g. '
+                                          '["nasa.gov", "esa.int"])'},
         "excludeDomains": {"type": "array", "maxItems": MAX_DOMAINS, "items": domain,
-                           "description": "never a hit on these domains or their subdomains (e.g. "
-                                          f'["pinterest.com"]; at most {MAX_DOMAINS})'},
+                           "description": 'never a hit on these domains or their subdomains (e.g. '
+                                          '["pinterest.com"])'},
         "region": {"type": "string", "pattern": r"^[A-Za-z]{2,3}-[A-Za-z]{2,3}$",
                    "description": "country-language of the results, e.g. us-en, gb-en, il-he, de-de (wt-wt: "
                                   "none); default: the deployment's"},
