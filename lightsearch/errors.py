@@ -194,6 +194,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "provider_bad_response": ErrorCode("provider", "Brave, engines", "the answer is not of the shape the API documents"),
     "provider_network_error": ErrorCode("provider", "Brave, engines", "DNS, connect or TLS failure reaching the API"),
     "provider_blocked": ErrorCode("provider", "engines", "the engine answered with a challenge, a block page or a JavaScript shell"),
+    "out_of_scope": ErrorCode("caller", "engines (`meta.engines`)", "the call's includeDomains/excludeDomains leave out every page the engine answers with (Wikipedia's own site): it was not asked"),
     "suspended": ErrorCode("provider", "engines (`meta.engines`)", "the engine is suspended after an earlier block or failure; `reason` and until when"),
     # lightsearch itself
     "internal_error": ErrorCode("lightsearch", "every surface", "a bug: the result could not be rendered; please report it"),

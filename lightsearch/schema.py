@@ -202,8 +202,9 @@ SCHEMA: tuple[Setting, ...] = (
     _s("BRAVE_SOURCE_FETCH_TIMEOUT_SECS", "float", 8.0, "per page; a page that misses it keeps its hit", 0.1, 120),
     _s("BRAVE_SOURCE_FETCH_MAX_CHARS", "int", 20000, "page text searched for the excerpt per hit", 100, 100_000),
     # --- keyless engines, fallback and fused modes (issue 15)
-    _s("WEB_SEARCH_REGION", "str", None, "region-language, e.g. us-en or il-he: DDG kl, Google News hl/gl/ceid, "
-       "Wikipedia language; None: worldwide, language from the query script", nullable=True),
+    _s("WEB_SEARCH_REGION", "str", None, "region-language, e.g. us-en or il-he (a call's `region` overrides it): "
+       "DDG kl, Google News hl/gl/ceid, Wikipedia language; None: worldwide, language from the query script",
+       nullable=True),
     _s("WEB_SEARCH_DEADLINE_SECS", "float", 8.0, "a whole engine search (fallback chain or fused)", 0.5, 120),
     _s("WEB_SEARCH_ENGINE_TIMEOUT_SECS", "float", 5.0, "one engine request, inside the deadline", 0.1, 60),
     _s("WEB_SEARCH_RETRY_MAX_SECS", "float", 20.0, "longest Retry-After honoured on 429/503 (inside the deadline)",

@@ -15,7 +15,7 @@ FOLDERS = {"lightsearch": "lightsearch", "spiders": "lightsearch.spiders", "pipe
            "catalog": "lightsearch.catalog", "offline_origins": "lightsearch.offline_origins"}
 # Floors from the bottom; a module may import its own floor and those below.
 FLOORS = [
-    ("lightsearch.errors", "lightsearch.windows", "lightsearch.schema", "lightsearch.settings", "lightsearch.config",
+    ("lightsearch.errors", "lightsearch.windows", "lightsearch.filters", "lightsearch.schema", "lightsearch.settings", "lightsearch.config",
      "lightsearch.catalog"),
     ("lightsearch.cache", "lightsearch.documents", "lightsearch.ranking"),
     ("lightsearch.isolation",),

@@ -11,7 +11,10 @@ order, so that each step sees the final form of the one before:
 
 Before step 1 every field of the evidence is cleaned as the model text is and every hit
 URL normalised; a hit whose URL the transport guard would refuse is dropped with a note
-(:mod:`lightsearch.evidence.hygiene`). The finished result's other strings (notes, meta,
+(:mod:`lightsearch.evidence.hygiene`), and so is a hit the call's domain filters do not
+admit (``includeDomains``/``excludeDomains``): every provider pushes them down as far as
+it can, and this is where it is made sure, once for all of them, that no hit on an
+excluded domain is ever returned. The finished result's other strings (notes, meta,
 provider fields) are cleaned the same way, so ``structuredContent`` and ``-o json`` carry
 nothing the model text would not.
 
@@ -32,6 +35,7 @@ from lightsearch.evidence.hygiene import clean_evidence, clean_structured
 from lightsearch.evidence.model import TRUST, Evidence, ResultLimits
 from lightsearch.evidence.receipts import SourceRecord, attach_web_sources, receipt_entry
 from lightsearch.evidence.render import render
+from lightsearch.filters import Filters, domain_notes, filtered
 from lightsearch.ranking.tokenize import tokenize
 
 
@@ -87,16 +91,23 @@ def build_envelope(
     terms: Iterable[str] | None = None,
     token: str | None = None,
     results: bool = False,
+    filters: Filters | None = None,
 ) -> dict[str, Any]:
     """The search result every provider returns (see DESIGN.md, web_search output).
 
     ``extra`` adds top-level provider fields (e.g. Brave's ``sourceFetchErrors``) before
     ``meta``; ``terms`` are the query's index terms (default: ``tokenize(query)``);
     ``token`` fixes the fence token (tests only); ``results`` adds seed 001's ``results``
-    view of the (cleaned) hits.
+    view of the (cleaned) hits; ``filters`` are the call's (hits they do not admit are
+    dropped with a note, and ``meta.filters`` reports them as applied).
     """
     terms = set(tokenize(query) if terms is None else terms)
     evidence, dropped = clean_evidence(evidence, limits)
+    meta = dict(meta or {})
+    if filters:
+        evidence, off = filtered(evidence, filters, lambda e: (e.url, e.extra.get("publisherUrl")))
+        dropped.extend(domain_notes(off, filters))
+        meta["filters"] = filters.to_dict()
     budget = excerpt_budget(limits, sum(1 for e in evidence if e.content))
     hits, records = [], []
     for e in evidence:
@@ -118,7 +129,7 @@ def build_envelope(
         **TRUST,
         **({"results": results_view(hits)} if results else {}),
         **(extra or {}),
-        "meta": dict(meta or {}),
+        "meta": meta,
     }
     result = clean_structured(result, keep=("text", "hits"))  # the hits were cleaned as evidence
     rendering = render(result, limits.text_max_bytes, token=token)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lightsearch.errors import invalid_input
+from lightsearch.filters import NO_FILTERS, Filters, build_filters
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.windows import RECENCY_WINDOWS
 
@@ -21,6 +22,8 @@ class SearchRequest:
     max_results: int = 8
     recency: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # the call's domains, region and dates (lightsearch/filters.py), checked
+    filters: Filters = NO_FILTERS
     # Each query's index terms, tokenized once here; selection, the crawl's candidate
     # scores, ranking, excerpts and coverage all read these.
     terms: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
@@ -67,8 +70,16 @@ def build_request(
     max_chars: int = 400,
     max_words: int = 50,
     max_results_limit: int = 20,
+    include_domains: Any = None,
+    exclude_domains: Any = None,
+    region: Any = None,
+    after: Any = None,
+    before: Any = None,
 ) -> SearchRequest:
-    """Turn loose caller input into a validated :class:`SearchRequest` or raise ``invalid_input``."""
+    """Turn loose caller input into a validated :class:`SearchRequest` or raise ``invalid_input``.
+
+    ``include_domains``, ``exclude_domains``, ``region``, ``after`` and ``before`` are the
+    call's filters (:func:`lightsearch.filters.build_filters`)."""
     if query is not None and queries is not None:
         raise invalid_input("give either query or queries, not both", bound="one_of")
     if queries is None:
@@ -97,4 +108,5 @@ def build_request(
         )
     # Duplicate queries would only double-count in fusion.
     unique = tuple(dict.fromkeys(checked))
-    return SearchRequest(queries=unique, max_results=max_results, recency=recency)
+    filters = build_filters(include_domains, exclude_domains, region, after, before)
+    return SearchRequest(queries=unique, max_results=max_results, recency=recency, filters=filters)

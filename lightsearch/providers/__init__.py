@@ -1,7 +1,8 @@
 """Search providers behind one contract, and the rule that picks one when the tools load.
 
 Every provider takes the same request (``query`` or ``queries``, ``max_results``,
-``recency``) and returns the same result envelope, so tool surfaces, the renderer and
+``recency``, and the call's filters: ``include_domains``, ``exclude_domains``, ``region``,
+``after``, ``before``, see :mod:`lightsearch.filters`) and returns the same result envelope, so tool surfaces, the renderer and
 the receipts never ask which provider answered; the envelope's ``provider`` field says
 it for people. The choice is made once, at load, because an agent must not see a
 different engine from one call to the next, and a failing Brave call must fail rather
@@ -57,7 +58,8 @@ class SearchProvider(Protocol):
 
     Failures raise :class:`~lightsearch.errors.LightSearchError`; cancellation raises
     :class:`~lightsearch.errors.SearchCancelled`. ``provider`` is the name the envelope
-    reports.
+    reports. The front door passes a filter only when the call gives it, so a provider of
+    one's own that takes none still serves calls without filters.
     """
 
     provider: str
@@ -69,6 +71,11 @@ class SearchProvider(Protocol):
         queries: Sequence[str] | None = None,
         max_results: int | None = None,
         recency: str | None = None,
+        include_domains: Sequence[str] | None = None,
+        exclude_domains: Sequence[str] | None = None,
+        region: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
     ) -> dict[str, Any]: ...
 
 

@@ -17,7 +17,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -26,16 +26,38 @@ from w3lib.html import remove_tags
 
 from lightsearch.config import check_retrieval
 from lightsearch.errors import LightSearchError, SearchCancelled
+from lightsearch.filters import domain_notes, filtered, region_value, with_operators
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
+from lightsearch.providers.recency import dates_note, within_dates
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.schema import validate
+from lightsearch.windows import RECENCY_WINDOWS
 
 PROVIDER = "brave"
 MAX_COUNT = 20  # the API's own ceiling for ``count``
 # Brave's freshness filter has day granularity: "hour" asks for the past day and says so.
 FRESHNESS = {"hour": "pd", "day": "pd", "week": "pw", "month": "pm", "year": "py"}
+# Brave's own bounds on ``q``: the site: operators of a call's domains fit inside them
+QUERY_MAX_CHARS, QUERY_MAX_WORDS = 400, 50
+EARLIEST = date(1970, 1, 1)  # a date range's start when the call gives only ``before``
 _SPACES = re.compile(r"\s+")
+
+
+def freshness(request: SearchRequest, today: date | None = None) -> str | None:
+    """Brave's ``freshness``: ``pd``/``pw``/... for a recency window, or a date range
+    (``2024-01-01to2024-01-31``) for ``after``/``before``, narrowed by the recency window
+    when both are given."""
+    filters = request.filters
+    if not filters.dates:
+        return FRESHNESS[request.recency] if request.recency else None
+    today = today or datetime.now(timezone.utc).date()
+    start, end = filters.after or EARLIEST, filters.before or today
+    if request.recency:
+        start = max(start, today - timedelta(seconds=RECENCY_WINDOWS[request.recency]))
+    return f"{start.isoformat()}to{end.isoformat()}"
+
+
 def provider_error(code: str, message: str, **details: Any) -> LightSearchError:
     return ProviderError(code, message, PROVIDER, **details)
 
@@ -291,16 +313,23 @@ class BraveSearch:
         queries: Sequence[str] | None = None,
         max_results: int | None = None,
         recency: str | None = None,
+        include_domains: Sequence[str] | None = None,
+        exclude_domains: Sequence[str] | None = None,
+        region: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
     ) -> dict[str, Any]:
         """Search Brave; the result is the common envelope with ``provider == "brave"``.
 
         The request bounds are DESIGN.md's (the defaults of ``build_request``), not the
-        ``LIGHT_*`` settings, so that invalid Light settings never affect Brave.
+        ``LIGHT_*`` settings, so that invalid Light settings never affect Brave. The
+        filters go to Brave natively (:meth:`_params`), and its answer is filtered again.
         """
         check_retrieval(self.settings)
         request = build_request(query, queries=queries,
                                 max_results=8 if max_results is None else max_results,
-                                recency=recency)
+                                recency=recency, include_domains=include_domains,
+                                exclude_domains=exclude_domains, region=region, after=after, before=before)
         deadline = self.settings.getfloat("BRAVE_DEADLINE_SECS")
         started = time.monotonic()
         try:
@@ -317,9 +346,10 @@ class BraveSearch:
     # ------------------------------------------------------------------ internals
     async def _run(self, request: SearchRequest, started: float) -> dict[str, Any]:
         rankings = await all_or_nothing([self._query(q, request) for q in request.queries])
-        hits = fuse(rankings, request.max_results)
         notes: list[str] = []
-        if request.recency == "hour":
+        rankings = self._filtered(rankings, request, notes)
+        hits = fuse(rankings, request.max_results)
+        if request.recency == "hour" and not request.filters.dates:
             notes.append("Brave filters freshness by day at the finest; recency=hour searched the past day")
         fetch_errors: list[dict[str, Any]] = []
         fetch_pages = self.settings.getbool("BRAVE_SOURCE_FETCH")
@@ -340,16 +370,52 @@ class BraveSearch:
             elapsed_ms=int((time.monotonic() - started) * 1000),
         )
 
+    def _filtered(self, rankings: list[list[BraveHit]], request: SearchRequest,
+                  notes: list[str]) -> list[list[BraveHit]]:
+        """Each query's hits the call's filters admit, before any page is read for them:
+        what Brave was asked natively, made sure of (domains, then the dates)."""
+        filters = request.filters
+        if not filters.domains and not filters.dates:
+            return rankings
+        off = {"excluded": 0, "not_included": 0}
+        dropped = undated = 0
+        out = []
+        for ranking in rankings:
+            kept, gone = filtered(ranking, filters, lambda h: h.url)
+            off = {k: off[k] + gone[k] for k in off}
+            kept, late, no_date = within_dates(kept, filters, lambda h: (h.published_at, h.modified_at),
+                                               lambda h: h.url)
+            dropped, undated = dropped + late, undated + len(no_date)
+            out.append(kept)
+        if not all(with_operators(q, filters)[1] for q in request.queries):
+            notes.append(f"includeDomains: {len(filters.include_domains)} domains do not fit in Brave's query as "
+                         "site: operators; its results were filtered instead")
+        notes.extend(domain_notes(off, filters))
+        if filters.dates:
+            notes.append(dates_note(filters, dropped, undated))
+        return out
+
     def _params(self, query: str, request: SearchRequest) -> dict[str, str]:
         s = self.settings
-        params = {"q": query, "count": str(min(request.max_results, MAX_COUNT))}
-        if request.recency:
-            params["freshness"] = FRESHNESS[request.recency]
+        filters = request.filters
+        q, _ = with_operators(query, filters, max_chars=QUERY_MAX_CHARS, max_words=QUERY_MAX_WORDS)
+        params = {"q": q, "count": str(min(request.max_results, MAX_COUNT))}
+        window = freshness(request)
+        if window:
+            params["freshness"] = window
         if s.getbool("BRAVE_EXTRA_SNIPPETS"):
             params["extra_snippets"] = "true"
         for key, name in (("BRAVE_COUNTRY", "country"), ("BRAVE_SEARCH_LANG", "search_lang")):
             if s.get(key):
                 params[name] = str(s.get(key))
+        region = region_value(filters.region)
+        if region:  # the call's region wins over the deployment's
+            country, language = region.split("-")
+            if country == "wt":  # DuckDuckGo's "no region": Brave's is ALL
+                params["country"] = "ALL"
+                params.pop("search_lang", None)
+            else:
+                params["country"], params["search_lang"] = country, language
         return params
 
     async def _query(self, query: str, request: SearchRequest) -> list[BraveHit]:

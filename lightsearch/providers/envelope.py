@@ -105,6 +105,7 @@ def brave_result(
         meta={"braveSearch": brave_meta},
         extra={"sourceFetchErrors": source_fetch_errors},
         terms=set(request.all_terms),
+        filters=request.filters,
     )
 
 
@@ -154,4 +155,5 @@ def engine_result(
         extra=cached,
         terms=set(request.all_terms),
         results=True,
+        filters=request.filters,
     )

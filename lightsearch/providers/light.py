@@ -26,14 +26,16 @@ from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
+from lightsearch.filters import domain_notes, filtered
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.isolation.lanes import Lane, warm_pool
 from lightsearch.isolation.pool import release_pools
 from lightsearch.plan.catalog import Catalog, load_catalog
+from lightsearch.plan.domains import restrict_catalog
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
 from lightsearch.providers.light_result import assemble
-from lightsearch.providers.recency import recency_note, within_recency
+from lightsearch.providers.recency import dates_note, recency_note, within_dates, within_recency
 from lightsearch.ranking.rank import RankingStopped, rank_documents
 from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
 
@@ -112,7 +114,14 @@ class LightSearch:
         queries: Sequence[str] | None = None,
         max_results: int | None = None,
         recency: str | None = None,
+        include_domains: Sequence[str] | None = None,
+        exclude_domains: Sequence[str] | None = None,
+        region: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
     ) -> dict[str, Any]:
+        """One search; ``include_domains``/``exclude_domains`` narrow the catalog's sources
+        (a domain outside it is a note), ``after``/``before`` drop hits dated outside them."""
         s = self.settings
         check_retrieval(s)
         request = build_request(
@@ -123,6 +132,8 @@ class LightSearch:
             max_queries=s.getint("LIGHT_MAX_QUERIES"),
             max_chars=s.getint("LIGHT_MAX_QUERY_CHARS"),
             max_words=s.getint("LIGHT_MAX_QUERY_WORDS"),
+            include_domains=include_domains, exclude_domains=exclude_domains, region=region,
+            after=after, before=before,
         )
         catalog = self._first_search_checks()
         return await self._run(request, catalog)
@@ -139,8 +150,14 @@ class LightSearch:
     async def _run(self, request: SearchRequest, catalog: Catalog) -> dict[str, Any]:
         s = self.settings
         started = time.monotonic()
+        filters = request.filters
+        searchable, catalog_notes = restrict_catalog(self._reachable(catalog), filters)
+        notes = list(catalog_notes)
+        if filters.region:
+            notes.append(f"region {filters.region}: Light does not search by region; its catalog sources are "
+                         "chosen by the query's language")
         selected = select_sources(
-            self._reachable(catalog), request, s.getint("LIGHT_MAX_SOURCES"),
+            searchable, request, s.getint("LIGHT_MAX_SOURCES"),
             min_sources=min(s.getint("LIGHT_MIN_SOURCES"), s.getint("LIGHT_MAX_SOURCES")),
             keep_ratio=s.getfloat("LIGHT_SOURCE_KEEP_RATIO"),
         )
@@ -163,13 +180,16 @@ class LightSearch:
         # returns what it has with time to rank it; the hard deadline is an error.
         lane = Lane(s, name="search", deadline_at=started + deadline - min(RANKING_RESERVE_SECS, deadline / 5))
         try:
-            return await self._crawl_and_rank(request, catalog, plan, lane, link, shared_before)
+            return await self._crawl_and_rank(request, catalog, plan, lane, link, shared_before,
+                                              searchable=searchable, notes=notes, catalog_notes=catalog_notes)
         finally:
             lane.close()
 
     async def _crawl_and_rank(self, request: SearchRequest, catalog: Catalog, plan: CrawlPlan, lane: Lane,
-                              link: Any, shared_before: Any) -> dict[str, Any]:
+                              link: Any, shared_before: Any, *, searchable: Catalog, notes: list[str],
+                              catalog_notes: list[str]) -> dict[str, Any]:
         s = self.settings
+        filters = request.filters
         started = plan.started_monotonic or time.monotonic()
         try:
             outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan, lane=lane)
@@ -178,7 +198,7 @@ class LightSearch:
         except CrawlCancelled as exc:
             raise SearchCancelled(details=counts_of(exc.outcome)) from None
         fetched = [item for item in outcome.items if isinstance(item, Document)]
-        cached = joined_documents(s, fetched)
+        cached, _ = filtered(joined_documents(s, fetched), filters, lambda d: d.url)
         counts = {**counts_of(outcome), "cacheJoined": len(cached)}
         if link is not None:  # records from Redis that did not verify or fit, met by this worker meanwhile
             counts["sharedStateDropped"] = link.drops - shared_before[1]
@@ -192,17 +212,24 @@ class LightSearch:
                 "every source attempted for this search failed",
                 {"sourceErrors": errors[:20], "counts": counts},
             )
-        notes = []
-        if not plan.sources:
+        if not plan.sources and searchable.sources:
             notes.append("no catalog source matches the query language")
         notes.extend(shared_state_notes(shared_before, link))
         ranked = await self._rank(fetched + cached, plan, request, outcome, started)
         if stop_reason == "completed" and time.monotonic() - started > s.getfloat("LIGHT_DEADLINE_SECS"):
             stop_reason = "deadline"  # never "completed" past the hard deadline, however it came
+        ranked, off = filtered(ranked, filters, lambda r: r.document.url)
+        notes.extend(domain_notes(off, filters))
         undated: list[str] = []
         if request.recency:
             ranked, dropped, undated = within_recency(ranked, request.recency)
             notes.append(recency_note(request.recency, dropped, len(undated)))
+        if filters.dates:
+            ranked, dropped, undated_now = within_dates(
+                ranked, filters, lambda r: (r.document.published_at, r.document.modified_at),
+                lambda r: r.document.url)
+            notes.append(dates_note(filters, dropped, len(undated_now)))
+            undated = list(dict.fromkeys([*undated, *undated_now]))
         result = assemble(
             query=request.query,
             ranked=ranked,
@@ -220,12 +247,15 @@ class LightSearch:
             settings=s,
             cached_urls=[d.url for d in cached],
             terms=request.all_terms,
+            filters=filters,
         )
         result["meta"]["lightSearch"]["hops"] = hops_of(outcome, fetched)
         if link is not None:
             result["meta"]["sharedState"] = link.status()
-        if request.recency:
+        if request.recency or filters.dates:
             result["meta"]["lightSearch"]["undated"] = undated[:50]  # kept, age unknown
+        if catalog_notes:  # what the call's domains left Light to search (the engines' Light member says it too)
+            result["meta"]["lightSearch"]["catalogNotes"] = catalog_notes
         return result
 
     async def _rank(self, documents: list[Document], plan: CrawlPlan, request: SearchRequest,

@@ -11,6 +11,7 @@ from scrapy.settings import BaseSettings
 from lightsearch.evidence.envelope import build_envelope
 from lightsearch.evidence.excerpts import excerpt
 from lightsearch.evidence.model import Evidence, ResultLimits
+from lightsearch.filters import Filters
 from lightsearch.ranking.rank import RankedDocument
 from lightsearch.ranking.tokenize import tokenize
 
@@ -78,6 +79,7 @@ def assemble(
     settings: BaseSettings | None = None,
     cached_urls: Iterable[str] = (),
     terms: Iterable[str] | None = None,
+    filters: Filters | None = None,
 ) -> dict[str, Any]:
     """Light's envelope: :func:`build_envelope` plus ``meta.lightSearch``.
 
@@ -104,5 +106,5 @@ def assemble(
     }
     return build_envelope(
         provider="light", query=query, evidence=evidence, limits=limits, stop_reason=stop_reason,
-        notes=notes, meta={"lightSearch": light_meta}, terms=terms,
+        notes=notes, meta={"lightSearch": light_meta}, terms=terms, filters=filters,
     )

@@ -34,14 +34,19 @@ class NewsSearch(EngineSearch):
         return cls(make_settings(overrides))
 
     async def news(self, query: str | Sequence[str], *, when: str | None = None,
-                   max_results: int | None = None, region: str | None = None) -> dict[str, Any]:
-        """The news envelope for ``query`` within ``when`` (default ``WEB_NEWS_WHEN``)."""
-        when = when or self.settings.get("WEB_NEWS_WHEN")
-        if when not in NEWS_WINDOWS:
+                   max_results: int | None = None, region: str | None = None,
+                   include_domains: Sequence[str] | None = None, exclude_domains: Sequence[str] | None = None,
+                   after: str | None = None, before: str | None = None) -> dict[str, Any]:
+        """The news envelope for ``query`` within ``when`` (default ``WEB_NEWS_WHEN``, but
+        none when ``after`` or ``before`` gives the window instead)."""
+        if when is None and after is None and before is None:
+            when = self.settings.get("WEB_NEWS_WHEN")
+        if when is not None and when not in NEWS_WINDOWS:
             raise invalid_input(f"when must be one of {', '.join(NEWS_WINDOWS)}", parameter="when", bound="when",
                                 got=str(when)[:20])
-        return await self.search(query, max_results=max_results, recency=NEWS_WINDOWS[when], region=region,
-                                 when=when)
+        return await self.search(query, max_results=max_results, recency=NEWS_WINDOWS[when] if when else None,
+                                 region=region, when=when, include_domains=include_domains,
+                                 exclude_domains=exclude_domains, after=after, before=before)
 
     def deadline_secs(self) -> float:
         return self.settings.getfloat("WEB_NEWS_DEADLINE_SECS")

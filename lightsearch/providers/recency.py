@@ -1,18 +1,26 @@
-"""``recency`` as a filter: hits dated outside the window are dropped, undated ones kept.
+"""``recency``, ``after`` and ``before`` as filters: hits dated outside the window are
+dropped, undated ones kept.
 
 Preferring news sources (plan/selection.py) does not stop a two-week-old page answering a
 ``week`` search; the window is applied to each hit's declared date (published, else
 modified). A hit without a readable date is kept, because the absence of a date says
 nothing about age; the notes say how many were dropped and how many are undated.
+``after``/``before`` (:class:`lightsearch.filters.Filters`) are days, inclusive, compared
+with the hit's date in UTC; every provider applies them here, whatever its own API did
+with them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
+from typing import Any, TypeVar
 
+from lightsearch.filters import Filters
 from lightsearch.ranking.rank import RankedDocument
 from lightsearch.windows import RECENCY_WINDOWS
+
+T = TypeVar("T")
 
 
 def parse_date(value: str | None) -> datetime | None:
@@ -56,4 +64,31 @@ def within_recency(
 
 def recency_note(recency: str, dropped: int, undated: int) -> str:
     return (f"recency {recency}: {dropped} hit(s) dated outside the window were dropped; "
+            f"{undated} undated hit(s) were kept (their age is unknown)")
+
+
+def within_dates(items: Sequence[T], filters: Filters, stamps: Callable[[T], Sequence[Any]],
+                 url_of: Callable[[T], str]) -> tuple[list[T], int, list[str]]:
+    """The items dated inside ``after``/``before`` (undated kept), how many were dropped,
+    the undated URLs. ``stamps(item)`` are its dates, the first readable one counts."""
+    if not filters.dates:
+        return list(items), 0, []
+    kept: list[T] = []
+    undated: list[str] = []
+    dropped = 0
+    for item in items:
+        when = next((d for d in (parse_date(s) for s in stamps(item)) if d is not None), None)
+        if when is None:
+            undated.append(url_of(item))
+            kept.append(item)
+        elif filters.in_window(when.astimezone(timezone.utc).date()):
+            kept.append(item)
+        else:
+            dropped += 1
+    return kept, dropped, undated
+
+
+def dates_note(filters: Filters, dropped: int, undated: int, who: str = "") -> str:
+    prefix = f"{who}: " if who else ""
+    return (f"{prefix}{filters.window_words()}: {dropped} hit(s) dated outside the window were dropped; "
             f"{undated} undated hit(s) were kept (their age is unknown)")

@@ -38,6 +38,8 @@ EXAMPLES = {
   lightsearch search --offline -o json --max-results 5 "sodium-ion batteries"
   lightsearch search --recency week "heatwave power grid" "grid storage"   # fused
   lightsearch search -o jsonl "tidal power severn" | jq .url
+  lightsearch search --include-domain nasa.gov,esa.int --after 2026-01-01 "europa clipper"
+  lightsearch search --provider auto --exclude-domain pinterest.com --region gb-en "tidal power"
 """,
     "news": """examples:
   lightsearch news "election results"              # the last day
@@ -85,6 +87,31 @@ def _defaults() -> dict[str, Any]:
     return {key: BY_KEY[key].default for key in ("WEB_SEARCH_MAX_RESULTS", "WEB_FETCH_MAX_CHARS", "WEB_NEWS_WHEN")}
 
 
+def filter_options(p: argparse.ArgumentParser) -> None:
+    """The per-call filters of search and news (the same on ``scrapy search|news``)."""
+    p.add_argument("--include-domain", action="append", default=None, metavar="DOMAIN",
+                   help="only hits on this domain and its subdomains; repeat it or give a comma list "
+                        "(at most 20)")
+    p.add_argument("--exclude-domain", action="append", default=None, metavar="DOMAIN",
+                   help="never a hit on this domain or its subdomains; repeat it or give a comma list "
+                        "(at most 20)")
+    p.add_argument("--region", default=None, metavar="CC-LL",
+                   help="country-language of the results for this search, e.g. us-en or il-he "
+                        "(default: WEB_SEARCH_REGION)")
+    p.add_argument("--after", default=None, metavar="YYYY-MM-DD",
+                   help="only pages dated on or after this day (undated pages are kept and counted)")
+    p.add_argument("--before", default=None, metavar="YYYY-MM-DD",
+                   help="only pages dated on or before this day (undated pages are kept and counted)")
+
+
+def filters_of(opts: argparse.Namespace) -> dict[str, Any]:
+    """The filter flags as the front door's keyword arguments."""
+    from lightsearch.surfaces.spelling import domain_list
+
+    return {"include_domains": domain_list(opts.include_domain), "exclude_domains": domain_list(opts.exclude_domain),
+            "region": opts.region, "after": opts.after, "before": opts.before}
+
+
 def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The command's parser and each subcommand's own (which reports its own usage)."""
     from lightsearch import __version__
@@ -124,6 +151,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     p.add_argument("--provider", default=None,
                    help="light, brave, auto, fallback or an engine (default: WEB_SEARCH_PROVIDER; Brave "
                         "with a key, else Light)")
+    filter_options(p)
     output(p)
 
     p = command("news", "search recent news (web_news)")
@@ -132,6 +160,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
                    help=f"how recent (default: WEB_NEWS_WHEN, {d['WEB_NEWS_WHEN']})")
     p.add_argument("--max-results", type=int, default=None, metavar="N",
                    help=f"hits, 1-20 (default: WEB_SEARCH_MAX_RESULTS, {d['WEB_SEARCH_MAX_RESULTS']})")
+    filter_options(p)
     output(p)
 
     p = command("fetch", "read public web pages as clean, bounded text (web_fetch)")
@@ -239,9 +268,9 @@ async def _run_tool(opts: argparse.Namespace) -> dict[str, Any]:
         async with _toolbox(opts) as box:
             if opts.command == "search":
                 work = box.search(queries=opts.queries, max_results=opts.max_results, recency=opts.recency,
-                                  provider=opts.provider)
+                                  provider=opts.provider, **filters_of(opts))
             elif opts.command == "news":
-                work = box.news(opts.query, when=opts.when, max_results=opts.max_results)
+                work = box.news(opts.query, when=opts.when, max_results=opts.max_results, **filters_of(opts))
             else:
                 work = box.fetch(opts.url[0] if len(opts.url) == 1 else opts.url, max_chars=opts.max_chars,
                                  start_index=opts.start_index, raw=opts.raw or None, markdown=opts.markdown,

@@ -97,15 +97,27 @@ class Client:
 
     # ------------------------------------------------------------------ the tools
     def search(self, query: str | Sequence[str], *, max_results: int | None = None,
-               recency: str | None = None) -> dict[str, Any]:
-        """web_search: one query, or several searched together and fused."""
+               recency: str | None = None, include_domains: Sequence[str] | None = None,
+               exclude_domains: Sequence[str] | None = None, region: str | None = None,
+               after: str | None = None, before: str | None = None) -> dict[str, Any]:
+        """web_search: one query, or several searched together and fused; only hits on
+        ``include_domains``, never one on ``exclude_domains`` (a domain with its subdomains),
+        in ``region`` (``us-en``), dated between ``after`` and ``before`` (``YYYY-MM-DD``)."""
+        filters = {"include_domains": include_domains, "exclude_domains": exclude_domains, "region": region,
+                   "after": after, "before": before}
         if isinstance(query, str):
-            return self._run(self._toolbox.search(query, max_results=max_results, recency=recency))
-        return self._run(self._toolbox.search(queries=list(query), max_results=max_results, recency=recency))
+            return self._run(self._toolbox.search(query, max_results=max_results, recency=recency, **filters))
+        return self._run(self._toolbox.search(queries=list(query), max_results=max_results, recency=recency,
+                                              **filters))
 
-    def news(self, query: str, *, when: str | None = None, max_results: int | None = None) -> dict[str, Any]:
-        """web_news: recent news, newest first within relevance."""
-        return self._run(self._toolbox.news(query, when=when, max_results=max_results))
+    def news(self, query: str, *, when: str | None = None, max_results: int | None = None,
+             include_domains: Sequence[str] | None = None, exclude_domains: Sequence[str] | None = None,
+             region: str | None = None, after: str | None = None, before: str | None = None) -> dict[str, Any]:
+        """web_news: recent news, newest first within relevance; filtered as :meth:`search`
+        (``after``/``before`` replace the default ``when``)."""
+        return self._run(self._toolbox.news(query, when=when, max_results=max_results,
+                                            include_domains=include_domains, exclude_domains=exclude_domains,
+                                            region=region, after=after, before=before))
 
     def fetch(self, url: str | Sequence[str], *, max_chars: int | None = None, start_index: int = 0,
               raw: bool = False, **options: Any) -> dict[str, Any]:

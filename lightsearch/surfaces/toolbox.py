@@ -132,18 +132,28 @@ class Toolbox:
     # ------------------------------------------------------------------ the three tools
     async def search(self, query: str | None = None, *, queries: Sequence[str] | None = None,
                      max_results: int | None = None, recency: str | None = None,
-                     provider: str | None = None) -> dict[str, Any]:
-        """web_search: one ``query``, or several ``queries`` searched together and fused."""
+                     provider: str | None = None, include_domains: Sequence[str] | None = None,
+                     exclude_domains: Sequence[str] | None = None, region: str | None = None,
+                     after: str | None = None, before: str | None = None) -> dict[str, Any]:
+        """web_search: one ``query``, or several ``queries`` searched together and fused;
+        ``include_domains``/``exclude_domains``, ``region``, ``after``/``before`` filter it
+        (lightsearch/filters.py)."""
         if queries is not None and len(queries) == 1 and query is None:
             query, queries = queries[0], None  # one query is the tool's query
         args = _given(query=query, queries=list(queries) if queries is not None else None,
-                      maxResults=max_results, recency=recency, provider=provider)
+                      maxResults=max_results, recency=recency, provider=provider,
+                      **_filter_arguments(include_domains, exclude_domains, region, after, before))
         return await self._web_search(check_arguments(self.tool("web_search"), args))
 
-    async def news(self, query: str, *, when: str | None = None, max_results: int | None = None) -> dict[str, Any]:
+    async def news(self, query: str, *, when: str | None = None, max_results: int | None = None,
+                   include_domains: Sequence[str] | None = None, exclude_domains: Sequence[str] | None = None,
+                   region: str | None = None, after: str | None = None,
+                   before: str | None = None) -> dict[str, Any]:
         """web_news: recent news, newest first within relevance; ``when`` defaults to
-        ``WEB_NEWS_WHEN``."""
-        args = _given(query=query, when=when, maxResults=max_results)
+        ``WEB_NEWS_WHEN`` (unless ``after``/``before`` give the window); filtered as
+        :meth:`search` is."""
+        args = _given(query=query, when=when, maxResults=max_results,
+                      **_filter_arguments(include_domains, exclude_domains, region, after, before))
         return await self._web_news(check_arguments(self.tool("web_news"), args))
 
     async def fetch(self, url: str | Sequence[str], *, max_chars: int | None = None, start_index: int | None = None,
@@ -183,15 +193,19 @@ class Toolbox:
     # ------------------------------------------------------------------ checked calls
     async def _web_search(self, args: dict[str, Any]) -> dict[str, Any]:
         queries = args["queries"] if "queries" in args else [args["query"]]
-        return await self._provider(args.get("provider")).search(
-            queries=queries, max_results=args["maxResults"], recency=args.get("recency"))
+        provider = self._provider(args.get("provider"))
+        filters = _filters_of(args)
+        _check_takes(provider, filters)
+        return await provider.search(queries=queries, max_results=args["maxResults"], recency=args.get("recency"),
+                                     **filters)
 
     async def _web_news(self, args: dict[str, Any]) -> dict[str, Any]:
         if self._news is None:
             from lightsearch.providers.news import NewsSearch
 
             self._news = NewsSearch(self.settings)
-        return await self._news.news(args["query"], when=args["when"], max_results=args["maxResults"])
+        return await self._news.news(args["query"], when=args.get("when"), max_results=args["maxResults"],
+                                     **_filters_of(args))
 
     async def _web_fetch(self, args: dict[str, Any], *, markdown: bool = False, head_tail: bool = False,
                          robots: bool | None = None, names: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -322,6 +336,54 @@ class DeferredToolbox:
 def _given(**arguments: Any) -> dict[str, Any]:
     """A call's arguments in the tool's names, those the caller left out left out."""
     return {key: value for key, value in arguments.items() if value is not None}
+
+
+# the filter parameters: the tools' names, and the providers' keyword arguments
+FILTER_KEYWORDS = {"includeDomains": "include_domains", "excludeDomains": "exclude_domains", "region": "region",
+                   "after": "after", "before": "before"}
+
+
+def _filter_arguments(include_domains: Any, exclude_domains: Any, region: Any, after: Any,
+                      before: Any) -> dict[str, Any]:
+    """The Python API's filter arguments in the tools' names (a list given as a tuple, a
+    day as a ``date``, as the schema takes them)."""
+    def listed(value: Any) -> Any:
+        return list(value) if isinstance(value, (list, tuple)) else value
+
+    def day(value: Any) -> Any:
+        from datetime import date, datetime
+
+        if isinstance(value, datetime):
+            value = value.date()
+        return value.isoformat() if isinstance(value, date) else value
+
+    return {"includeDomains": listed(include_domains), "excludeDomains": listed(exclude_domains),
+            "region": region, "after": day(after), "before": day(before)}
+
+
+def _check_takes(provider: Any, filters: Mapping[str, Any]) -> None:
+    """A provider of one's own (a class path) that does not take a filter the call gives
+    is an error naming it, never a filter silently left out."""
+    if not filters:
+        return
+    import inspect
+
+    params = inspect.signature(provider.search).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    names = {v: k for k, v in FILTER_KEYWORDS.items()}
+    for keyword in filters:
+        if keyword not in params:
+            name = names[keyword]
+            raise LightSearchError("invalid_input", f"{name}: the search provider "
+                                   f"{quote_untrusted(str(getattr(provider, 'provider', '?')))} does not take it",
+                                   {"parameter": name})
+
+
+def _filters_of(args: Mapping[str, Any]) -> dict[str, Any]:
+    """A checked call's filters as a provider's keyword arguments, only those given (a
+    provider of one's own that takes none still serves calls that give none)."""
+    return {FILTER_KEYWORDS[k]: v for k, v in args.items() if k in FILTER_KEYWORDS}
 
 
 async def with_progress(run: Awaitable[dict[str, Any]], on_progress: ProgressFn, name: str) -> dict[str, Any]:

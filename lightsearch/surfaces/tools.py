@@ -23,6 +23,7 @@ from typing import Any
 
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.evidence.model import TRUST
+from lightsearch.filters import MAX_DOMAIN_TEXT, MAX_DOMAINS, build_filters
 from lightsearch.schema import BY_KEY
 from lightsearch.windows import DEFAULT_NEWS_WINDOW, NEWS_WINDOWS, RECENCY_WINDOWS
 
@@ -280,6 +281,7 @@ def tool_specs(config: ToolConfig | None = None) -> list[Tool]:
         "recency": {"type": "string", "enum": list(RECENCY_WINDOWS),
                     "description": "prefer pages from the last hour, day, week, month or year"},
     }
+    search_props.update(filter_properties())
     if c.provider_choices:
         search_props["provider"] = {"type": "string", "enum": list(c.provider_choices),
                                     "description": "the search provider to use for this call"}
@@ -291,8 +293,10 @@ def tool_specs(config: ToolConfig | None = None) -> list[Tool]:
              {"type": "object", "properties": {
                  "query": query,
                  "when": {"type": "string", "enum": list(NEWS_WINDOWS), "default": c.news_when,
-                          "description": f"how recent: {', '.join(NEWS_WINDOWS)} (default {c.news_when})"},
+                          "description": f"how recent: {', '.join(NEWS_WINDOWS)} (default {c.news_when}, "
+                                         "none when after or before is given)"},
                  "maxResults": max_results,
+                 **filter_properties(),
              }, "required": ["query"], "additionalProperties": False},
              SEARCH_OUTPUT),
         Tool("web_fetch", "Read a web page", FETCH_DESCRIPTION,
@@ -313,6 +317,48 @@ def tool_specs(config: ToolConfig | None = None) -> list[Tool]:
              }, "additionalProperties": False},
              FETCH_OUTPUT),
     ]
+
+
+def filter_properties() -> dict[str, Any]:
+    """The per-call filters web_search and web_news share (lightsearch/filters.py)."""
+    domain = {"type": "string", "minLength": 1, "maxLength": MAX_DOMAIN_TEXT}
+    day = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
+    return {
+        "includeDomains": {"type": "array", "maxItems": MAX_DOMAINS, "items": domain,
+                           "description": 'only hits on these domains, each with its subdomains (e.g. '
+                                          '["nasa.gov", "esa.int"])'},
+        "excludeDomains": {"type": "array", "maxItems": MAX_DOMAINS, "items": domain,
+                           "description": 'never a hit on these domains or their subdomains (e.g. '
+                                          '["pinterest.com"])'},
+        "region": {"type": "string", "pattern": r"^[A-Za-z]{2,3}-[A-Za-z]{2,3}$",
+                   "description": "country-language of the results, e.g. us-en, gb-en, il-he, de-de (wt-wt: "
+                                  "none); default: the deployment's"},
+        "after": {**day, "description": "only pages dated on or after this day, YYYY-MM-DD (undated pages "
+                                        "are kept and counted)"},
+        "before": {**day, "description": "only pages dated on or before this day, YYYY-MM-DD (undated pages "
+                                         "are kept and counted)"},
+    }
+
+
+# What a parameter with a pattern looks like, for the message when it does not.
+FORMS = {"region": "country-language such as us-en or il-he", "after": "a day written YYYY-MM-DD",
+         "before": "a day written YYYY-MM-DD"}
+FILTERED_TOOLS = ("web_search", "web_news")
+
+
+def _checked_filters(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+    """The call's filters in their normal form (domains as domains, a region in lower case),
+    or ``invalid_input`` naming the parameter, with the schema errors' shape."""
+    try:
+        filters = build_filters(args.get("includeDomains"), args.get("excludeDomains"), args.get("region"),
+                                args.get("after"), args.get("before"))
+    except LightSearchError as exc:
+        parameter = exc.details.get("parameter", "(arguments)")
+        exc.details.update({"tool": tool.name, "errors": [{"field": parameter, "message": exc.message}]})
+        raise
+    out = {k: v for k, v in args.items() if k not in ("includeDomains", "excludeDomains", "region", "after",
+                                                     "before")}
+    return {**out, **filters.to_dict()}
 
 
 # --------------------------------------------------------------------------- validation
@@ -352,6 +398,9 @@ def _message(error: Any, schema: Mapping[str, Any]) -> dict[str, Any]:
         return {"field": field, "message": f"{field}: give {bound} {vv}, not {given}"}
     if v == "maxLength":
         return {"field": field, "message": f"{field} must be at most {vv} characters"}
+    if v == "pattern":
+        form = FORMS.get(field.split(".")[0], "the form its description gives")
+        return {"field": field, "message": f"{field} must be {form}, got {quote_untrusted(str(error.instance)[:40])}"}
     return {"field": field, "message": f"{field} fails {v}={quote_untrusted(vv)}"}
 
 
@@ -419,8 +468,12 @@ def check_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
                                {"tool": tool.name, "parameter": many if both else one,
                                 "errors": [{"field": many if both else one,
                                             "message": f"give one of {one} and {many}"}]})
+    if tool.name in FILTERED_TOOLS:
+        args = _checked_filters(tool, args)
     for key, prop in tool.input_schema["properties"].items():
         if key not in args and "default" in prop:
+            if key == "when" and ("after" in args or "before" in args):
+                continue  # the days give the news window instead
             args[key] = prop["default"]
     return args
 

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from scrapy.settings import BaseSettings
 from w3lib.html import remove_tags
 
+from lightsearch.filters import NO_FILTERS, Filters, with_operators
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError, retry_after_secs
 
 _SPACES = re.compile(r"\s+")
@@ -30,13 +31,15 @@ RECENCY_DAYS = {"hour": 1 / 24, "day": 1, "week": 7, "month": 31, "year": 366}
 
 @dataclass(frozen=True)
 class EngineQuery:
-    """One query as every engine sees it; ``when`` is a Google-News-style window (1h, 7d)."""
+    """One query as every engine sees it; ``when`` is a Google-News-style window (1h, 7d);
+    ``filters`` the call's domains and dates (its region is already in ``region``)."""
 
     text: str
     max_results: int = 8
     recency: str | None = None
     region: str | None = None  # "us-en": country-language, DuckDuckGo's kl form
     when: str | None = None
+    filters: Filters = NO_FILTERS
 
     @property
     def country(self) -> str | None:
@@ -45,6 +48,16 @@ class EngineQuery:
     @property
     def language(self) -> str | None:
         return self.region.split("-")[1] if self.region and "-" in self.region else None
+
+    def with_sites(self, notes: list[str] | None, engine: str, *, max_chars: int = 400,
+                   max_words: int = 50) -> str:
+        """The query text with ``site:``/``-site:`` operators for the call's domains, for an
+        engine that reads them; a note when the included domains do not all fit."""
+        text, included = with_operators(self.text, self.filters, max_chars=max_chars, max_words=max_words)
+        if not included and notes is not None:
+            notes.append(f"{engine}: {len(self.filters.include_domains)} includeDomains do not fit in its query "
+                         "as site: operators; its results were filtered instead")
+        return text
 
 
 @dataclass
@@ -170,6 +183,11 @@ class Engine:
         """Why this engine cannot be asked at all (no key, no instance), or None."""
         if self.key_setting is not None and self.key is None:
             return f"no API key ({self.key_setting})"
+        return None
+
+    def out_of_scope(self, query: EngineQuery) -> str | None:
+        """Why this engine cannot answer ``query`` within its filters (an engine that only
+        answers for its own site, which they leave out), or None."""
         return None
 
     def error(self, code: str, message: str, **details: Any) -> ProviderError:

@@ -17,6 +17,7 @@ from lightsearch.providers.apiclient import ApiResponse, ProviderError
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, clean, web_url
 
 DF = {"hour": "d", "day": "d", "week": "w", "month": "m", "year": "y"}
+QUERY_MAX_CHARS = 500  # the longest q the html endpoint is known to take whole
 
 
 def unwrap(href: str | None) -> str | None:
@@ -71,8 +72,11 @@ class DuckDuckGoHtml(Engine):
     def user_agent(self) -> str:
         return self.settings.get("WEB_SEARCH_USER_AGENT")
 
-    def form(self, query: EngineQuery) -> dict[str, str]:
-        data = {"q": query.text, "kl": query.region or "wt-wt", "b": ""}
+    def form(self, query: EngineQuery, notes: list[str] | None = None) -> dict[str, str]:
+        """The search form: the call's domains as ``site:``/``-site:`` in ``q``, the region
+        as ``kl``, a recency window as ``df``."""
+        data = {"q": query.with_sites(notes, self.name, max_chars=QUERY_MAX_CHARS), "kl": query.region or "wt-wt",
+                "b": ""}
         if query.recency:
             data["df"] = DF[query.recency]
         return data
@@ -90,7 +94,7 @@ class DuckDuckGoHtml(Engine):
 
     async def search(self, query: EngineQuery, deadline: float,
                      notes: list[str] | None = None) -> list[EngineHit]:
-        response = await self.fetch("POST", self.settings.get(self.url_setting), data=self.form(query),
+        response = await self.fetch("POST", self.settings.get(self.url_setting), data=self.form(query, notes),
                                     headers=self.headers(), deadline=deadline)
         return self.parse(response)[: query.max_results]
 
@@ -165,7 +169,7 @@ class DuckDuckGo(Engine):
     async def search(self, query: EngineQuery, deadline: float,
                      notes: list[str] | None = None) -> list[EngineHit]:
         try:
-            hits = await self.html.search(query, deadline)
+            hits = await self.html.search(query, deadline, notes)
         except ProviderError as exc:
             if exc.code == "provider_timeout":
                 raise

@@ -1,19 +1,37 @@
 """Google News RSS: realtime news without a key. Search operators (``when:7d``,
 ``after:``, ``before:``, ``site:``, ``intitle:``, ``inurl:``, ``-term``, ``"phrase"``) pass
-through in ``q`` untouched; a recency window becomes ``when:`` unless the query has one."""
+through in ``q`` untouched; a recency window becomes ``when:`` unless the query has one. A
+call's domains become ``site:``/``-site:``, its ``after``/``before`` days ``after:``/``before:``
+(then in place of ``when:``, whose window narrows them), its region
+``hl``/``gl``/``ceid``."""
 
 from __future__ import annotations
 
+import math
+import re
+from datetime import datetime, timedelta, timezone
+
 import feedparser
 
-from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, clean, iso, web_url
+from lightsearch.providers.engines.base import (
+    RECENCY_DAYS,
+    Engine,
+    EngineHit,
+    EngineQuery,
+    clean,
+    iso,
+    web_url,
+)
 from lightsearch.windows import WHEN_OF_RECENCY
+
+QUERY_MAX_CHARS = 500
 
 
 def locale(query: EngineQuery) -> dict[str, str]:
     """``hl``, ``gl``, ``ceid`` for the region (``il-he`` -> he-IL, IL, IL:he)."""
-    country = (query.country or "us").upper()
-    language = query.language or "en"
+    worldwide = query.country in (None, "wt")  # wt-wt: DuckDuckGo's "no region"
+    country = "US" if worldwide else str(query.country).upper()
+    language = "en" if worldwide else query.language or "en"
     return {"hl": f"{language}-{country}", "gl": country, "ceid": f"{country}:{language}"}
 
 
@@ -23,9 +41,22 @@ class GoogleNews(Engine):
 
     async def search(self, query: EngineQuery, deadline: float,
                      notes: list[str] | None = None) -> list[EngineHit]:
-        text = query.text
+        text = query.with_sites(notes, self.name, max_chars=QUERY_MAX_CHARS)
+        filters = query.filters
         window = query.when or (WHEN_OF_RECENCY.get(query.recency) if query.recency else None)
-        if window and "when:" not in text:
+        if filters.dates and not re.search(r"\b(after|before):", query.text):
+            # Google reads after:/before: as exclusive days; the call's days are inclusive,
+            # so the range is widened by a day on each side (the hits are filtered to it).
+            # A recency window given too narrows the start.
+            after = filters.after
+            if query.recency:
+                since = datetime.now(timezone.utc).date() - timedelta(days=math.ceil(RECENCY_DAYS[query.recency]))
+                after = max(after, since) if after else since
+            if after:
+                text = f"{text} after:{(after - timedelta(days=1)).isoformat()}"
+            if filters.before:
+                text = f"{text} before:{(filters.before + timedelta(days=1)).isoformat()}"
+        elif window and "when:" not in text:
             text = f"{text} when:{window}"
         response = await self.fetch("GET", self.settings.get("WEB_SEARCH_GOOGLE_NEWS_URL"),
                                     params={"q": text, **locale(query)}, deadline=deadline)
@@ -50,9 +81,12 @@ class GoogleNews(Engine):
                 head, tail = title.rsplit(" - ", 1)
                 if not publisher or tail.strip() == publisher:
                     title, publisher = head.strip(), publisher or tail.strip()
+            extra = {"publisher": publisher} if publisher else {}
+            site = web_url(source.get("href")) if hasattr(source, "get") else None
+            if site:  # the link is Google's: the publisher's site is what domain filters see
+                extra["publisherUrl"] = site
             hits.append(EngineHit(
                 title=title or url, url=url, snippet=(publisher and f"{publisher}") or "",
-                published_at=iso(entry.get("published")), source_name=publisher or None,
-                extra={"publisher": publisher} if publisher else {},
+                published_at=iso(entry.get("published")), source_name=publisher or None, extra=extra,
             ))
         return hits

@@ -1,9 +1,12 @@
 """Hacker News through Algolia: ``search`` by relevance, ``search_by_date`` with
-``numericFilters=created_at_i>T`` when recency is asked."""
+``numericFilters=created_at_i>T`` when recency is asked; a call's ``after``/``before`` days
+are ``created_at_i`` bounds too. Its hits link anywhere, so a call's domains are applied to
+them afterwards (engines/modes.py)."""
 
 from __future__ import annotations
 
 import time
+from datetime import date, datetime, timedelta, timezone
 
 from lightsearch.providers.engines.base import (
     RECENCY_DAYS,
@@ -25,10 +28,18 @@ class HackerNews(Engine):
         base = self.settings.get("WEB_SEARCH_HN_URL").rstrip("/")
         params = {"query": query.text, "tags": "story", "hitsPerPage": str(query.max_results)}
         endpoint = "search"
+        numeric = []
         if query.recency:
             endpoint = "search_by_date"
             since = int(time.time() - RECENCY_DAYS[query.recency] * 86400)
-            params["numericFilters"] = f"created_at_i>{since}"
+            numeric.append(f"created_at_i>{since}")
+        filters = query.filters
+        if filters.after:  # the call's days are inclusive, in UTC
+            numeric.append(f"created_at_i>={_epoch(filters.after)}")
+        if filters.before:
+            numeric.append(f"created_at_i<{_epoch(filters.before + timedelta(days=1))}")
+        if numeric:
+            params["numericFilters"] = ",".join(numeric)
         data = self.json(await self.fetch("GET", f"{base}/{endpoint}", params=params, deadline=deadline))
         return self.parse(data)[: query.max_results]
 
@@ -50,3 +61,8 @@ class HackerNews(Engine):
                                   source_name="Hacker News" if url == item_page else None,
                                   extra={"points": points, "discussionUrl": item_page}))
         return hits
+
+
+def _epoch(day: date) -> int:
+    """The first second of ``day`` (UTC)."""
+    return int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp())

@@ -3,6 +3,7 @@ interface over the existing providers, so the modes never ask which kind they ho
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from lightsearch.providers.apiclient import ProviderError
@@ -24,6 +25,8 @@ class BraveMember(Engine):
         settings.set("BRAVE_SEARCH_API_KEY", self.key, priority="cmdline")
         brave = BraveSearch(settings)
         request = build_request(query.text, max_results=query.max_results, recency=query.recency)
+        # the call's filters, and the region the engines are asked in (the call's, or WEB_SEARCH_REGION)
+        request = replace(request, filters=replace(query.filters, region=query.region))
         hits = await brave._query(query.text, request)
         return [EngineHit(title=h.title, url=h.url, snippet=h.snippet, published_at=h.published_at,
                           source_name=h.source_name) for h in hits]
@@ -47,13 +50,17 @@ class LightMember(Engine):
         if self._light is None:
             self._light = LightSearch(self.settings)
         try:
-            result = await self._light.search(query.text, max_results=query.max_results,
-                                              recency=query.recency)
+            f = query.filters
+            result = await self._light.search(query.text, max_results=query.max_results, recency=query.recency,
+                                              include_domains=f.include_domains, exclude_domains=f.exclude_domains,
+                                              after=f.after, before=f.before)
         except LightSearchError as exc:
             if exc.code == "cancelled":
                 raise
             raise ProviderError(exc.code if exc.code.startswith("provider_") else "provider_unavailable",
                                 f"light: {exc.message}", "light", lightCode=exc.code) from None
+        if notes is not None:  # a domain Light's catalog does not hold is said here too
+            notes.extend(f"light: {n}" for n in result["meta"]["lightSearch"].get("catalogNotes", ()))
         return [EngineHit(title=h["title"], url=h["url"], snippet=h.get("snippet", ""),
                           published_at=h.get("publishedAt"), source_name=h.get("sourceName"),
                           content=h.get("content") or "") for h in result["hits"]]

@@ -26,12 +26,14 @@ from scrapy.settings import Settings
 from lightsearch.cache import load_cache
 from lightsearch.config import check_retrieval
 from lightsearch.errors import LightSearchError, SearchCancelled
+from lightsearch.filters import Filters, domain_notes, filtered
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.apiclient import ProviderError
 from lightsearch.providers.engines import ENGINES, build_engine, engine_name
 from lightsearch.providers.engines.answers import Answer, answer_from_record, configuration
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery
+from lightsearch.providers.recency import dates_note, within_dates
 from lightsearch.ranking.fusion import RRF_K
 from lightsearch.ranking.normalize import prefer, strip_trackers, url_key
 from lightsearch.schema import validate
@@ -53,6 +55,8 @@ class Outcome:
     ms: int = 0
     hits: list[EngineHit] = field(default_factory=list)
     error: dict[str, Any] | None = None
+    # hits the call's filters dropped: on excluded / other domains, dated outside the window
+    dropped: dict[str, int] = field(default_factory=dict)
 
     def meta(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status, "ms": self.ms, "count": len(self.hits)}
@@ -116,6 +120,41 @@ def fuse(outcomes: Sequence[Outcome], weights: dict[str, float], max_results: in
     return out
 
 
+def hit_urls(hit: EngineHit) -> tuple[str, Any]:
+    """Where a hit is, for the domain filters: its URL, and the publisher's site when the
+    URL is a news service's link to it (Google News)."""
+    return (hit.url, hit.extra.get("publisherUrl"))
+
+
+def hit_dates(hit: EngineHit) -> tuple[Any, ...]:
+    return (hit.published_at, hit.extra.get("modifiedAt"))
+
+
+def admitted(hits: list[EngineHit], filters: Filters) -> tuple[list[EngineHit], dict[str, int]]:
+    """One engine's hits the call's filters admit (whatever the engine did with them), and
+    how many each rule dropped."""
+    if not filters.domains and not filters.dates:
+        return hits, {}
+    kept, dropped = filtered(hits, filters, hit_urls)
+    kept, dropped["dated"], _ = within_dates(kept, filters, hit_dates, lambda h: h.url)
+    return kept, dropped
+
+
+def filter_notes(filters: Filters, outcomes: Sequence[Outcome], hits: Sequence[EngineHit]) -> list[str]:
+    """What the call's filters dropped, over every engine, in one set of notes."""
+    if not filters.domains and not filters.dates:
+        return []
+    total: dict[str, int] = {}
+    for outcome in outcomes:
+        for why, n in outcome.dropped.items():
+            total[why] = total.get(why, 0) + n
+    notes = domain_notes(total, filters)
+    if filters.dates:
+        undated = sum(1 for h in hits if not any(hit_dates(h)))
+        notes.append(dates_note(filters, total.get("dated", 0), undated))
+    return notes
+
+
 class EngineSearch:
     """web_search over the engines: ``mode`` is ``fallback``, ``fused`` or an engine name."""
 
@@ -146,11 +185,17 @@ class EngineSearch:
     # ------------------------------------------------------------------ public
     async def search(self, query: str | Sequence[str] | None = None, *, queries: Sequence[str] | None = None,
                      max_results: int | None = None, recency: str | None = None,
-                     region: str | None = None, when: str | None = None) -> dict[str, Any]:
+                     region: str | None = None, when: str | None = None,
+                     include_domains: Sequence[str] | None = None, exclude_domains: Sequence[str] | None = None,
+                     after: str | None = None, before: str | None = None) -> dict[str, Any]:
+        """One engine search; ``region`` (else ``WEB_SEARCH_REGION``) and the call's filters
+        reach every engine in its own terms (operators, parameters), and the hits are
+        filtered again before they are fused."""
         check_retrieval(self.settings, self.environ)
         request = build_request(query, queries=queries, max_results=8 if max_results is None else max_results,
-                                recency=recency)
-        region = region or self.settings.get("WEB_SEARCH_REGION")
+                                recency=recency, include_domains=include_domains, exclude_domains=exclude_domains,
+                                region=region, after=after, before=before)
+        region = request.filters.region or self.settings.get("WEB_SEARCH_REGION")
         key = self.cache_key(request, recency, region, when)
         started = time.monotonic()
         link = link_of(self.settings)
@@ -179,8 +224,8 @@ class EngineSearch:
     def cache_key(self, request: SearchRequest, recency: str | None, region: str | None, when: str | None) -> str:
         """Everything that changes the answer: the configuration's digest, the mode, the
         queries and the call's parameters (hashed: a key is short whatever the queries)."""
-        raw = json.dumps([self.configuration, self.mode, request.queries, request.max_results, recency, region, when],
-                         ensure_ascii=False)
+        raw = json.dumps([self.configuration, self.mode, request.queries, request.max_results, recency, region, when,
+                          request.filters.to_dict()], ensure_ascii=False)
         return "answer:" + hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
     def envelope(self, answer: Answer, request: SearchRequest, link: Any, before: tuple[int, int], *,
@@ -215,6 +260,7 @@ class EngineSearch:
         if self.mode not in ("fused", "web_news"):
             answered = [o for o in answered if o.engine == provider]
         hits = self.arrange(fuse(answered, weights, request.max_results))
+        notes.extend(filter_notes(request.filters, outcomes, hits))
         return Answer(provider, hits, notes, {o.engine: o.meta() for o in outcomes},
                       int((time.monotonic() - started) * 1000))
 
@@ -232,7 +278,7 @@ class EngineSearch:
             name = engine_name(raw)
             if name == "hn" and not TECHNICAL.search(text):
                 continue
-            if name == "news" and not (request.recency or NEWSY.search(text)):
+            if name == "news" and not (request.recency or request.filters.dates or NEWSY.search(text)):
                 continue
             names.append(name)
         if self.settings.getbool("WEB_SEARCH_FUSED_LIGHT") and "light" not in names:
@@ -282,8 +328,13 @@ class EngineSearch:
                 notes.append(f"{name}: suspended after {held.reason}, {left:.0f} s left")
                 return Outcome(name, "suspended", error={"code": "suspended", "reason": held.reason,
                                                           "secsLeft": round(left)})
+        queries = [EngineQuery(q, request.max_results, request.recency, region, when, request.filters)
+                   for q in request.queries]
+        why = engine.out_of_scope(queries[0])
+        if why:
+            notes.append(f"{name}: skipped, {why}")
+            return Outcome(name, "skipped", error={"code": "out_of_scope", "message": why})
         started = time.monotonic()
-        queries = [EngineQuery(q, request.max_results, request.recency, region, when) for q in request.queries]
         try:
             results = await asyncio.wait_for(
                 asyncio.gather(*(self._one(engine, q, deadline, notes) for q in queries), return_exceptions=True),
@@ -312,7 +363,8 @@ class EngineSearch:
             else lists[0]
         for hit in hits:
             hit.engines = hit.engines or [name]
-        return Outcome(name, "ok" if hits else "empty", ms, hits=list(hits))
+        hits, dropped = admitted(list(hits), request.filters)
+        return Outcome(name, "ok" if hits else "empty", ms, hits=hits, dropped=dropped)
 
     async def _one(self, engine: Engine, query: EngineQuery, deadline: float, notes: list[str]) -> list[EngineHit]:
         try:

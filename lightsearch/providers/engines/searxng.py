@@ -1,11 +1,36 @@
 """A SearXNG instance's JSON API (``WEB_SEARCH_SEARXNG_URL``); its unresponsive engines go
-into notes. A 403 almost always means the instance has not enabled ``formats: [json]``."""
+into notes. A 403 almost always means the instance has not enabled ``formats: [json]``.
+A call's domains go to it as ``site:``/``-site:`` (which it hands to its engines), its
+``after`` day as the narrowest ``time_range`` that holds it; the hits are filtered after."""
 
 from __future__ import annotations
 
-from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, clean, iso, web_url
+from datetime import date, datetime, timezone
+
+from lightsearch.filters import Filters
+from lightsearch.providers.engines.base import (
+    RECENCY_DAYS,
+    Engine,
+    EngineHit,
+    EngineQuery,
+    clean,
+    iso,
+    web_url,
+)
 
 TIME_RANGE = {"hour": "day", "day": "day", "week": "week", "month": "month", "year": "year"}
+
+
+def since_window(filters: Filters, today: date | None = None) -> str | None:
+    """The narrowest ``time_range`` holding a call's ``after`` day (SearXNG takes no
+    dates): when ``before`` leaves out today, or ``after`` is over a year ago, none."""
+    if filters.after is None:
+        return None
+    today = today or datetime.now(timezone.utc).date()
+    if filters.before is not None and filters.before < today:
+        return None
+    days = (today - filters.after).days
+    return next((w for w in ("day", "week", "month", "year") if days < RECENCY_DAYS[w]), None)
 
 
 class SearXNG(Engine):
@@ -19,9 +44,11 @@ class SearXNG(Engine):
     async def search(self, query: EngineQuery, deadline: float,
                      notes: list[str] | None = None) -> list[EngineHit]:
         base = self.settings.get("WEB_SEARCH_SEARXNG_URL").rstrip("/")
-        params = {"q": query.text, "format": "json"}
-        if query.recency:
-            params["time_range"] = TIME_RANGE[query.recency]
+        params = {"q": query.with_sites(notes, self.name), "format": "json"}
+        windows = [w for w in (query.recency, since_window(query.filters)) if w]
+        window = min(windows, key=RECENCY_DAYS.__getitem__) if windows else None
+        if window:
+            params["time_range"] = TIME_RANGE[window]
         if query.language:
             params["language"] = query.language
         response = await self.fetch("GET", f"{base}/search", params=params, deadline=deadline)

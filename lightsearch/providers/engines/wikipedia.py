@@ -23,6 +23,14 @@ class Wikipedia(Engine):
         return (self.settings.get("WEB_SEARCH_WIKIPEDIA_LANG") or script_language(query.text)
                 or query.language or "en")
 
+    def out_of_scope(self, query: EngineQuery) -> str | None:
+        """Wikipedia answers only with its own pages: a call whose domains leave out the
+        language's wikipedia.org is not sent."""
+        host = f"{self.language(query)}.wikipedia.org"
+        if not query.filters.admits(host):
+            return f"its pages ({host}) are outside the call's includeDomains/excludeDomains"
+        return None
+
     async def search(self, query: EngineQuery, deadline: float,
                      notes: list[str] | None = None) -> list[EngineHit]:
         lang = self.language(query)

@@ -13,6 +13,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
+from lightsearch.surfaces.cli import filter_options, filters_of
 from lightsearch.surfaces.commands import engine_overrides, positional
 from lightsearch.surfaces.spelling import FLAGS
 from lightsearch.windows import NEWS_WINDOWS
@@ -35,8 +36,7 @@ class Command(ScrapyCommand):
                             help=f"how far back: {', '.join(NEWS_WINDOWS)} (default: WEB_NEWS_WHEN, 1d)")
         parser.add_argument("--max-results", type=int, default=None, metavar="N",
                             help="hits, 1-20 (default: WEB_SEARCH_MAX_RESULTS, 8)")
-        parser.add_argument("--region", default=None, metavar="CC-LL",
-                            help="e.g. us-en or il-he (WEB_SEARCH_REGION)")
+        filter_options(parser)
         parser.add_argument("-o", "--output", choices=("table", "json", "jsonl", "text"), default="table",
                             help="output format (default: table)")
         parser.add_argument("--offline", action="store_true",
@@ -66,10 +66,8 @@ class Command(ScrapyCommand):
 
         assert self.settings is not None
         overrides = engine_overrides(self.settings)
-        if opts.region:
-            overrides["WEB_SEARCH_REGION"] = opts.region
         try:
             async with Toolbox(overrides, offline=opts.offline) as box:
-                return await box.news(query, when=opts.when, max_results=opts.max_results)
+                return await box.news(query, when=opts.when, max_results=opts.max_results, **filters_of(opts))
         except LightSearchError as exc:
             return error_result(exc, FLAGS)

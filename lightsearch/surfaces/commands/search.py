@@ -17,6 +17,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from lightsearch.errors import LightSearchError
+from lightsearch.surfaces.cli import filter_options, filters_of
 from lightsearch.surfaces.commands import engine_overrides, positional
 from lightsearch.surfaces.spelling import FLAGS
 from lightsearch.windows import NEWS_WINDOWS, RECENCY_WINDOWS
@@ -56,8 +57,7 @@ class Command(ScrapyCommand):
                             help="auto (fused), fallback, duckduckgo, wikipedia, hn, reddit, news, "
                                  "searxng, tavily, openrouter, light or brave (default: Brave with "
                                  "a key, else Light)")
-        parser.add_argument("--region", default=None, metavar="CC-LL",
-                            help="region-language for the engines, e.g. us-en or il-he (WEB_SEARCH_REGION)")
+        filter_options(parser)
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -86,13 +86,12 @@ class Command(ScrapyCommand):
 
         assert self.settings is not None
         overrides = engine_overrides(self.settings)
-        if opts.region:
-            overrides["WEB_SEARCH_REGION"] = opts.region
         if opts.provider:
             overrides["WEB_SEARCH_PROVIDER"] = opts.provider
         recency = opts.recency or (NEWS_WINDOWS[opts.when] if opts.when else None)
         try:
             async with Toolbox(overrides, offline=opts.offline) as box:
-                return await box.search(queries=args, max_results=opts.max_results, recency=recency)
+                return await box.search(queries=args, max_results=opts.max_results, recency=recency,
+                                        **filters_of(opts))
         except LightSearchError as exc:
             return error_result(exc, FLAGS)
