@@ -89,3 +89,17 @@ def test_news_command(replay, tmp_path):
     assert replay.requests_for("news")[-1]["params"]["q"] == "markets when:1h"
     bad = run("news", "--when", "2w", "x", cwd=tmp_path)
     assert bad.returncode != 0
+
+
+@pytest.mark.parametrize(("title", "publisher", "expected"), [
+    ("Storm hits coast - The Times", "The Times", "Storm hits coast"),
+    ("Storm hits coast - Times - Herald", "Times - Herald", "Storm hits coast"),  # a name with " - "
+    ("Left - right split widens - Daily", "Daily", "Left - right split widens"),
+    ("Left - right split widens", "Daily", "Left - right split widens"),  # no suffix: kept whole
+    ("Left - right split widens", "", "Left - right split widens"),
+    ("The Times", "The Times", "The Times"),
+])
+def test_only_the_publishers_own_suffix_leaves_a_google_news_title(title, publisher, expected):
+    from lightsearch.providers.engines.google_news import without_publisher
+
+    assert without_publisher(title, publisher) == expected

@@ -27,6 +27,15 @@ from lightsearch.windows import WHEN_OF_RECENCY
 QUERY_MAX_CHARS = 500
 
 
+def without_publisher(title: str, publisher: str) -> str:
+    """A Google News title without the " - Publisher" it ends with: only that exact suffix
+    is cut (a publisher's name may hold " - " itself, and so may a headline)."""
+    suffix = f" - {publisher}" if publisher else ""
+    if suffix and title.endswith(suffix) and len(title) > len(suffix):
+        return title[: -len(suffix)].strip()
+    return title
+
+
 def locale(query: EngineQuery) -> dict[str, str]:
     """``hl``, ``gl``, ``ceid`` for the region (``il-he`` -> he-IL, IL, IL:he)."""
     worldwide = query.country in (None, "wt")  # wt-wt: DuckDuckGo's "no region"
@@ -77,10 +86,7 @@ class GoogleNews(Engine):
             title = clean(entry.get("title"))
             source = entry.get("source") or {}
             publisher = clean(source.get("title")) if hasattr(source, "get") else ""
-            if " - " in title:
-                head, tail = title.rsplit(" - ", 1)
-                if not publisher or tail.strip() == publisher:
-                    title, publisher = head.strip(), publisher or tail.strip()
+            title = without_publisher(title, publisher)
             extra = {"publisher": publisher} if publisher else {}
             site = web_url(source.get("href")) if hasattr(source, "get") else None
             if site:  # the link is Google's: the publisher's site is what domain filters see
