@@ -36,7 +36,7 @@ def assignments(cell: str) -> dict[str, float]:
     return out
 
 
-BOUNDS, PROFILES = tables((ROOT / "docs" / "BOUNDS.md").read_text("utf-8"))
+BOUNDS, PROFILES_TABLE = tables((ROOT / "docs" / "BOUNDS.md").read_text("utf-8"))
 
 
 @pytest.mark.parametrize("row", BOUNDS, ids=[r[0] for r in BOUNDS])
@@ -62,10 +62,17 @@ def test_the_table_has_every_row_of_the_specification():
     assert [r[:2] for r in BOUNDS] == spec
 
 
-@pytest.mark.parametrize("row", PROFILES, ids=[r[0] for r in PROFILES])
+@pytest.mark.parametrize("row", PROFILES_TABLE, ids=[r[0] for r in PROFILES_TABLE])
 def test_opt_in_profiles_are_valid_departures(row):
     settings = assignments(row[1])
     assert settings
     assert any(BY_KEY[key].default != value for key, value in settings.items())
     for key, value in settings.items():
         check_value(BY_KEY[key], int(value) if BY_KEY[key].type == "int" else value)
+
+
+def test_scrapy_evaluate_runs_exactly_the_documented_profiles():
+    from lightsearch.surfaces.commands.evaluate import PROFILES
+
+    documented = {row[0].strip("`"): assignments(row[1]) for row in PROFILES_TABLE}
+    assert documented == {name: {k: float(v) for k, v in settings.items()} for name, settings in PROFILES.items()}
