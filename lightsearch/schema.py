@@ -47,6 +47,9 @@ def _s(key: str, type_: str, default: Any, doc: str, low: float | None = None, h
 SCHEMA: tuple[Setting, ...] = (
     # --- Light: the crawl's bounds (DESIGN.md's table)
     _s("LIGHT_CATALOG", "str", None, "a catalog JSON file to use instead of the bundled one", nullable=True),
+    _s("LIGHT_SOURCE_SUMMARY", "str", None, "the prebuilt source descriptions a process starts from "
+       "(`lightsearch sources describe`); None: <catalog>.summary.json beside the catalog file when there "
+       "is one; empty: none", nullable=True),
     _s("LIGHT_DEADLINE_SECS", "float", 30.0, "hard deadline of a search; a timeout is an error", 0.5, 120),
     _s("LIGHT_SOFT_DEADLINE_SECS", "float", 20.0, "no new hop after this; results so far are returned", 0.1, 120),
     _s("LIGHT_MAX_HOPS", "int", 24, "HTTP hops per search, robots.txt and redirects included", 1, 200),

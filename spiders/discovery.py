@@ -29,6 +29,7 @@ from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from lightsearch.cache import load_cache
+from lightsearch.cache.descriptions import DocumentDescription, age_seconds, describe
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.parsed import parsed
 from lightsearch.crawl import signals as light_signals
@@ -48,7 +49,7 @@ from lightsearch.documents.urlkey import url_key
 from lightsearch.errors import quote_untrusted
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import tokenize
-from lightsearch.spiders.candidates import CandidateScorer
+from lightsearch.spiders.candidates import CandidateScorer, entry_terms
 from lightsearch.spiders.lookups import lookup_titles
 
 if TYPE_CHECKING:
@@ -67,8 +68,22 @@ SITEMAP_ENTRIES_DROPPED = "light/sitemaps/entries_dropped"
 LINKS_DROPPED = "light/links/dropped"
 UNREADABLE = "light/discovery/unreadable"  # documents that are a source error of their own
 _MAX_EXPLORE_PER_SOURCE = 3
+# A described discovery document is read when it is likely to name at least this share of
+# the likely relevant pages the best described one names; a weaker one costs a hop for
+# little (a home page listing ten new titles, a feed of twenty, an archive page of fifty).
+DESCRIBED_FLOOR = 0.5
+# A description this old no longer decides that a feed, seed or listing page goes unread:
+# they change by the hour (a sitemap's described entries only say which to read first).
+TRUST_SECS = 24 * 3600.0
+SKIPPED = "light/discovery/skipped_described"
 _MAX_FEED_ENTRIES = 200
 _MAX_SITEMAP_URLS = 50_000
+
+
+# Discovery stages and the kinds of document description they read and write.
+_KIND_OF_STAGE = {"seed": "seed", "explore": "listing", "listing": "listing"}
+_STAGE_OF_KIND = {"seed": "seed", "listing": "listing", "feed": "feed"}
+_DESCRIBED_STAGES = frozenset(["feed", "seed", "explore", "listing", "sitemap"])
 
 
 def now_iso() -> str:
@@ -88,6 +103,8 @@ class CrawlPlan:
     terms: tuple[tuple[str, ...], ...] = ()  # the request's, tokenized once (plan/request.py)
     # Sources opened only with the hops the others leave (the frontier's ``reserve``).
     reserve: frozenset[str] = frozenset()
+    # What the sources are known to publish, scored for these queries (plan/estimates.py).
+    estimates: Any = None
 
 
 def best_first(output: Iterable[Any]) -> list[Any]:
@@ -152,6 +169,10 @@ class DiscoverySpider(Spider):
         self.deferred: list[tuple[str, Source, int, int]] = []
         self.gave_up_relevant = False  # a candidate sharing a query term was not admitted
         self.scorer = CandidateScorer(self.query_terms)
+        # described discovery documents of the selected sources: url key -> likely relevant
+        # pages named, and each source's best (set when the crawl opens, _plan_described)
+        self.described: dict[str, tuple[float, DocumentDescription]] = {}
+        self.best_described = 0.0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DiscoverySpider:
@@ -163,6 +184,7 @@ class DiscoverySpider(Spider):
         spider.explore = crawler.settings.getbool("LIGHT_DISCOVERY_EXPLORE")
         spider.page_max_age = crawler.settings.getfloat("LIGHT_PAGE_MAX_AGE_SECS")
         spider.records = load_cache(crawler.settings, "LIGHT_RECORD_CACHE")
+        spider.descriptions = getattr(spider.records, "descriptions", None)  # learned as documents are read
         spider.agents = frozenset(
             a.lower() for a in (crawler.settings.get("ROBOTSTXT_USER_AGENT"), crawler.settings.get("BOT_NAME")) if a
         )
@@ -172,7 +194,8 @@ class DiscoverySpider(Spider):
 
     # ------------------------------------------------------------------ start
     async def start(self) -> AsyncIterator[Request]:
-        per_source = [self._discovery_requests(s) for s in self.plan.sources]
+        planned = self._plan_described()
+        per_source = [planned.get(s.id, []) + self._discovery_requests(s) for s in self.plan.sources]
         # Interleave by source so every selected source gets its first hop early.
         while any(per_source):
             for queue in per_source:
@@ -210,6 +233,9 @@ class DiscoverySpider(Spider):
                  query_index: int = 0, child: bool = False, reserve: bool = False) -> Request | None:
         key = url_key(url)
         if key in self.requested:
+            return None
+        if stage in _DESCRIBED_STAGES and not self._worth_reading(key, stage):
+            self.crawler.stats.inc_value(SKIPPED)
             return None
         if stage == "sitemap" and not self._fresh_discovery(url):
             # The allowance bounds what one invocation fetches: a fresh cached sitemap is free.
@@ -249,6 +275,85 @@ class DiscoverySpider(Spider):
 
     def _fresh_discovery(self, url: str) -> bool:
         return self.records is not None and self.records.get_response(url) is not None
+
+    # ------------------------------------------------------------------ described sources
+    def _plan_described(self) -> dict[str, list[Request]]:
+        """The described discovery documents worth reading first, as requests by source.
+
+        A source whose described documents name likely relevant pages for these queries
+        is read by them: its sitemaps that name the most (across the selected sources,
+        within the search's sitemap allowance; fresh cached ones are free and all go),
+        read directly without the index that names them, then its listing, hub, feed and
+        seed pages naming at least ``DESCRIBED_FLOOR`` of the best document's estimate.
+        Priorities follow the estimates. A source nothing described matches is read as
+        if undescribed."""
+        estimates = self.plan.estimates
+        if estimates is None:
+            return {}
+        ranked: list[tuple[float, Source, DocumentDescription]] = []
+        for source in self.plan.sources:
+            docs = estimates.ranked_documents(source.id)
+            if not docs or docs[0][0] <= 0:
+                continue
+            for value, doc in docs:
+                self.described[doc.key] = (value, doc)
+                if source.id not in self.plan.reserve:
+                    ranked.append((value, source, doc))
+        if not ranked:
+            return {}
+        self.best_described = max(value for value, _, _ in ranked)
+        planned: dict[str, list[Request]] = {}
+        places = self.max_sitemaps
+        for value, source, doc in sorted(ranked, key=lambda e: -e[0]):
+            if value <= 0 or doc.kind == "index":
+                continue
+            fresh = self._fresh_discovery(doc.url)
+            if doc.kind == "sitemap":
+                if not fresh and places <= 0:
+                    continue
+                places -= 0 if fresh else 1
+                stage, child = "sitemap", True
+            elif value >= DESCRIBED_FLOOR * self.best_described or fresh:
+                stage, child = _STAGE_OF_KIND[doc.kind], False
+            else:
+                continue
+            rank = self.source_rank[source.id]
+            priority = PRIORITY["sitemap"] + int(30 * value / self.best_described) - rank
+            self.described[doc.key] = (max(value, DESCRIBED_FLOOR * self.best_described), doc)
+            req = self._request(doc.url, source, stage, priority, 0, child=child)
+            if req is not None:
+                req.meta["described"] = round(value, 3)
+                planned.setdefault(source.id, []).append(req)
+        return planned
+
+    def _worth_reading(self, key: str, stage: str) -> bool:
+        """False for a described discovery document naming too few likely relevant pages
+        (a sitemap index whose children are described names none itself: they are read
+        directly). Feeds are always read for a search with a recency window, and a
+        description older than ``TRUST_SECS`` of a page that changes by the hour decides
+        nothing."""
+        known = self.described.get(key)
+        if known is None or not self.best_described:
+            return True
+        value, doc = known
+        if doc.kind == "index":
+            return not any(url_key(c) in self.described for c in doc.children)
+        if doc.kind == "sitemap":
+            return True  # the allowance decides (_request)
+        if stage == "feed" and self.plan.recency:
+            return True
+        if age_seconds(doc.seen) > TRUST_SECS:
+            return True
+        return value >= DESCRIBED_FLOOR * self.best_described
+
+    def _learn(self, source: Source, response: Response, kind: str, rows: Any, children: Any = ()) -> None:
+        """Describe a discovery document just read (its entries' terms, never a body) into
+        the process's source descriptions, once per body (cache/parsed.py)."""
+        if self.descriptions is None:
+            return
+        doc = parsed(f"describe-{kind}", response.url, response.body,
+                     lambda: describe(response.url, kind, rows(), children=children() if callable(children) else ()))
+        self.descriptions.put(source.id, doc)
 
     # ------------------------------------------------------------------ candidates
     def _admit(self, url: str, source: Source, scored: tuple[float, int], depth: int,
@@ -361,6 +466,8 @@ class DiscoverySpider(Spider):
                              f"none of the feed's {dropped} entries has a usable link", dropped=dropped)
             return
         self._consulted(source)
+        self._learn(source, response, "feed",
+                    lambda: [entry_terms([entry.title, entry.summary], url) for url, entry in admitted])
         scores = self.scorer.score_many([(url, [entry.title, entry.summary], url) for url, entry in admitted])
         for (url, entry), score in by_score(admitted, scores):
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
@@ -389,6 +496,8 @@ class DiscoverySpider(Spider):
             return
         self._consulted(source)
         if sitemap.type == "sitemapindex":
+            self._learn(source, response, "index", lambda: [[] for _ in entries],
+                        lambda: [e.loc for e in entries if source.admits(e.loc)])
             # Newest child sitemaps first, with a nudge for a slug that matches the query.
             entries = order_child_sitemaps(entries, lambda e: score_text(self.query_terms, [], e.loc))
             for entry in entries:
@@ -397,6 +506,7 @@ class DiscoverySpider(Spider):
                     if req is not None:
                         yield req
             return
+        self._learn(source, response, "sitemap", lambda: [entry_terms((), e.loc) for e in entries])
         scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries])
         for entry, score in by_score(entries, scores):
             req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod}, listed=True)
@@ -430,6 +540,10 @@ class DiscoverySpider(Spider):
             stats.inc_value("light/directives/noindex")
         if directives.nofollow:
             stats.inc_value("light/directives/nofollow")
+        if stage in _KIND_OF_STAGE and page_links is not None:
+            self._learn(source, response, _KIND_OF_STAGE[stage], lambda: [
+                entry_terms([link.anchor, link.title], link.url) for link in page_links.links
+                if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)])
         if stage == "seed" and not directives.nofollow and page_links is not None:
             yield from self._autodiscovered_feeds(page_links.feeds, source)
         if stage in ("seed", "explore", "listing") and not directives.nofollow:

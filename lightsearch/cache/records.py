@@ -14,6 +14,10 @@ search spent re-reading them), though every search reads the maps and few read t
 article twice. A cache of their own beside the documents'
 (``LIGHT_DISCOVERY_CACHE_MAX_RECORDS``/``_BYTES``) remains an opt-in profile beyond the
 seed's bounds.
+
+Beside them the cache keeps what the discovery documents it saw say each source
+publishes (``descriptions``, cache/descriptions.py): small, bounded term samples that
+selection and discovery planning read; they go when the cache is cleared.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
+from lightsearch.cache.descriptions import SourceDescriptions
 from lightsearch.cache.lru import BoundedLRU
 from lightsearch.documents.urlkey import url_key
 
@@ -68,6 +73,8 @@ class MemoryRecordCache(SharedInstances):
         # and an alias whose document is gone is dropped when it is met.
         self._aliases: OrderedDict[str, str] = OrderedDict()
         self._max_aliases = max_records
+        # what the discovery documents read here say each source publishes
+        self.descriptions = SourceDescriptions()
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
@@ -125,3 +132,4 @@ class MemoryRecordCache(SharedInstances):
         if self.responses is not None:
             self.responses.clear()
         self._aliases.clear()
+        self.descriptions.clear()

@@ -74,6 +74,9 @@ class RedisRecordCache(SharedInstances):
                           if max_responses > 0 and max_response_bytes > 0 else None)
         self.fallback = MemoryRecordCache(max_records, max_bytes, discovery_share, max_responses,
                                           max_response_bytes)
+        # Each worker learns source descriptions from the discovery records it reads (the
+        # records are the fleet's; the descriptions are derived, small, and in process).
+        self.descriptions = self.fallback.descriptions
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:

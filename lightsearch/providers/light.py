@@ -19,6 +19,7 @@ from scrapy.settings import Settings
 
 from lightsearch import settings as default_settings
 from lightsearch.cache import load_cache
+from lightsearch.cache.descriptions import DocumentDescription, Summary, load_summary, summary_path
 from lightsearch.config import validate_light_settings
 from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
 from lightsearch.crawl.outcome import CrawlOutcome
@@ -29,6 +30,7 @@ from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.fleet import apply_fleet
 from lightsearch.fleet.link import link_of, shared_state_note
 from lightsearch.plan.catalog import Catalog, load_catalog
+from lightsearch.plan.estimates import Estimates
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
 from lightsearch.providers.light_result import assemble
@@ -89,6 +91,7 @@ class LightSearch:
         self.settings = settings
         self._validated = False
         self._catalog: Catalog | None = None
+        self._summary: Summary | None = None
         preload_components(settings)
 
     @classmethod
@@ -133,6 +136,7 @@ class LightSearch:
         if not self._validated:
             validate_light_settings(self.settings)
             self._catalog = load_catalog(self.settings.get("LIGHT_CATALOG"))
+            self._summary = load_summary(summary_path(self.settings.get("LIGHT_SOURCE_SUMMARY"), self._catalog.path))
             self._validated = True
         assert self._catalog is not None
         return self._catalog
@@ -140,10 +144,13 @@ class LightSearch:
     async def _run(self, request: SearchRequest, catalog: Catalog) -> dict[str, Any]:
         s = self.settings
         started = time.monotonic()
+        reachable = self._reachable(catalog)
+        estimates = Estimates.build(request.terms, self._described(reachable))
         selected = select_sources(
-            self._reachable(catalog), request, s.getint("LIGHT_MAX_SOURCES"),
+            reachable, request, s.getint("LIGHT_MAX_SOURCES"),
             min_sources=min(s.getint("LIGHT_MIN_SOURCES"), s.getint("LIGHT_MAX_SOURCES")),
             keep_ratio=s.getfloat("LIGHT_SOURCE_KEEP_RATIO"),
+            estimates=estimates,
         )
         first = self._affordable(selected, s.getint("LIGHT_FIRST_SOURCES"))
         reserve = frozenset(sel.source.id for sel in selected if sel not in first)
@@ -155,6 +162,7 @@ class LightSearch:
             max_results=request.max_results,
             started_monotonic=started,
             terms=request.terms,
+            estimates=estimates,
         )
         link = link_of(s)
         fallbacks_before = link.failures if link else 0
@@ -255,6 +263,26 @@ class LightSearch:
             else:
                 break
         return kept
+
+    def _described(self, catalog: Catalog) -> dict[str, list[DocumentDescription]]:
+        """What the catalog's sources publish, as far as known: the prebuilt summary's
+        descriptions (of sources whose origins are still the catalog's), and over them what
+        this process's searches read since."""
+        records = load_cache(self.settings, "LIGHT_RECORD_CACHE")
+        learned = getattr(records, "descriptions", None)
+        summary = self._summary
+        out: dict[str, list[DocumentDescription]] = {}
+        for source in catalog.sources:
+            docs: dict[str, DocumentDescription] = {}
+            known = summary.origins.get(source.id) if summary is not None else None
+            if summary is not None and (known is None or set(known) == set(source.origins)):
+                docs.update((d.key, d) for d in summary.descriptions.of(source.id))
+            if learned is not None:
+                docs.update((d.key, d) for d in learned.of(source.id))
+            kept = [d for d in docs.values() if source.admits(d.url)]
+            if kept:
+                out[source.id] = kept
+        return out
 
     def _reachable(self, catalog: Catalog) -> Catalog:
         """With ``LIGHT_HOST_MAP_ONLY`` (an offline world) only mapped sources can answer."""

@@ -48,6 +48,10 @@ class Command(ScrapyCommand):
         parser.add_argument("--qrels", help="relevance judgements, TREC qrels")
         parser.add_argument("--runs", default="light,oracle,baseline",
                             help="comma-separated runs: light, oracle (needs --world), baseline")
+        parser.add_argument("--summary", default="build",
+                            help="source descriptions the runs start from: build (describe the world's "
+                                 "sources first, as `lightsearch sources describe` does for a catalog), none, "
+                                 "or a summary file (default: build)")
         parser.add_argument("--profiles", default="",
                             help=f"comma-separated opt-in profiles beyond the seed's bounds, each run as "
                                  f"light+NAME beside light: {', '.join(PROFILES)} (docs/BOUNDS.md)")
@@ -84,6 +88,26 @@ class Command(ScrapyCommand):
         summaries = asyncio.run(self._evaluate(opts))
         self.exitcode = 0 if summaries else 1
 
+    async def _describe(self, world: Any, overrides: dict[str, Any]) -> None:
+        """Describe the world's sources the way an operator describes a catalog, through the
+        world's origins, into ``<catalog>.summary.json`` beside the world's catalog: every
+        run then starts from it, as a production process starts from the bundled summary."""
+        import time
+
+        from lightsearch.cache import clear_process_caches
+        from lightsearch.plan.catalog import load_catalog
+        from lightsearch.providers.describe import describe_sources, write_summary
+
+        catalog = load_catalog(world.catalog_path)
+        started = time.monotonic()
+        described = await describe_sources(catalog, overrides)
+        write_summary(world.catalog_path.with_suffix(".summary.json"), catalog, described)
+        clear_process_caches()
+        self.described = {"documents": described.documents, "errors": len(described.errors),
+                          "seconds": round(time.monotonic() - started, 1)}
+        print(f"described {len(catalog.sources)} sources from {described.documents} discovery documents "
+              f"in {self.described['seconds']:g} s ({len(described.errors)} errors)")
+
     async def _evaluate(self, opts: argparse.Namespace) -> dict[str, Any]:
         from lightsearch.cache import clear_process_caches
         from lightsearch.evaluation.harness import Progress, run_queries, summarize, throughput
@@ -112,8 +136,14 @@ class Command(ScrapyCommand):
                 overrides.update(origins.settings())
                 overrides["LIGHT_CATALOG"] = str(world.catalog_path)
                 queries, qrels = world.queries, world.qrels
+                if opts.summary == "build":
+                    await self._describe(world, overrides)
             else:
                 queries, qrels = [], {}
+            if opts.summary == "none":
+                overrides["LIGHT_SOURCE_SUMMARY"] = ""
+            elif opts.summary != "build":
+                overrides["LIGHT_SOURCE_SUMMARY"] = opts.summary
             if opts.queries:
                 queries = read_queries(opts.queries)
             if opts.qrels:
@@ -156,7 +186,8 @@ class Command(ScrapyCommand):
                                                                hop_seconds=opts.latency + opts.jitter / 2)
             meta = {"world": opts.world, "queries": len(queries), "concurrency": opts.concurrency,
                     "latency": opts.latency, "jitter": opts.jitter, "runs": opts.run_list,
-                    "mode": "cold" if opts.cold else "stream"}
+                    "mode": "cold" if opts.cold else "stream", "summary": opts.summary,
+                    "described": getattr(self, "described", None)}
             print(format_table(summaries))
             json_path, html_path = write_reports(Path(opts.out), meta, summaries, all_runs)
             print(f"reports: {json_path} {html_path}")
