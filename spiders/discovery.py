@@ -297,8 +297,9 @@ class DiscoverySpider(Spider):
                 continue
             for value, doc in docs:
                 self.described[doc.key] = (value, doc)
-                if source.id not in self.plan.reserve:
-                    ranked.append((value, source, doc))
+                # a source kept in reserve is opened by what it is known to name, like any
+                # other: its best document may name more than the first sources' weakest
+                ranked.append((value, source, doc))
         if not ranked:
             return {}
         self.best_described = max(value for value, _, _ in ranked)
