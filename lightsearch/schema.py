@@ -47,6 +47,8 @@ def _s(key: str, type_: str, default: Any, doc: str, low: float | None = None, h
 SCHEMA: tuple[Setting, ...] = (
     # --- Light: the crawl's bounds (DESIGN.md's table)
     _s("LIGHT_CATALOG", "str", None, "a catalog JSON file to use instead of the bundled one", nullable=True),
+    _s("LIGHT_CATALOG_EXTRA", "str", None, "a user catalog whose sources extend the catalog (`lightsearch "
+       "sources add`); the result has a corpus id of its own", nullable=True),
     _s("LIGHT_SOURCE_SUMMARY", "str", None, "the prebuilt source descriptions a process starts from "
        "(`lightsearch sources describe`); None: <catalog>.summary.json beside the catalog file when there "
        "is one; empty: none", nullable=True),

@@ -9,8 +9,11 @@ navigation hubs and the listing pages their pagination leads to, up to ``max_doc
 documents. It never reads an article: a description is built from the titles, slugs and
 summaries discovery documents carry, never from a page's body.
 
-Each document read is one item: ``{"source_id", "description"}``. A document that cannot
-be read is a source error, as in a search.
+Each document read is one item: ``{"source_id", "description", "via"}`` (how the document
+was found: ``catalog``, ``robots.txt``, ``sitemap index``, ``declared by the home page``,
+``pagination``, ``navigation``), and a seed page's also ``"page"``: its language and title
+(``lightsearch sources add`` writes them into a catalog entry, with this evidence). A
+document that cannot be read is a source error, as in a search.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from lightsearch.documents.links import absolute_url, extract_links, looks_like_
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import url_key
 from lightsearch.plan.catalog import Source, origin_of
+from lightsearch.ranking.tokenize import is_hebrew
 from lightsearch.spiders.candidates import entry_terms
 
 if TYPE_CHECKING:
@@ -46,6 +50,28 @@ _MAX_SITEMAP_URLS = 50_000
 _MAX_HUBS = 3
 # Read in this order: a sitemap names the most for one hop, then feeds, seed, listings.
 _PRIORITY = {"sitemap": 60, "feed": 50, "seed": 40, "listing": 20}
+
+
+def page_facts(response: TextResponse) -> dict[str, str | None]:
+    """A seed page's declared language and its site's name, as the page states them."""
+    def first(*xpaths: str) -> str | None:
+        for xp in xpaths:
+            try:
+                value = response.xpath(xp).get()
+            except ValueError:
+                value = None
+            if value and value.strip():
+                return " ".join(value.split())[:200]
+        return None
+
+    lang = first("/html/@lang", "//meta[@http-equiv='content-language']/@content")
+    language = lang.split("-")[0].split("_")[0].lower() if lang else None
+    via = "html lang" if lang else None
+    if language is None:
+        text = " ".join(response.xpath("//body//text()").getall()[:400])
+        language, via = ("he" if is_hebrew(text) else "en"), "script of the page text"
+    return {"language": language, "languageVia": via,
+            "name": first("//meta[@property='og:site_name']/@content", "//title/text()")}
 
 
 class DescribeSpider(Spider):
@@ -74,11 +100,11 @@ class DescribeSpider(Spider):
         source = self.source
         for stage, urls in (("sitemap", source.sitemaps), ("feed", source.feeds), ("seed", source.seeds)):
             for url in urls:
-                req = self._request(url, stage)
+                req = self._request(url, stage, via="catalog")
                 if req is not None:
                     yield req
 
-    def _request(self, url: str, stage: str, priority: int | None = None) -> Request | None:
+    def _request(self, url: str, stage: str, priority: int | None = None, *, via: str) -> Request | None:
         key = url_key(url)
         if key in self.requested or len(self.requested) >= self.max_documents or not self.source.admits(url):
             return None
@@ -87,14 +113,14 @@ class DescribeSpider(Spider):
         try:
             return Request(url, callback=callback, errback=self.on_error,
                            priority=_PRIORITY[stage] if priority is None else priority,
-                           meta={"source_id": self.source.id, "stage": stage, "depth": 0})
+                           meta={"source_id": self.source.id, "stage": stage, "depth": 0, "via": via})
         except ValueError:
             return None
 
     def _item(self, response: Response, kind: str, rows: list[list[str]], children: list[str] | None = None
               ) -> dict[str, Any]:
         self.crawler.signals.send_catch_log(light_signals.source_consulted, source_id=self.source.id)
-        return {"source_id": self.source.id,
+        return {"source_id": self.source.id, "via": response.meta.get("via", "catalog"),
                 "description": describe(response.url, kind, rows, children=children or ())}
 
     # ------------------------------------------------------------------ parsers
@@ -110,7 +136,7 @@ class DescribeSpider(Spider):
             yield self._item(response, "index", [[] for _ in children], children)
             # the newest children first: a site adds to its newest sitemap
             for n, entry in enumerate(sorted(sitemap.entries, key=lambda e: e.lastmod or "", reverse=True)):
-                req = self._request(entry.loc, "sitemap", _PRIORITY["sitemap"] - 1 - n)
+                req = self._request(entry.loc, "sitemap", _PRIORITY["sitemap"] - 1 - n, via="sitemap index")
                 if req is not None:
                     yield req
             return
@@ -139,12 +165,15 @@ class DescribeSpider(Spider):
         source = self.source
         rows = [entry_terms([link.anchor, link.title], link.url) for link in links.links
                 if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)]
-        yield self._item(response, "seed" if stage == "seed" else "listing", rows)
+        item = self._item(response, "seed" if stage == "seed" else "listing", rows)
+        if stage == "seed":
+            item["page"] = page_facts(response)
+        yield item
         if directives.nofollow:
             return
         if stage == "seed" and not source.feeds:
-            for url in links.feeds[:1]:
-                req = self._request(url, "feed")
+            for url in links.feeds[:2]:
+                req = self._request(url, "feed", via="declared by the home page")
                 if req is not None:
                     yield req
         try:
@@ -153,7 +182,7 @@ class DescribeSpider(Spider):
             href = ""
         nxt = absolute_url(response.url, href) if href else None
         if nxt is not None:
-            req = self._request(nxt, "listing")
+            req = self._request(nxt, "listing", via="pagination")
             if req is not None:
                 yield req
         if stage == "seed":
@@ -162,7 +191,7 @@ class DescribeSpider(Spider):
                     break
                 if link.in_nav and not link.nofollow and looks_like_page(link.url) \
                         and url_key(link.url) != url_key(response.url):
-                    req = self._request(link.url, "listing", _PRIORITY["listing"] + 1)
+                    req = self._request(link.url, "listing", _PRIORITY["listing"] + 1, via="navigation")
                     if req is not None:
                         self.hubs += 1
                         yield req
@@ -173,7 +202,7 @@ class DescribeSpider(Spider):
             return
         for raw in list(getattr(getattr(robotparser, "rp", None), "sitemaps", []) or [])[:4]:
             url = absolute_url(request.url, raw)
-            req = self._request(url, "sitemap") if url else None
+            req = self._request(url, "sitemap", via="robots.txt") if url else None
             if req is not None:
                 self.crawler.engine.crawl(req)
 

@@ -238,6 +238,21 @@ def decode_summary(text: str, path: Path) -> Summary:
     return summary
 
 
+def combine(*summaries: Summary | None) -> Summary | None:
+    """One view of several summaries (a catalog's and its user catalog's)."""
+    present = [s for s in summaries if s is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+    out = Summary(descriptions=SourceDescriptions(), built=present[0].built, catalog=present[0].catalog)
+    for summary in present:
+        for sid in list(summary.descriptions.documents):
+            for doc in summary.descriptions.of(sid):
+                out.descriptions.put(sid, doc)
+        out.origins.update(summary.origins)
+        out.dropped += summary.dropped
+    return out
+
+
 _SUMMARIES: dict[tuple[str, float], Summary] = {}
 
 

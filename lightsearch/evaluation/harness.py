@@ -61,6 +61,8 @@ class QueryRun:
     relevant_top3: bool = False
     relevant_top10: bool = False
     started_s: float = 0.0  # since the run started
+    relevance: list[dict[str, float]] = field(default_factory=list)  # per hit shown: coverage's inputs
+    judged_top: list[int] = field(default_factory=list)  # graded relevance of the hits shown
 
 
 class CpuShare:
@@ -179,6 +181,7 @@ async def run_queries(
             run.documents_read = len(read)
             run.relevant_read = sum(1 for u in read if docs.get(u, 0) > 0)
             run.opened = list(result.get("meta", {}).get("lightSearch", {}).get("sources", {}).get("consulted", []))
+            run.relevance = list(result.get("meta", {}).get("lightSearch", {}).get("relevance", []))[:10]
             cov = result.get("coverage") or {}
             run.coverage_level = str(cov.get("level", ""))
             run.coverage_score = float(cov.get("score", 0.0) or 0.0)
@@ -188,6 +191,7 @@ async def run_queries(
             run.relevant_sources_opened = sum(n for src, n in holders.items() if src in run.opened)
             if holders and result is not None:
                 run.best_source_opened = holders.most_common(1)[0][0] in run.opened
+        run.judged_top = [docs.get(u, 0) for u in run.ranked[:10]]
         run.relevant_top3 = any(docs.get(u, 0) > 0 for u in run.ranked[:3])
         run.relevant_top10 = any(docs.get(u, 0) > 0 for u in run.ranked[:10])
         run.ndcg10 = ndcg_at(run.ranked, docs, 10)

@@ -12,17 +12,21 @@ feeds and sitemaps instead (:func:`describe_recorded`).
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from lightsearch.cache.descriptions import SourceDescriptions, describe, encode_summary
+from lightsearch.cache.descriptions import SourceDescriptions, describe, encode_summary, now_iso
 from lightsearch.crawl.run import CrawlDeadline, run_crawl
 from lightsearch.documents.feeds import FeedError, read_feed
 from lightsearch.documents.links import absolute_url
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
-from lightsearch.plan.catalog import Catalog, Source
+from lightsearch.documents.urlkey import url_key
+from lightsearch.errors import LightSearchError, quote_untrusted
+from lightsearch.plan.catalog import KINDS, LANGUAGES, Catalog, Source, origin_of
 from lightsearch.providers.light import make_settings
 from lightsearch.spiders.candidates import entry_terms
 from lightsearch.spiders.describe import DescribeSpider
@@ -41,6 +45,8 @@ class Described:
     descriptions: SourceDescriptions = field(default_factory=SourceDescriptions)
     errors: list[dict[str, Any]] = field(default_factory=list)
     documents: int = 0
+    via: dict[str, str] = field(default_factory=dict)  # url key -> how the document was found
+    pages: dict[str, dict[str, Any]] = field(default_factory=dict)  # url key -> a seed page's facts
 
 
 async def describe_sources(catalog: Catalog, overrides: Mapping[str, Any] | None = None, *,
@@ -60,7 +66,11 @@ async def describe_sources(catalog: Catalog, overrides: Mapping[str, Any] | None
             except CrawlDeadline as exc:
                 outcome = exc.outcome
             for item in outcome.items:
-                out.descriptions.put(item["source_id"], item["description"])
+                doc = item["description"]
+                out.descriptions.put(item["source_id"], doc)
+                out.via[doc.key] = item.get("via", "")
+                if "page" in item:
+                    out.pages[doc.key] = item["page"]
                 out.documents += 1
             out.errors.extend(outcome.source_errors)
 
@@ -106,3 +116,83 @@ def write_summary(path: Path, catalog: Catalog, described: Described, *, note: s
                           origins={s.id: s.origins for s in catalog.sources}, note=note)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+# ---------------------------------------------------------------------- a user's own site
+PROBE_DOCUMENTS = 12  # robots.txt aside: the home page, the feeds it declares, sitemaps
+_ID_CHARS = re.compile(r"[^a-z0-9-]+")
+
+
+@dataclass
+class Probe:
+    """What probing a site found: a catalog entry with the evidence for each field, the
+    descriptions of the documents read, and what failed."""
+
+    entry: dict[str, Any]
+    described: Described
+
+
+def source_id_for(url: str) -> str:
+    host = (urlsplit(url).hostname or "site").lower().removeprefix("www.")
+    return ("user-" + _ID_CHARS.sub("-", host).strip("-"))[:41].rstrip("-")
+
+
+async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, name: str | None = None,
+                       language: str | None = None, kind: str | None = None, source_id: str | None = None
+                       ) -> Probe:
+    """Probe a site the way discovery reads it (robots.txt, the home page, the feeds the
+    home page declares, the sitemaps robots.txt lists, the language the page declares)
+    and return a catalog entry whose every field says where it came from."""
+    seed = absolute_url(url, url) if url else None
+    parts = urlsplit(seed or "")
+    if seed is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise LightSearchError("invalid_input", f"not an absolute http(s) URL: {quote_untrusted(url)}",
+                               {"parameter": "URL"})
+    if not parts.path:
+        seed += "/"
+    for param, value, allowed in (("--language", language, LANGUAGES), ("--kind", kind, KINDS)):
+        if value is not None and value not in allowed:
+            raise LightSearchError("invalid_input", f"{param} must be one of {', '.join(allowed)}, got "
+                                   f"{quote_untrusted(value)}", {"parameter": param})
+    sid = source_id or source_id_for(seed)
+    origin = origin_of(seed)
+    provisional = Source(id=sid, name=name or parts.hostname, language=language or "en", kind=kind or "reference",
+                         origins=(origin,), seeds=(seed,))
+    catalog = Catalog(id="probe", version="0", sources=(provisional,), by_id={sid: provisional})
+    described = await describe_sources(catalog, overrides, max_documents=PROBE_DOCUMENTS)
+    read_at = now_iso()
+    failed = [e for e in described.errors if url_key(e["url"]) == url_key(seed)]
+    docs = described.descriptions.of(sid)
+    home = next((d for d in docs if d.kind == "seed"), None)
+    if home is None:
+        why = failed[0] if failed else {"code": "unreadable", "message": "the home page could not be read"}
+        raise LightSearchError("source_unreachable", f"{seed} could not be read as a home page: {why['code']}"
+                               + (f" ({why['message']})" if why.get("message") else ""),
+                               {"url": seed, "sourceErrors": described.errors[:10]})
+    facts = described.pages.get(url_key(home.url), {})
+    evidence: dict[str, Any] = {"seeds": {seed: f"the URL given; read {read_at}"}}
+    if language is None:
+        language = facts.get("language") if facts.get("language") in LANGUAGES else "en"
+        evidence["language"] = (f"{facts.get('languageVia')} on {seed}: {facts.get('language')}"
+                                + ("" if facts.get("language") in LANGUAGES else " (not one of the catalog's; en)"))
+    else:
+        evidence["language"] = "given (--language)"
+    if name is None:
+        name = facts.get("name") or parts.hostname
+        evidence["name"] = f"the home page's site name or title on {seed}" if facts.get("name") else "the host name"
+    else:
+        evidence["name"] = "given (--name)"
+    evidence["kind"] = "given (--kind)" if kind else "default: reference (not probed)"
+    feeds, sitemaps = {}, {}
+    for doc in docs:
+        via = described.via.get(doc.key, "")
+        if doc.kind == "feed" and via != "catalog":
+            feeds[doc.url] = f"{via} {seed}; read {doc.seen}: a feed of {doc.entries} entries"
+        elif doc.kind in ("sitemap", "index") and via == "robots.txt":
+            what = f"an index of {doc.entries} sitemaps" if doc.kind == "index" else f"{doc.entries} pages"
+            sitemaps[doc.url] = f"listed in {origin}/robots.txt; read {doc.seen}: {what}"
+    evidence["feeds"], evidence["sitemaps"] = feeds, sitemaps
+    entry = {"id": sid, "name": name, "language": language, "kind": kind or "reference", "origins": [origin],
+             "seeds": [seed], "feeds": list(feeds), "sitemaps": list(sitemaps), "lookup": [], "topics": [],
+             "evidence": evidence, "added": read_at}
+    return Probe(entry=entry, described=described)

@@ -19,7 +19,13 @@ from scrapy.settings import Settings
 
 from lightsearch import settings as default_settings
 from lightsearch.cache import load_cache
-from lightsearch.cache.descriptions import DocumentDescription, Summary, load_summary, summary_path
+from lightsearch.cache.descriptions import (
+    DocumentDescription,
+    Summary,
+    combine,
+    load_summary,
+    summary_path,
+)
 from lightsearch.config import validate_light_settings
 from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
 from lightsearch.crawl.outcome import CrawlOutcome
@@ -29,7 +35,7 @@ from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.fleet import apply_fleet
 from lightsearch.fleet.link import link_of, shared_state_note
-from lightsearch.plan.catalog import Catalog, load_catalog
+from lightsearch.plan.catalog import Catalog, extend_catalog, load_catalog
 from lightsearch.plan.estimates import Estimates
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
@@ -135,8 +141,13 @@ class LightSearch:
     def _first_search_checks(self) -> Catalog:
         if not self._validated:
             validate_light_settings(self.settings)
-            self._catalog = load_catalog(self.settings.get("LIGHT_CATALOG"))
-            self._summary = load_summary(summary_path(self.settings.get("LIGHT_SOURCE_SUMMARY"), self._catalog.path))
+            catalog = load_catalog(self.settings.get("LIGHT_CATALOG"))
+            summary = load_summary(summary_path(self.settings.get("LIGHT_SOURCE_SUMMARY"), catalog.path))
+            extra = self.settings.get("LIGHT_CATALOG_EXTRA")
+            if extra:
+                catalog = extend_catalog(catalog, extra)
+                summary = combine(summary, load_summary(summary_path(None, extra)))
+            self._catalog, self._summary = catalog, summary
             self._validated = True
         assert self._catalog is not None
         return self._catalog

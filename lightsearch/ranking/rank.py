@@ -6,6 +6,7 @@ statistics fall: a healthy search with no match must return zero hits.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -23,6 +24,9 @@ class RankedDocument:
     score: float
     bm25: float
     matched: float  # best share of one query's terms found in the document
+    # the same share weighted by each term's idf over the ranked documents: a hit carrying
+    # only a query's common words shares little of what the query is about
+    weighted: float = 0.0
     terms: frozenset[str] = field(default=frozenset(), repr=False)
     snippet_chars: int = 280
 
@@ -46,6 +50,9 @@ def rank_documents(
     rankings: list[list[int]] = []
     best_bm25 = [0.0] * len(docs)
     matched = [0.0] * len(docs)
+    weighted = [0.0] * len(docs)
+    n_docs = len(docs)
+    doc_freq: dict[str, int] = {}
     all_terms: set[str] = set()
     per_query = terms if terms is not None else [tokenize(q) for q in queries]
     for query_terms in per_query:
@@ -54,14 +61,20 @@ def rank_documents(
         if not unique:
             continue
         scores = bm25_scores(corpus, list(query_terms))
+        for t in unique - doc_freq.keys():
+            doc_freq[t] = sum(1 for ts in token_sets if t in ts)
+        idf = {t: math.log(1.0 + (n_docs - doc_freq[t] + 0.5) / (doc_freq[t] + 0.5)) for t in unique}
+        total_idf = sum(idf.values())
         hits = []
         for i, score in enumerate(scores):
-            share = len(unique & token_sets[i]) / len(unique)
+            found = unique & token_sets[i]
+            share = len(found) / len(unique)
             if share <= 0 or score <= 0:
                 continue
             hits.append(i)
             best_bm25[i] = max(best_bm25[i], score)
             matched[i] = max(matched[i], share)
+            weighted[i] = max(weighted[i], sum(idf[t] for t in found) / total_idf)
         hits.sort(key=lambda i: (-scores[i], docs[i].url))
         rankings.append(hits)
     fused = reciprocal_rank_fusion(rankings)
@@ -73,6 +86,7 @@ def rank_documents(
             score=round(fused[i], 6),
             bm25=round(best_bm25[i], 4),
             matched=round(matched[i], 3),
+            weighted=round(weighted[i], 3),
             terms=frozen_terms,
             snippet_chars=snippet_chars,
         )
