@@ -91,7 +91,8 @@ def test_add_list_check_remove_a_site_not_in_the_catalog(origins, tmp_path):
     entry = json.loads(added.stdout)["added"]
     assert entry["id"] == "user-my-own-notebook-test"
     assert entry["name"] == "A Coastal Field Notebook"
-    assert entry["feeds"] == [FEED] and entry["sitemaps"] == [SITEMAP]
+    assert entry["feeds"] == [FEED]
+    assert entry["sitemaps"] == [SITEMAP]
     stored = json.loads(user.read_text())["sources"]
     assert [s["id"] for s in stored] == [entry["id"]]
     assert stored[0]["evidence"]["feeds"][FEED].startswith("declared by the home page")
@@ -103,25 +104,30 @@ def test_add_list_check_remove_a_site_not_in_the_catalog(origins, tmp_path):
                    (e["path"] for e in origins.requests_for(HOST)))
 
     listed = cli(origins, "list", "--file", str(user))
-    assert listed.returncode == 0 and entry["id"] in listed.stdout
+    assert listed.returncode == 0
+    assert entry["id"] in listed.stdout
     again = cli(origins, "add", f"https://{HOST}/", "--file", str(user))
-    assert again.returncode == 2 and "already in the user catalog" in again.stderr
+    assert again.returncode == 2
+    assert "already in the user catalog" in again.stderr
 
     ok = cli(origins, "check", "--file", str(user))
-    assert ok.returncode == 0 and f"{entry['id']}\tok" in ok.stdout
+    assert ok.returncode == 0
+    assert f"{entry['id']}\tok" in ok.stdout
     origins.add_site(HOST, own_site(feed=False))
     changed = cli(origins, "check", "--file", str(user), "-o", "json")
     assert json.loads(changed.stdout)["sources"][0]["changes"]["feeds"] == {"catalog": [FEED], "now": []}
     origins.add_site(HOST, {"/robots.txt": {"status": 503, "body": ""}})
     failing = cli(origins, "check", "--file", str(user))
-    assert failing.returncode == 1 and "failing" in failing.stdout
+    assert failing.returncode == 1
+    assert "failing" in failing.stdout
 
     removed = cli(origins, "remove", entry["id"], "--file", str(user))
     assert removed.returncode == 0
     assert json.loads(user.read_text())["sources"] == []
     assert json.loads(user.with_suffix(".summary.json").read_text())["sources"] == []
     missing = cli(origins, "remove", entry["id"], "--file", str(user))
-    assert missing.returncode == 2 and "no source" in missing.stderr
+    assert missing.returncode == 2
+    assert "no source" in missing.stderr
 
 
 def test_a_site_already_in_the_catalog_is_not_added_twice(origins, tmp_path):
@@ -144,5 +150,6 @@ async def test_a_search_reads_the_added_site_under_a_corpus_id_of_its_own(origin
     urls = [h["url"] for h in result["hits"]]
     assert f"https://{HOST}/notes/salt-marsh-carbon-burial" in urls
     corpus = result["meta"]["lightSearch"]["catalog"]["corpus"]
-    assert corpus != load_catalog().corpus_id and corpus.startswith(load_catalog().corpus_id + "+user@")
+    assert corpus != load_catalog().corpus_id
+    assert corpus.startswith(load_catalog().corpus_id + "+user@")
     assert "user-my-own-notebook-test" in result["meta"]["lightSearch"]["sources"]["selected"]

@@ -12,9 +12,12 @@ feeds and sitemaps instead (:func:`describe_recorded`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -106,9 +109,21 @@ def describe_recorded(catalog: Catalog, recorded: Mapping[str, Path]) -> Describ
 
 
 def _recorded_date(feed: Any) -> str | None:
-    """The newest entry date of a recorded feed: when what it describes was published."""
-    dates = sorted((e.date for e in feed.entries if e.date), reverse=True)
-    return dates[0] if dates else None
+    """The newest entry date of a recorded feed (ISO 8601, UTC): when what it describes was
+    published, so a reader of the summary sees how old it is."""
+    dates = []
+    for entry in feed.entries:
+        when = None
+        with contextlib.suppress(TypeError, ValueError, IndexError):
+            when = datetime.fromisoformat((entry.date or "").replace("Z", "+00:00"))
+        if when is None:
+            with contextlib.suppress(TypeError, ValueError, IndexError):
+                when = parsedate_to_datetime(entry.date or "")
+        if when is not None:
+            dates.append(when if when.tzinfo else when.replace(tzinfo=timezone.utc))
+    if not dates:
+        return None
+    return max(dates).astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def write_summary(path: Path, catalog: Catalog, described: Described, *, note: str = "") -> Path:
