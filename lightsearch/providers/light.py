@@ -214,6 +214,10 @@ class LightSearch:
         # searches answered from the cache).
         ranked = await asyncio.to_thread(rank_documents, fetched + cached, plan.queries,
                                          snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"), terms=request.terms)
+        withheld = ranked.withheld
+        counts.update(withheldUnrelated=withheld["unrelated"], withheldFarBelow=withheld["far_below"])
+        if withheld["unrelated"] or withheld["far_below"]:
+            notes.append(withheld_note(withheld))
         undated: list[str] = []
         if request.recency:
             ranked, dropped, undated = within_recency(ranked, request.recency)
@@ -305,6 +309,16 @@ class LightSearch:
             if all((urlsplit(o).hostname or "") in mapped for o in src.origins)
         )
         return replace(catalog, sources=sources)
+
+
+def withheld_note(withheld: dict[str, int]) -> str:
+    parts = []
+    if withheld["unrelated"]:
+        parts.append(f"{withheld['unrelated']} share no content word with the query")
+    if withheld["far_below"]:
+        parts.append(f"{withheld['far_below']} score far below the best hit")
+    total = withheld["unrelated"] + withheld["far_below"]
+    return f"{total} page{'s' if total != 1 else ''} retrieved but not shown as evidence: " + "; ".join(parts)
 
 
 def joined_documents(settings: Settings, fetched: list[Document]) -> list[Document]:
