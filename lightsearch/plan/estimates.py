@@ -38,6 +38,10 @@ class Estimates:
     described: Mapping[str, Sequence[DocumentDescription]]
     idf: dict[str, float] = field(default_factory=dict)
     totals: list[float] = field(default_factory=list)
+    # entries carrying each query term, and all entries, over the described documents: the
+    # catalog's own term statistics, a background the ranked pages' few cannot give
+    df: dict[str, float] = field(default_factory=dict)
+    pool: float = 0.0
     _values: dict[tuple[str, str], float] = field(default_factory=dict)
 
     @classmethod
@@ -59,7 +63,7 @@ class Estimates:
                         df[t] += len(rows) * doc.scale
         idf = {t: math.log(1.0 + (pool - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
         totals = [sum(idf[t] for t in q) for q in terms]
-        return cls(queries=terms, described=described, idf=idf, totals=totals)
+        return cls(queries=terms, described=described, idf=idf, totals=totals, df=df, pool=pool)
 
     def document(self, source_id: str, doc: DocumentDescription) -> float:
         """Likely relevant pages ``doc`` names (ReDDE-style, see the module's text)."""

@@ -80,6 +80,23 @@ def score_source(source: Source, query_terms: set[str], recency: str | None) -> 
     return score
 
 
+def _held(catalog: Catalog, languages: set[str], estimates: Estimates | None) -> dict[str, float]:
+    """Each source's estimate of the likely relevant pages it holds. A source no search has
+    described is credited with the mean of its language's described ones: unknown is not
+    nothing, and one described source among undescribed ones must hold more than the
+    average of what is known to gain on them (a few old feed titles matching a common word
+    once lifted a source over one that held the answer)."""
+    if estimates is None:
+        return {}
+    held: dict[str, float] = {}
+    for lang in languages:
+        pool = [s for s in catalog.sources if s.language == lang]
+        known = {s.id: estimates.source(s.id) for s in pool if estimates.described.get(s.id)}
+        prior = sum(known.values()) / len(known) if known else 0.0
+        held.update({s.id: known.get(s.id, prior) for s in pool})
+    return held
+
+
 def select_sources(
     catalog: Catalog,
     request: SearchRequest,
@@ -94,7 +111,7 @@ def select_sources(
     languages = query_languages(request)
     query_terms = set(request.all_terms)
     pools: dict[str, list[tuple[float, Source]]] = {}
-    held = {s.id: estimates.source(s.id) for s in catalog.sources} if estimates is not None else {}
+    held = _held(catalog, languages, estimates)
     most = {lang: max((held.get(s.id, 0.0) for s in catalog.sources if s.language == lang), default=0.0)
             for lang in languages}
     for source in catalog.sources:

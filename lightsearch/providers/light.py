@@ -213,7 +213,8 @@ class LightSearch:
         # HeQ stream, three searches of two page hops each took 8-14 s behind a run of
         # searches answered from the cache).
         ranked = await asyncio.to_thread(rank_documents, fetched + cached, plan.queries,
-                                         snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"), terms=request.terms)
+                                         snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"), terms=request.terms,
+                                         background=(estimates.df, estimates.pool) if estimates.pool else None)
         withheld = ranked.withheld
         counts.update(withheldUnrelated=withheld["unrelated"], withheldFarBelow=withheld["far_below"])
         if withheld["unrelated"] or withheld["far_below"]:

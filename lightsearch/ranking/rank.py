@@ -11,7 +11,7 @@ it as a hit told the model it was (the withheld are counted, ``Ranking.withheld`
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -58,8 +58,13 @@ class RankedDocument:
 def rank_documents(
     documents: Sequence[Document], queries: Sequence[str], *, snippet_chars: int = 280,
     terms: Sequence[Sequence[str]] | None = None, relative_floor: float = RELATIVE_FLOOR,
+    background: tuple[Mapping[str, float], float] | None = None,
 ) -> Ranking:
-    """``terms``: each query's index terms when the caller has them (a SearchRequest's)."""
+    """``terms``: each query's index terms when the caller has them (a SearchRequest's).
+    ``background``: document frequencies of the query terms and the size of a larger
+    collection (the catalog's described entries), added to the ranked documents' own for
+    the idf that weighs ``RankedDocument.weighted``: over the ten pages of a cold search
+    every term looks rare or common by chance."""
     docs = _dedupe(documents)
     out = Ranking()
     out.withheld = {"unrelated": 0, "far_below": 0}
@@ -87,7 +92,9 @@ def rank_documents(
         scores = bm25_scores(corpus, list(query_terms))
         for t in unique - doc_freq.keys():
             doc_freq[t] = sum(1 for ts in token_sets if t in ts)
-        idf = {t: math.log(1.0 + (n_docs - doc_freq[t] + 0.5) / (doc_freq[t] + 0.5)) for t in unique}
+        bg_df, bg_n = background if background is not None else ({}, 0.0)
+        idf = {t: math.log(1.0 + (n_docs + bg_n - doc_freq[t] - bg_df.get(t, 0.0) + 0.5)
+                           / (doc_freq[t] + bg_df.get(t, 0.0) + 0.5)) for t in unique}
         total_idf = sum(idf.values())
         candidates = []
         for i, score in enumerate(scores):
