@@ -52,6 +52,7 @@ def light_evidence(
             extraction_clipped=doc.partial,
             content_clipped=_words(passage.strip("…")) < _words(doc.text),
             matched=r.matched,
+            weighted=r.weighted,
         ))
     return out
 
