@@ -43,8 +43,8 @@ def test_one_fetched_page_lifts_snippets_out_of_weak():
 def test_partial_and_weak_levels():
     # the best hit carries 60% of the query, so do the next two: 0.6 * 0.6 + 0.4 * 0.6
     assert coverage([ev(i, content=True, matched=0.6) for i in range(3)]) == {"score": 0.6, "level": "partial"}
-    # one hit carrying the whole query, with nothing like it around it: partial, not strong
-    assert coverage([ev(0, content=True), ev(1, content=True, matched=0.2)])["level"] == "partial"
+    # one hit carrying the whole query is strong evidence (one paragraph may answer it)
+    assert coverage([ev(0, content=True), ev(1, content=True, matched=0.2)]) == {"score": 0.76, "level": "strong"}
     # many pages, many sources, but the best carries a third of the query: weak
     assert coverage([ev(i, content=True, matched=0.3) for i in range(8)])["level"] == "weak"
     assert coverage([ev(0, content=True, matched=0.0)])["level"] == "weak"
@@ -87,7 +87,7 @@ async def test_unrelated_pages_are_not_shown_as_evidence(offline_settings):
     assert not any("Wikipedia" in t for t in titles)
     assert any("not shown as evidence" in n and "far below the best hit" in n for n in result["notes"])
     assert result["meta"]["lightSearch"]["counts"]["withheldFarBelow"] >= 2
-    assert result["coverage"]["level"] != "strong"  # one page, with nothing like it beside it
+    assert len(result["hits"]) == 1  # the one page that is about it, as evidence on its own
 
 
 @coroutine_test
