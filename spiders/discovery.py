@@ -68,6 +68,7 @@ SITEMAP_ENTRIES_DROPPED = "light/sitemaps/entries_dropped"
 LINKS_DROPPED = "light/links/dropped"
 UNREADABLE = "light/discovery/unreadable"  # documents that are a source error of their own
 _MAX_EXPLORE_PER_SOURCE = 3
+_MAX_ROBOTS_SITEMAPS = 64  # sitemaps of one robots.txt considered (the allowance reads fewer)
 # A described discovery document is read when it is likely to name at least this share of
 # the likely relevant pages the best described one names; a weaker one costs a hop for
 # little (a home page listing ten new titles, a feed of twenty, an archive page of fifty).
@@ -105,6 +106,14 @@ class CrawlPlan:
     reserve: frozenset[str] = frozenset()
     # What the sources are known to publish, scored for these queries (plan/estimates.py).
     estimates: Any = None
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """A sitemap robots.txt lists, shaped as an index entry (no date)."""
+
+    loc: str
+    lastmod: str | None = None
 
 
 def best_first(output: Iterable[Any]) -> list[Any]:
@@ -650,19 +659,27 @@ class DiscoverySpider(Spider):
 
     # ------------------------------------------------------------------ robots sitemaps
     def _robots_parsed(self, robotparser: Any, request: Request) -> None:
+        """The sitemaps robots.txt lists, for a source the catalog gives none: a site that
+        lists its child sitemaps there (no index) is read by them directly. They are read in
+        the order they likely name relevant pages (described ones by their estimate, then
+        those whose names match the query, then spread over the list), within the search's
+        sitemap allowance; a described index whose children are known is not read."""
         origin = origin_of(request.url)
-        announced = list(getattr(getattr(robotparser, "rp", None), "sitemaps", []) or [])[:2]
+        announced = list(getattr(getattr(robotparser, "rp", None), "sitemaps", []) or [])[:_MAX_ROBOTS_SITEMAPS]
         sitemaps = [url for url in (absolute_url(request.url, u) for u in announced) if url is not None]
         if len(sitemaps) < len(announced):
             self.crawler.stats.inc_value(LINKS_DROPPED, len(announced) - len(sitemaps))
         for source in self.plan.sources:
             if origin not in source.origins or source.sitemaps:
                 continue
-            for url in sitemaps:
-                if source.admits(url):
-                    req = self._request(url, source, "sitemap", PRIORITY["sitemap"] - 10, 0)
-                    if req is not None:
-                        self.crawler.engine.crawl(req)
+            listed = [_Listed(url) for url in sitemaps if source.admits(url)]
+            named = order_child_sitemaps(listed, lambda e: score_text(self.query_terms, [], e.loc))
+            known = sorted((e for e in named if url_key(e.loc) in self.described),
+                           key=lambda e: -self.described[url_key(e.loc)][0])
+            for entry in known + [e for e in named if e not in known]:
+                req = self._request(entry.loc, source, "sitemap", PRIORITY["sitemap"] - 10, 0)
+                if req is not None:
+                    self.crawler.engine.crawl(req)
 
     # ------------------------------------------------------------------ errors
     def _consulted(self, source: Source) -> None:

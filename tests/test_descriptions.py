@@ -203,3 +203,26 @@ async def test_searches_learn_descriptions_with_the_discovery_records(origins, t
     cold = LightSearch.from_settings({**cfg, "LIGHT_RECORD_CACHE": None})
     await cold.search("tidal note")
     assert load_cache(make_settings({**cfg, "LIGHT_RECORD_CACHE": None}), "LIGHT_RECORD_CACHE") is None
+
+
+@coroutine_test
+async def test_child_sitemaps_robots_txt_lists_are_read_directly_the_likeliest_first(origins, tmp_path):
+    """A site listing its child sitemaps in robots.txt (no index): the one whose name
+    matches the query is read though it is listed last (the first two were read before)."""
+    host = "robots-children.test"
+    names = ["2021-01", "2021-02", "2021-03", "2021-04", "2021-05", "kelp-forests"]
+    routes = {"/": {"body": home_html([])},
+              "/robots.txt": {"type": "text/plain", "body": "User-agent: *\nAllow: /\n" + "".join(
+                  f"Sitemap: https://{host}/sitemap-{n}.xml\n" for n in names)}}
+    for n in names:
+        slug = "kelp-holdfast-erosion-survey" if n == "kelp-forests" else f"harbour-note-{n}"
+        routes[f"/sitemap-{n}.xml"] = {"type": "application/xml", "body":
+                                      '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                                      f"<url><loc>https://{host}/{slug}</loc></url></urlset>"}
+        routes[f"/{slug}"] = {"body": article_html(slug.replace("-", " ").title())}
+    cfg = make_world(origins, tmp_path, {host: routes}, [{"id": "rc", "host": host}], LIGHT_RECORD_CACHE=None)
+    result = await LightSearch.from_settings(cfg).search("kelp forests holdfast")
+    maps = [e["path"] for e in origins.requests_for(host) if e["path"].startswith("/sitemap")]
+    assert maps[0] == "/sitemap-kelp-forests.xml"
+    assert len(maps) <= 4  # the search's sitemap allowance
+    assert result["hits"][0]["url"] == f"https://{host}/kelp-holdfast-erosion-survey"
