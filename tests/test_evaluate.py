@@ -48,6 +48,7 @@ def test_scrapy_evaluate_on_the_hebrew_world(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "light/oracle: nDCG@10" in proc.stdout
+    assert "described 2 sources from" in proc.stdout  # the world's summary, built first
     assert "6/6" in proc.stderr  # the progress bar
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert set(report["summary"]) == {"light", "oracle", "baseline", "light+mapcache"}
@@ -77,6 +78,7 @@ def test_scrapy_evaluate_on_the_hebrew_world(tmp_path):
             assert q["relevant_read"] <= q["documents_read"]
     assert "hops by stage" in proc.stdout
     assert report["meta"]["mode"] == "stream"
+    assert report["meta"]["described"]["documents"] > 2
     html = (out / "report.html").read_text(encoding="utf-8")
     assert html.count("data:image/png;base64,") >= 3
 
