@@ -31,7 +31,7 @@ from lightsearch.crawl.failures import classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import page_directives
 from lightsearch.documents.feeds import FeedError, read_feed
-from lightsearch.documents.links import absolute_url, extract_links, looks_like_page
+from lightsearch.documents.links import NEXT_PAGE, absolute_url, extract_links, looks_like_page
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import url_key
 from lightsearch.plan.catalog import Source, origin_of
@@ -43,8 +43,6 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from twisted.python.failure import Failure
 
-_NEXT_PAGE = ("//link[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href"
-              " | //a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href")
 _MAX_FEED_ENTRIES = 200
 _MAX_SITEMAP_URLS = 50_000
 _MAX_HUBS = 3
@@ -177,7 +175,7 @@ class DescribeSpider(Spider):
                 if req is not None:
                     yield req
         try:
-            href = response.xpath(_NEXT_PAGE).get() or ""
+            href = response.xpath(NEXT_PAGE).get() or ""
         except ValueError:
             href = ""
         nxt = absolute_url(response.url, href) if href else None

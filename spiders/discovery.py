@@ -38,6 +38,7 @@ from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import meta_values, page_directives
 from lightsearch.documents.feeds import FeedError, read_feed
 from lightsearch.documents.links import (
+    NEXT_PAGE,
     Link,
     absolute_url,
     extract_links,
@@ -60,9 +61,6 @@ if TYPE_CHECKING:
 # Base priorities: higher is fetched first. A candidate page scores 30..100 by relevance,
 # so a strong candidate overtakes the remaining discovery documents of other sources.
 PRIORITY = {"lookup": 95, "feed": 75, "seed": 70, "sitemap": 45, "secondary": 25, "explore": 30, "listing": 29}
-# A rel=next link (HTML's pagination link type): the listing page after this one.
-_NEXT_PAGE = ("//link[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href"
-              " | //a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href")
 FEED_ENTRIES_DROPPED = "light/feeds/entries_dropped"
 SITEMAP_ENTRIES_DROPPED = "light/sitemaps/entries_dropped"
 LINKS_DROPPED = "light/links/dropped"
@@ -618,7 +616,7 @@ class DiscoverySpider(Spider):
     def _next_listing(self, response: Response, source: Source, depth: int) -> Request | None:
         def next_href() -> str:
             try:
-                return response.xpath(_NEXT_PAGE).get() or ""
+                return response.xpath(NEXT_PAGE).get() or ""
             except ValueError:  # parsel on a hostile document: no pagination, nothing else lost
                 return ""
 
