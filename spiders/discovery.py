@@ -295,7 +295,9 @@ class DiscoverySpider(Spider):
         a site's listing pages and its sitemaps each list the whole site, so a page's
         estimate counts only the share of its source's sitemap estimate the planned
         sitemaps leave unread (cold Cranfield read up to eight archive pages of titles
-        the sitemaps had named, 2.6 on average). Priorities follow the estimates. A
+        the sitemaps had named, 2.6 on average); a fresh cached page costs no hop and
+        counts whole (in a stream its titles still sharpen the candidates' scores:
+        nDCG@10 0.323 without them, 0.332 with). Priorities follow the estimates. A
         source nothing described matches is read as if undescribed."""
         estimates = self.plan.estimates
         if estimates is None:
@@ -332,6 +334,8 @@ class DiscoverySpider(Spider):
             if doc.kind not in _STAGE_OF_KIND or value <= 0:
                 continue
             new = value * (unread.get(source.id, 0.0) / mapped[source.id] if mapped.get(source.id) else 1.0)
+            if self._fresh_discovery(doc.url):
+                new = value  # a fresh cached page costs no hop: its titles still sharpen the scores
             if new >= DESCRIBED_FLOOR * self.best_described:
                 plan.append((new, source, doc, _STAGE_OF_KIND[doc.kind]))
             else:
