@@ -62,6 +62,8 @@ class QueryRun:
     relevant_top10: bool = False
     started_s: float = 0.0  # since the run started
     relevance: list[dict[str, float]] = field(default_factory=list)  # per hit shown: coverage's inputs
+    discovery_reused: int = 0  # discovery documents served from the cache (a hop each, saved)
+    pages_reused: int = 0  # fresh cached pages joined to the ranking
     judged_top: list[int] = field(default_factory=list)  # graded relevance of the hits shown
 
 
@@ -175,6 +177,8 @@ async def run_queries(
             run.hops = int(counts.get("requests", 0))
             run.encoded_bytes = int(counts.get("encodedBytes", 0))
             run.decoded_bytes = int(counts.get("decodedBytes", 0))
+            run.discovery_reused = int(counts.get("cacheDiscoveryHits", 0))
+            run.pages_reused = int(counts.get("cacheJoined", 0))
             hops = result.get("meta", {}).get("lightSearch", {}).get("hops", {})
             run.hops_by_stage = dict(hops.get("byStage", {}))
             read = [doc_key(u) for u in hops.get("documents", [])]
@@ -292,6 +296,8 @@ def summarize(runs: Sequence[QueryRun], total_cpu_s: float, origins_cpu_s: float
         "hopsByStageMean": {k: round(v / n, 2) for k, v in sorted(stages.items())},
         "documentsReadMean": round(sum(r.documents_read for r in runs) / n, 2),
         "relevantReadMean": round(sum(r.relevant_read for r in runs) / n, 2),
+        "discoveryReusedMean": round(sum(r.discovery_reused for r in runs) / n, 2),
+        "pagesReusedMean": round(sum(r.pages_reused for r in runs) / n, 2),
         "selection": selection(runs),
         "coverage": calibration(runs),
     }

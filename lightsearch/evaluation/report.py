@@ -33,7 +33,9 @@ def format_table(summaries: Mapping[str, Mapping[str, Any]]) -> str:
             lines.append(f"{name} hops by stage (mean): "
                          + ", ".join(f"{k} {v:.2f}" for k, v in stages.items())
                          + f"; documents read {s.get('documentsReadMean', 0):.2f}, "
-                         f"relevant {s.get('relevantReadMean', 0):.2f}")
+                         f"relevant {s.get('relevantReadMean', 0):.2f}; reused from the cache: "
+                         f"{s.get('discoveryReusedMean', 0):.2f} discovery documents (a hop each), "
+                         f"{s.get('pagesReusedMean', 0):.1f} pages")
     for name, s in summaries.items():
         sel = s.get("selection")
         if sel:
