@@ -291,13 +291,16 @@ class DiscoverySpider(Spider):
         is read by them: first its sitemaps naming the most (across the selected sources,
         within the search's sitemap allowance; fresh cached ones are free), read directly
         without the index that names them; then its listing, hub, feed and seed pages that
-        name at least ``DESCRIBED_FLOOR`` of what the best document names that is NEW:
-        a site's listing pages and its sitemaps each list the whole site, so a page's
-        estimate counts only the share of its source's sitemap estimate the planned
-        sitemaps leave unread (cold Cranfield read up to eight archive pages of titles
-        the sitemaps had named, 2.6 on average); a fresh cached page costs no hop and
-        counts whole (in a stream its titles still sharpen the candidates' scores:
-        nDCG@10 0.323 without them, 0.332 with). Priorities follow the estimates. A
+        name at least ``DESCRIBED_FLOOR`` of what the best document names. Their titles
+        sharpen the scores of pages the sitemaps name, and a process that keeps what it
+        reads (a record cache) serves them to the searches of the next minutes at no hop:
+        a stream of Cranfield searches reading them found 1.21 relevant pages a search,
+        1.12 without (nDCG@10 0.328-0.332 against 0.320-0.323). A search with no record
+        cache has no later search to serve: there a page counts only for the share of its
+        source's sitemap estimate the planned sitemaps leave unread (each lists the whole
+        site), and a cold search reads 0.4 archive pages instead of 2.8 (p50/p95 1.42/2.09
+        s instead of 1.70/2.37, nDCG@10 0.257 against 0.243). Priorities follow the
+        estimates. A
         source nothing described matches is read as if undescribed."""
         estimates = self.plan.estimates
         if estimates is None:
@@ -333,9 +336,9 @@ class DiscoverySpider(Spider):
         for value, source, doc in ranked:
             if doc.kind not in _STAGE_OF_KIND or value <= 0:
                 continue
-            new = value * (unread.get(source.id, 0.0) / mapped[source.id] if mapped.get(source.id) else 1.0)
-            if self._fresh_discovery(doc.url):
-                new = value  # a fresh cached page costs no hop: its titles still sharpen the scores
+            new = value
+            if self.records is None and mapped.get(source.id):
+                new = value * unread.get(source.id, 0.0) / mapped[source.id]
             if new >= DESCRIBED_FLOOR * self.best_described:
                 plan.append((new, source, doc, _STAGE_OF_KIND[doc.kind]))
             else:

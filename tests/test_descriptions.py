@@ -226,3 +226,45 @@ async def test_child_sitemaps_robots_txt_lists_are_read_directly_the_likeliest_f
     assert maps[0] == "/sitemap-kelp-forests.xml"
     assert len(maps) <= 4  # the search's sitemap allowance
     assert result["hits"][0]["url"] == f"https://{host}/kelp-holdfast-erosion-survey"
+
+
+def _mapped_with_archive(host: str) -> dict[str, dict]:
+    """Two child sitemaps and an archive page listing the same pages by their titles."""
+    pages = [(f"kelp-holdfast-survey-{k}", f"Kelp holdfast survey {k}") for k in range(4)]
+    routes = {"/": {"body": '<html><head><link rel="next" href="/archive"></head><body><p>Home</p></body></html>'},
+              "/archive": {"body": home_html([(f"/{slug}", title) for slug, title in pages])}}
+    children = []
+    for n in range(2):
+        urls = "".join(f"<url><loc>https://{host}/{slug}</loc></url>" for slug, _ in pages[2 * n:2 * n + 2])
+        routes[f"/sm-{n}.xml"] = {"type": "application/xml", "body":
+                                 f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'}
+        children.append(f"<sitemap><loc>https://{host}/sm-{n}.xml</loc></sitemap>")
+    routes["/index.xml"] = {"type": "application/xml", "body":
+                            '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                            + "".join(children) + "</sitemapindex>"}
+    for slug, title in pages:
+        routes[f"/{slug}"] = {"body": article_html(title)}
+    return routes
+
+
+@pytest.mark.parametrize(("cache", "archive_read"), [(None, False), ("default", True)])
+@coroutine_test
+async def test_a_listing_page_naming_what_the_planned_sitemaps_name_waits_for_a_cache(
+        origins, tmp_path, cache, archive_read):
+    """A search that keeps nothing reads the archive page only for what the planned
+    sitemaps leave unread (nothing here); a process with a record cache reads it, for its
+    titles and for the searches that follow."""
+    host = f"archive-{cache or 'none'}.test"
+    cfg = make_world(origins, tmp_path, {host: _mapped_with_archive(host)},
+                     [{"id": "arch", "host": host, "sitemaps": [f"https://{host}/index.xml"]}])
+    catalog = load_catalog(cfg["LIGHT_CATALOG"])
+    described = await describe_sources(catalog, cfg)
+    assert any(d.url.endswith("/archive") for d in described.descriptions.of("arch"))
+    write_summary(tmp_path / "catalog.summary.json", catalog, described)
+    origins.reset_log()
+    settings = cfg if cache else {**cfg, "LIGHT_RECORD_CACHE": None}
+    result = await LightSearch.from_settings(settings).search("kelp holdfast survey")
+    paths = [e["path"] for e in origins.requests_for(host)]
+    assert ("/archive" in paths) is archive_read
+    assert {"/sm-0.xml", "/sm-1.xml"} <= set(paths)
+    assert len(result["hits"]) == 4
