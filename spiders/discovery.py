@@ -71,8 +71,8 @@ _MAX_ROBOTS_SITEMAPS = 64  # sitemaps of one robots.txt considered (the allowanc
 # the likely relevant pages the best described one names; a weaker one costs a hop for
 # little (a home page listing ten new titles, a feed of twenty, an archive page of fifty).
 DESCRIBED_FLOOR = 0.5
-# A description this old no longer decides that a feed, seed or listing page goes unread:
-# they change by the hour (a sitemap's described entries only say which to read first).
+# A description this old no longer decides that a feed, seed or listing page goes unread
+# (a sitemap's described entries only say which to read first); rebuild a summary daily.
 TRUST_SECS = 24 * 3600.0
 SKIPPED = "light/discovery/skipped_described"
 _MAX_FEED_ENTRIES = 200
@@ -241,7 +241,7 @@ class DiscoverySpider(Spider):
         key = url_key(url)
         if key in self.requested:
             return None
-        if stage in _DESCRIBED_STAGES and not self._worth_reading(key, stage):
+        if stage in _DESCRIBED_STAGES and not self._worth_reading(key, stage, source):
             self.crawler.stats.inc_value(SKIPPED)
             return None
         if stage == "sitemap" and not self._fresh_discovery(url):
@@ -355,12 +355,12 @@ class DiscoverySpider(Spider):
                 planned.setdefault(source.id, []).append(req)
         return planned
 
-    def _worth_reading(self, key: str, stage: str) -> bool:
+    def _worth_reading(self, key: str, stage: str, source: Source) -> bool:
         """False for a described discovery document naming too few likely relevant pages
         (a sitemap index whose children are described names none itself: they are read
-        directly). Feeds are always read for a search with a recency window, and a
-        description older than ``TRUST_SECS`` of a page that changes by the hour decides
-        nothing."""
+        directly). A news source's feeds and home page, which change by the hour, are always
+        read, and so is any feed for a search with a recency window; a description older
+        than ``TRUST_SECS`` decides nothing."""
         known = self.described.get(key)
         if known is None or not self.best_described:
             return True
@@ -370,6 +370,8 @@ class DiscoverySpider(Spider):
         if doc.kind == "sitemap":
             return True  # the allowance decides (_request)
         if stage == "feed" and self.plan.recency:
+            return True
+        if doc.kind in ("feed", "seed") and source.kind == "news":
             return True
         if age_seconds(doc.seen) > TRUST_SECS:
             return True

@@ -70,10 +70,10 @@ async def test_redirect_chain_within_budget_is_followed_and_counted(origins, tmp
 async def test_soft_deadline_stops_new_hops_and_keeps_results(origins, tmp_path):
     host = "soft.test"
     settings = make_world(origins, tmp_path, {host: {
-        "/": {"body": home_html([("/a", "lichen tundra growth rates"), ("/b", "lichen tundra"),
+        "/": {"body": home_html([("/a", "lichen tundra growth rates"), ("/b", "lichen tundra growth"),
                                  ("/c", "lichen")])},
         "/a": {"body": article_html("Lichen tundra growth rates")},
-        "/b": {"body": article_html("Lichen in the tundra"), "delay": 1.2},
+        "/b": {"body": article_html("Lichen growth in the tundra"), "delay": 1.2},
         "/c": {"body": article_html("Lichen")},
     }}, [{"id": "soft", "host": host}], LIGHT_SOFT_DEADLINE_SECS=1.0, LIGHT_DEADLINE_SECS=5.0)
     result = await LightSearch.from_settings(settings).search("lichen tundra growth rates")

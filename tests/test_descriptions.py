@@ -161,7 +161,7 @@ def _archive(host: str) -> dict[str, dict]:
 async def test_a_described_source_is_read_by_its_best_child_sitemap_without_the_index(origins, tmp_path):
     host = "described-archive.test"
     cfg = make_world(origins, tmp_path, {host: _archive(host)},
-                     [{"id": "arch", "host": host, "sitemaps": [f"https://{host}/index.xml"]}])
+                     [{"id": "arch", "host": host, "kind": "science", "sitemaps": [f"https://{host}/index.xml"]}])
     catalog = load_catalog(cfg["LIGHT_CATALOG"])
     described = await describe_sources(catalog, cfg)
     assert {d.kind for d in described.descriptions.of("arch")} >= {"index", "sitemap", "seed"}
@@ -180,7 +180,7 @@ async def test_a_described_source_is_read_by_its_best_child_sitemap_without_the_
 async def test_without_a_summary_the_same_search_reads_the_index_first(origins, tmp_path):
     host = "undescribed-archive.test"
     cfg = make_world(origins, tmp_path, {host: _archive(host)},
-                     [{"id": "arch", "host": host, "sitemaps": [f"https://{host}/index.xml"]}])
+                     [{"id": "arch", "host": host, "kind": "science", "sitemaps": [f"https://{host}/index.xml"]}])
     await LightSearch.from_settings({**cfg, "LIGHT_RECORD_CACHE": None}).search("kelp holdfast erosion")
     paths = [e["path"] for e in origins.requests_for(host)]
     assert paths.index("/index.xml") < paths.index("/sm-1.xml")
@@ -190,7 +190,7 @@ async def test_without_a_summary_the_same_search_reads_the_index_first(origins, 
 async def test_searches_learn_descriptions_with_the_discovery_records(origins, tmp_path):
     host = "learned-archive.test"
     cfg = make_world(origins, tmp_path, {host: _archive(host)},
-                     [{"id": "arch", "host": host, "sitemaps": [f"https://{host}/index.xml"]}])
+                     [{"id": "arch", "host": host, "kind": "science", "sitemaps": [f"https://{host}/index.xml"]}])
     engine = LightSearch.from_settings(cfg)
     await engine.search("tidal note")
     learned = load_cache(make_settings(cfg), "LIGHT_RECORD_CACHE").descriptions
@@ -256,7 +256,7 @@ async def test_a_listing_page_naming_what_the_planned_sitemaps_name_waits_for_a_
     titles and for the searches that follow."""
     host = f"archive-{cache or 'none'}.test"
     cfg = make_world(origins, tmp_path, {host: _mapped_with_archive(host)},
-                     [{"id": "arch", "host": host, "sitemaps": [f"https://{host}/index.xml"]}])
+                     [{"id": "arch", "host": host, "kind": "science", "sitemaps": [f"https://{host}/index.xml"]}])
     catalog = load_catalog(cfg["LIGHT_CATALOG"])
     described = await describe_sources(catalog, cfg)
     assert any(d.url.endswith("/archive") for d in described.descriptions.of("arch"))
@@ -268,3 +268,17 @@ async def test_a_listing_page_naming_what_the_planned_sitemaps_name_waits_for_a_
     assert ("/archive" in paths) is archive_read
     assert {"/sm-0.xml", "/sm-1.xml"} <= set(paths)
     assert len(result["hits"]) == 4
+
+
+@coroutine_test
+async def test_a_news_sources_home_page_is_read_whatever_its_description_says(origins, tmp_path):
+    host = "described-news.test"
+    cfg = make_world(origins, tmp_path, {host: _archive(host)},
+                     [{"id": "arch", "host": host, "kind": "news", "sitemaps": [f"https://{host}/index.xml"]}])
+    catalog = load_catalog(cfg["LIGHT_CATALOG"])
+    write_summary(tmp_path / "catalog.summary.json", catalog, await describe_sources(catalog, cfg))
+    origins.reset_log()
+    await LightSearch.from_settings({**cfg, "LIGHT_RECORD_CACHE": None}).search("kelp holdfast erosion")
+    paths = [e["path"] for e in origins.requests_for(host)]
+    assert "/" in paths  # it names nothing the query wants, but news changes by the hour
+    assert "/index.xml" not in paths

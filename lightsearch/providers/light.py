@@ -70,6 +70,8 @@ HYGIENE_COUNTS = {
     "candidatesDropped": "light/discovery/candidates_dropped",
     # candidates still waiting when the hops (or the page hops) were spent: ground a larger budget would cover
     "candidatesUnread": "light/frontier/unread",
+    # described discovery documents left unread: they name too few likely relevant pages
+    "describedSkipped": "light/discovery/skipped_described",
     "unreadableDocuments": "light/discovery/unreadable",
     "extractionFailed": "light/extract/failed",
 }
