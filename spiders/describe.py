@@ -131,7 +131,7 @@ class DescribeSpider(Spider):
             return
         if sitemap.type == "sitemapindex":
             children = [e.loc for e in sitemap.entries if self.source.admits(e.loc)]
-            yield self._item(response, "index", [[] for _ in children], children)
+            yield self._item(response, "index", [], children)
             # the newest children first: a site adds to its newest sitemap
             for n, entry in enumerate(sorted(sitemap.entries, key=lambda e: e.lastmod or "", reverse=True)):
                 req = self._request(entry.loc, "sitemap", _PRIORITY["sitemap"] - 1 - n, via="sitemap index")

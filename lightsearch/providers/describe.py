@@ -204,7 +204,7 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
         if doc.kind == "feed" and via != "catalog":
             feeds[doc.url] = f"{via} {seed}; read {doc.seen}: a feed of {doc.entries} entries"
         elif doc.kind in ("sitemap", "index") and via == "robots.txt":
-            what = f"an index of {doc.entries} sitemaps" if doc.kind == "index" else f"{doc.entries} pages"
+            what = f"an index of {len(doc.children)} sitemaps" if doc.kind == "index" else f"{doc.entries} pages"
             sitemaps[doc.url] = f"listed in {origin}/robots.txt; read {doc.seen}: {what}"
     evidence["feeds"], evidence["sitemaps"] = feeds, sitemaps
     entry = {"id": sid, "name": name, "language": language, "kind": kind or "reference", "origins": [origin],
