@@ -38,7 +38,7 @@ RUNS = {
 def evaluate(name: str, args: list[str], extra: list[str]) -> dict:
     out = HERE / "out" / f"targets-{name}"
     subprocess.run([sys.executable, "-m", "scrapy", "evaluate", *args, *extra, "--out", str(out)],
-                   check=True, stdout=subprocess.DEVNULL)
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return json.loads((out / "report.json").read_text(encoding="utf-8"))
 
 
@@ -94,7 +94,7 @@ def main() -> int:
     ]
     print(f"{'measure':<58}{'target':>10}{'now':>16}  ok")
     for label, target, value, bound, higher in rows:
-        text = f"{value:.3f}" if isinstance(value, float) else str(value)
+        text = (f"{value:.0f}" if value >= 10 else f"{value:.3f}") if isinstance(value, float) else str(value)
         ok = ""
         if bound is not None and isinstance(value, (int, float)):
             ok = "yes" if (value >= bound if higher else value < bound) else "no"
