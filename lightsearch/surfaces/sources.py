@@ -174,6 +174,10 @@ async def describe_catalog(overrides: Mapping[str, Any], *, catalog_path: str | 
     else:
         described = await describe_sources(catalog, overrides)
         note = "described from the sites"
-    write_summary(target, catalog, described, note=note)
+    try:
+        write_summary(target, catalog, described, note=note)
+    except OSError as exc:
+        raise LightSearchError("invalid_input", f"cannot write the summary {target}: {exc} (give --out)",
+                               {"parameter": "--out"}) from None
     return {"summary": str(target), "catalog": catalog.corpus_id, "documents": described.documents,
             "sources": len(described.descriptions.documents), "sourceErrors": described.errors[:20]}
