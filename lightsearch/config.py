@@ -92,6 +92,13 @@ def validate_light_settings(settings: BaseSettings) -> None:
     host_map = settings.get("LIGHT_HOST_MAP")
     if host_map is not None and not isinstance(host_map, (dict, BaseSettings, str)):
         raise invalid("LIGHT_HOST_MAP", "must be a mapping of host to scheme targets", host_map)
+    records, size = (settings.getint("LIGHT_DISCOVERY_CACHE_MAX_RECORDS"),
+                     settings.getint("LIGHT_DISCOVERY_CACHE_MAX_BYTES"))
+    if (records > 0) != (size > 0):
+        # the opt-in cache of their own needs both bounds; one alone would silently not apply
+        key = "LIGHT_DISCOVERY_CACHE_MAX_BYTES" if records > 0 else "LIGHT_DISCOVERY_CACHE_MAX_RECORDS"
+        raise invalid(key, "must be set with LIGHT_DISCOVERY_CACHE_MAX_RECORDS/_BYTES (both above 0, or both 0)",
+                      settings.get(key))
 
 
 # ---------------------------------------------------------------------------- the kill switch

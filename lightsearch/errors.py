@@ -16,7 +16,7 @@ the table, docs/ERRORS.md is generated from it)::
     │   Light source        undeclared_encoding, encoding_mismatch, redirect_refused,
     │   errors)             paywall_or_cookie_wall, javascript_required, extraction_failed,
     │                       network_error, tls_error, parse_error, decode_error,
-    │                       robots_unreachable
+    │                       robots_unreachable, source_unreachable
     ├── a search .......... deadline_exceeded, web_search_sources_unavailable,
     │                       runtime_closed, cancelled (SearchCancelled)
     ├── a search API ...... provider_timeout, provider_auth, provider_rate_limited,
@@ -181,6 +181,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "tls_error": ErrorCode("page", "Light source error", "the TLS handshake or certificate check failed"),
     "parse_error": ErrorCode("page", "Light source error", "a feed, sitemap or page could not be parsed at all"),
     "decode_error": ErrorCode("page", "Light source error", "a compressed sitemap or body could not be decoded"),
+    "source_unreachable": ErrorCode("page", "lightsearch sources add", "the site's home page could not be read as one; nothing was added"),
     # a search as a whole
     "deadline_exceeded": ErrorCode("search", "web_search, web_news", "the search did not finish within its hard deadline; what it counted is in `details`"),
     "web_search_sources_unavailable": ErrorCode("search", "web_search (Light)", "every source attempted failed; `details.sourceErrors`"),

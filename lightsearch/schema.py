@@ -48,6 +48,11 @@ def _s(key: str, type_: str, default: Any, doc: str, low: float | None = None, h
 SCHEMA: tuple[Setting, ...] = (
     # --- Light: the crawl's bounds (DESIGN.md's table)
     _s("LIGHT_CATALOG", "str", None, "a catalog JSON file to use instead of the bundled one", nullable=True),
+    _s("LIGHT_CATALOG_EXTRA", "str", None, "a user catalog whose sources extend the catalog (`lightsearch "
+       "sources add`); the result has a corpus id of its own", nullable=True),
+    _s("LIGHT_SOURCE_SUMMARY", "str", None, "the prebuilt source descriptions a process starts from "
+       "(`lightsearch sources describe`); None: <catalog>.summary.json beside the catalog file when there "
+       "is one; empty: none", nullable=True),
     _s("LIGHT_DEADLINE_SECS", "float", 30.0, "hard deadline of a search; a timeout is an error", 0.5, 120),
     _s("LIGHT_SOFT_DEADLINE_SECS", "float", 20.0, "no new hop after this; results so far are returned", 0.1, 120),
     _s("LIGHT_MAX_HOPS", "int", 24, "HTTP hops per search, robots.txt and redirects included", 1, 200),
@@ -73,7 +78,8 @@ SCHEMA: tuple[Setting, ...] = (
     _s("LIGHT_DISCOVERY_EXPLORE", "bool", True, "follow a few navigation links of seed pages with spare hops"),
     _s("LIGHT_DISCOVERY_MAX_CANDIDATES", "int", 256, "candidate links admitted per search", 1, 10_000),
     _s("LIGHT_DISCOVERY_MAX_DEPTH", "int", 2, "link depth from a seed, feed or sitemap", 0, 5),
-    _s("LIGHT_DISCOVERY_MAX_SITEMAPS", "int", 12, "sitemaps fetched per search (fresh cached ones are free)", 0, 64),
+    _s("LIGHT_DISCOVERY_MAX_SITEMAPS", "int", 4, "sitemaps fetched per search (fresh cached ones are free); "
+       "more is an opt-in profile beyond the seed's bounds", 0, 64),
     _s("LIGHT_MAX_PAGE_HOPS", "int", 10, "hops a search spends reading pages as evidence, per query of the "
        "request and never fewer than its maxResults (the rest of the hop budget is for discovery); a search "
        "whose site maps are cached stops here rather than read 24 pages", 1, 1000),
@@ -100,9 +106,14 @@ SCHEMA: tuple[Setting, ...] = (
        "the completed-record cache (None: no caching)", nullable=True),
     _s("LIGHT_RECORD_CACHE_MAX_RECORDS", "int", 500, "records in the completed-record cache", 0, 500),
     _s("LIGHT_RECORD_CACHE_MAX_BYTES", "int", 16 * MiB, "serialized bytes in the record cache", 0, 16 * MiB),
-    _s("LIGHT_DISCOVERY_CACHE_MAX_RECORDS", "int", 256, "discovery responses (feeds, sitemaps, home, hub and "
-       "listing pages) kept beside the documents", 0, 4096),
-    _s("LIGHT_DISCOVERY_CACHE_MAX_BYTES", "int", 8 * MiB, "bytes of discovery responses kept", 0, 64 * MiB),
+    _s("LIGHT_RECORD_CACHE_DISCOVERY_SHARE", "float", 0.5, "share of the record cache's entries and bytes "
+       "reserved for discovery responses (feeds, sitemaps, home, hub and listing pages): documents never evict "
+       "them while they fit in it", 0, 1),
+    _s("LIGHT_DISCOVERY_CACHE_MAX_RECORDS", "int", 0, "0: discovery responses live inside the record cache's "
+       "bounds; more (with LIGHT_DISCOVERY_CACHE_MAX_BYTES): a cache of their own beside it, an opt-in profile "
+       "beyond the seed's bounds", 0, 4096),
+    _s("LIGHT_DISCOVERY_CACHE_MAX_BYTES", "int", 0, "bytes of the opt-in discovery cache of its own (0: none)",
+       0, 64 * MiB),
     _s("LIGHT_ROBOTS_CACHE", "path", "lightsearch.cache.robots.MemoryRobotsCache",
        "the robots rules cache (None: per search only)", nullable=True),
     _s("LIGHT_ROBOTS_CACHE_MAX_AGE_SECS", "float", 24 * 3600.0, "robots rules lifetime", 0, 24 * 3600),

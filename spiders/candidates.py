@@ -33,6 +33,23 @@ def _text_terms(text: str) -> frozenset[str]:
     return frozenset(tokenize(text))
 
 
+@lru_cache(maxsize=16384)
+def _ordered_terms(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(tokenize(text)))
+
+
+def entry_terms(texts: Iterable[str], url: str | None = None) -> list[str]:
+    """A listed entry's terms for its source's description: its texts' (title first), then
+    its URL slug's, each once, in that order (a description keeps the first few)."""
+    out: dict[str, None] = {}
+    for text in texts:
+        if text:
+            out.update(dict.fromkeys(_ordered_terms(text)))
+    if url:
+        out.update(dict.fromkeys(slug_terms(url)))
+    return list(out)
+
+
 class CandidateScorer:
     def __init__(self, query_terms: Sequence[set[str]]) -> None:
         self.query_terms = [set(t) for t in query_terms]

@@ -70,10 +70,10 @@ async def test_redirect_chain_within_budget_is_followed_and_counted(origins, tmp
 async def test_soft_deadline_stops_new_hops_and_keeps_results(origins, tmp_path):
     host = "soft.test"
     settings = make_world(origins, tmp_path, {host: {
-        "/": {"body": home_html([("/a", "lichen tundra growth rates"), ("/b", "lichen tundra"),
+        "/": {"body": home_html([("/a", "lichen tundra growth rates"), ("/b", "lichen tundra growth"),
                                  ("/c", "lichen")])},
         "/a": {"body": article_html("Lichen tundra growth rates")},
-        "/b": {"body": article_html("Lichen in the tundra"), "delay": 1.2},
+        "/b": {"body": article_html("Lichen growth in the tundra"), "delay": 1.2},
         "/c": {"body": article_html("Lichen")},
     }}, [{"id": "soft", "host": host}], LIGHT_SOFT_DEADLINE_SECS=1.0, LIGHT_DEADLINE_SECS=5.0)
     result = await LightSearch.from_settings(settings).search("lichen tundra growth rates")
@@ -165,8 +165,11 @@ async def test_aggregate_decoded_budget_counts_decompressed_bytes(origins, tmp_p
     assert result["hits"]
 
 
+@pytest.mark.parametrize(("allowance", "fetched_count"), [(None, 4), (12, 12)])
 @coroutine_test
-async def test_sitemap_index_reads_at_most_twelve_sitemaps(origins, tmp_path):
+async def test_sitemap_index_reads_at_most_four_sitemaps(origins, tmp_path, allowance, fetched_count):
+    """The seed's bound: at most 4 sitemaps a search, the index among them; 12 is an opt-in
+    profile (docs/BOUNDS.md)."""
     host = "maps.test"
     children = "".join(
         f"<sitemap><loc>https://{host}/sitemap-{i}.xml</loc><lastmod>2026-11-{10 + i}</lastmod></sitemap>"
@@ -183,13 +186,14 @@ async def test_sitemap_index_reads_at_most_twelve_sitemaps(origins, tmp_path):
             "type": "application/xml",
         }
         routes[f"/coral-spawning-{i}"] = {"body": article_html(f"Coral spawning night {i}")}
+    extra = {} if allowance is None else {"LIGHT_DISCOVERY_MAX_SITEMAPS": allowance}
     settings = make_world(origins, tmp_path, {host: routes},
-                          [{"id": "maps", "host": host, "sitemaps": [f"https://{host}/sitemap-index.xml"]}])
+                          [{"id": "maps", "host": host, "sitemaps": [f"https://{host}/sitemap-index.xml"]}], **extra)
     result = await LightSearch.from_settings(settings).search("coral spawning")
     fetched = [p for p in paths(origins, host) if p.startswith("/sitemap")]
-    assert len(fetched) == 12  # the index and eleven children
+    assert len(fetched) == fetched_count  # the index, then children
     assert fetched[1] == "/sitemap-15.xml"  # newest child first
-    assert len(result["hits"]) == 8
+    assert len(result["hits"]) == min(8, fetched_count - 1)  # one page in each child read
 
 
 async def search_one_page_of_links(origins, tmp_path, host: str, links: list[tuple[str, str]], query: str,

@@ -1,19 +1,23 @@
-"""Coverage: evidence quality from what was retrieved; snippet-only is at most weak."""
+"""Coverage: evidence quality from what was retrieved; snippet-only is at most weak; the
+level follows how much of the query the top hits carry, not how many there are."""
 
 from __future__ import annotations
 
 from lightsearch.documents import Document
 from lightsearch.evidence.coverage import coverage
 from lightsearch.evidence.model import Evidence
+from lightsearch.providers.light import LightSearch
 from lightsearch.providers.light_result import light_evidence
 from lightsearch.ranking.rank import rank_documents
 from lightsearch.ranking.tokenize import tokenize
+from tests.conftest import coroutine_test
 
 
-def ev(i: int, *, content: bool, matched: float | None = 1.0, source: str | None = None) -> Evidence:
+def ev(i: int, *, content: bool, matched: float | None = 1.0, source: str | None = None,
+       weighted: float | None = None) -> Evidence:
     return Evidence(title=f"Europa Clipper {i}", url=f"https://x.test/{i}", source=source or f"s{i}",
                     snippet="Europa Clipper flyby", content="Europa Clipper flyby. " * 20 if content else None,
-                    matched=matched, retrieval="fetched" if content else "search_result")
+                    matched=matched, weighted=weighted, retrieval="fetched" if content else "search_result")
 
 
 def test_empty_is_none():
@@ -33,20 +37,31 @@ def test_snippet_only_is_at_most_weak_even_with_perfect_matches():
 
 def test_one_fetched_page_lifts_snippets_out_of_weak():
     hits = [ev(0, content=True)] + [ev(i, content=False) for i in range(1, 5)]
-    assert coverage(hits)["level"] == "strong"  # 0.5 + 0.1 + 0.2 = 0.8
+    assert coverage(hits)["level"] == "strong"
 
 
 def test_partial_and_weak_levels():
-    # One source, one page, half the terms: 0.25 + 0.1 + 0.1 = 0.45.
-    assert coverage([ev(0, content=True, matched=0.5, source="a")]) == {"score": 0.45, "level": "partial"}
-    # Content but no term found: 0 + 0.1 + 0.1.
-    assert coverage([ev(0, content=True, matched=0.0, source="a")])["level"] == "weak"
+    # the best hit carries 60% of the query, so do the next two: 0.6 * 0.6 + 0.4 * 0.6
+    assert coverage([ev(i, content=True, matched=0.6) for i in range(3)]) == {"score": 0.6, "level": "partial"}
+    # one hit carrying the whole query is strong evidence (one paragraph may answer it)
+    assert coverage([ev(0, content=True), ev(1, content=True, matched=0.2)]) == {"score": 0.76, "level": "strong"}
+    # many pages, many sources, but the best carries a third of the query: weak
+    assert coverage([ev(i, content=True, matched=0.3) for i in range(8)])["level"] == "weak"
+    assert coverage([ev(0, content=True, matched=0.0)])["level"] == "weak"
+
+
+def test_the_idf_weighted_share_decides_when_the_provider_has_it():
+    # half the words, but only the common ones: weak, though the plain share says partial
+    hits = [ev(i, content=True, matched=0.5, weighted=0.2) for i in range(3)]
+    assert coverage(hits)["level"] == "weak"
+    hits = [ev(i, content=True, matched=0.5, weighted=0.9) for i in range(3)]
+    assert coverage(hits)["level"] == "strong"
 
 
 def test_match_is_computed_from_the_hit_text_when_the_provider_has_none():
     hits = [ev(0, content=False, matched=None)]
     assert coverage(hits, tokenize("europa clipper"))["score"] == 0.3  # capped: snippet only
-    assert coverage(hits, tokenize("walrus tusk"))["score"] == 0.1  # 0 match + 0.1 breadth
+    assert coverage(hits, tokenize("walrus tusk")) == {"score": 0.0, "level": "weak"}
 
 
 def test_light_documents_carry_content_and_rank_matches():
@@ -59,3 +74,25 @@ def test_light_documents_carry_content_and_rank_matches():
     evidence = light_evidence(ranked, {"nasa": "NASA"}, tokenize("europa clipper flyby"), 300)
     assert all(e.content and e.content_clipped for e in evidence)
     assert coverage(evidence)["level"] == "strong"
+
+
+@coroutine_test
+async def test_unrelated_pages_are_not_shown_as_evidence(offline_settings):
+    """The offline catalog holds one page on Webb's exoplanet spectra; Wikipedia's coral reef
+    and photosynthesis pages share only "atmosphere" with the query and score a tenth of it.
+    They were shown as hits, under coverage "strong"."""
+    result = await LightSearch.from_settings(offline_settings).search("james webb exoplanet atmosphere")
+    titles = [h["title"] for h in result["hits"]]
+    assert titles[0].startswith("How Webb Reads the Atmospheres")
+    assert not any("Wikipedia" in t for t in titles)
+    assert any("not shown as evidence" in n and "far below the best hit" in n for n in result["notes"])
+    assert result["meta"]["lightSearch"]["counts"]["withheldFarBelow"] >= 2
+    assert len(result["hits"]) == 1  # the one page that is about it, as evidence on its own
+
+
+@coroutine_test
+async def test_a_search_whose_best_evidence_is_unrelated_says_weak_and_tells_the_model(offline_settings):
+    result = await LightSearch.from_settings(offline_settings).search("volcanic ash aviation engine damage")
+    assert result["hits"]  # a page sharing "engine" with the query, and nothing else of it
+    assert result["coverage"]["level"] == "weak"
+    assert "Coverage is weak: the best hits share little of what the query asks" in result["text"]

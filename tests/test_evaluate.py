@@ -43,14 +43,25 @@ def test_scrapy_evaluate_on_the_hebrew_world(tmp_path):
     out = tmp_path / "report"
     proc = subprocess.run(
         [sys.executable, "-m", "scrapy", "evaluate", "--world", "heq", "--max-queries", "6",
-         "--latency", "0", "--jitter", "0", "--concurrency", "3", "--out", str(out)],
+         "--latency", "0.01", "--jitter", "0", "--concurrency", "3", "--profiles", "mapcache", "--out", str(out)],
         cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "light/oracle: nDCG@10" in proc.stdout
+    assert "described 2 sources from" in proc.stdout  # the world's summary, built first
     assert "6/6" in proc.stderr  # the progress bar
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    assert set(report["summary"]) == {"light", "oracle", "baseline"}
+    assert set(report["summary"]) == {"light", "oracle", "baseline", "light+mapcache"}
+    light = report["summary"]["light"]
+    # selection on its own, coverage against judged relevance, throughput against the bound
+    assert light["selection"]["queries"] == 6
+    assert 0 <= light["selection"]["recall"] <= 1
+    assert sum(v["searches"] for v in light["coverage"]["levels"].values()) == 6
+    assert light["throughput"]["transfers"] == 2  # two origins, one request each at a time
+    assert light["throughput"]["ratio"] > 0
+    assert "light source selection: relevant documents in opened sources" in proc.stdout
+    assert "light coverage (searches, share with a relevant document in the top 3)" in proc.stdout
+    assert "light+mapcache throughput" in proc.stdout
     assert report["summary"]["oracle"]["mrr10"] > 0.5
     for run in ("light", "baseline"):
         summary = report["summary"][run]
@@ -67,6 +78,7 @@ def test_scrapy_evaluate_on_the_hebrew_world(tmp_path):
             assert q["relevant_read"] <= q["documents_read"]
     assert "hops by stage" in proc.stdout
     assert report["meta"]["mode"] == "stream"
+    assert report["meta"]["described"]["documents"] > 2
     html = (out / "report.html").read_text(encoding="utf-8")
     assert html.count("data:image/png;base64,") >= 3
 

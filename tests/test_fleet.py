@@ -120,6 +120,27 @@ def test_discovery_responses_and_redirect_aliases_are_shared(redis_server, prefi
     assert b.get_document("https://a.test/old-1").url == "https://a.test/p1"
 
 
+def test_discovery_responses_live_inside_the_fleet_bound_and_documents_spare_them(redis_server, prefix):
+    now = time.time()
+    a = load_cache(fleet(redis_server.url, prefix, 0, LIGHT_RECORD_CACHE_MAX_RECORDS=6), "LIGHT_RECORD_CACHE")
+    b = load_cache(fleet(redis_server.url, prefix, 1, LIGHT_RECORD_CACHE_MAX_RECORDS=6), "LIGHT_RECORD_CACHE")
+    maps = [f"https://a.test/sitemap-{i}.xml" for i in range(3)]  # three of six places reserved
+    for url in maps:
+        assert a.put_response(StoredResponse(url=url, status=200, headers={}, body=b"<urlset/>",
+                                             retrieved_at="", expires_at=now + 60))
+    for i in range(10):
+        assert (a if i % 2 else b).put_document(doc(i, now + 60), now + 60)
+    assert len(a) == 6  # one bound for documents and discovery responses, fleet-wide
+    assert all(b.get_response(url) is not None for url in maps)
+    assert sorted(d.url for d in b.documents()) == [f"https://a.test/p{i}" for i in range(7, 10)]
+    # beyond their share, discovery responses compete with documents in LRU order
+    for i in range(3, 6):
+        a.put_response(StoredResponse(url=f"https://a.test/sitemap-{i}.xml", status=200, headers={},
+                                      body=b"<urlset/>", retrieved_at="", expires_at=now + 60))
+    assert len(b) == 6
+    assert b.documents() == []
+
+
 def test_robots_rules_are_shared_and_fetched_by_one_worker(redis_server, prefix):
     a = load_cache(fleet(redis_server.url, prefix, 0), "LIGHT_ROBOTS_CACHE")
     b = load_cache(fleet(redis_server.url, prefix, 1), "LIGHT_ROBOTS_CACHE")

@@ -171,12 +171,12 @@ async def test_expired_record_is_excluded_at_assembly(origins, tmp_path):
     records = load_cache(make_settings(cfg), "LIGHT_RECORD_CACHE")
     # The max-age=1 record is now past its lifetime, and so is the cached home page (at most
     # five minutes), which still links /a.
-    records.lru.clock = records.responses.clock = lambda: time.time() + 301
+    records.lru.clock = lambda: time.time() + 301
     try:
         origins.add_site(host, case_routes(**{"/": {"body": home_html([])}}))  # /a is no longer linked
         second = await engine.search(QUERY)
     finally:
-        records.lru.clock = records.responses.clock = time.time
+        records.lru.clock = time.time
     assert counts(second)["cacheJoined"] == 0
     assert hit_urls(second) == []
 
@@ -227,7 +227,10 @@ async def test_feeds_are_reused_for_five_minutes_at_most(origins, tmp_path):
     origins.reset_log()
     second = await engine.search(QUERY)
     assert "/feed.xml" not in paths(origins, host)
-    assert counts(second)["cacheDiscoveryHits"] == 2  # the feed and the home page
+    # the feed and the home page: a news source's change by the hour, so they are read
+    # again whatever the first search's description of them says
+    assert counts(second)["cacheDiscoveryHits"] == 2
+    assert counts(second)["describedSkipped"] == 0
     assert f"https://{host}/a" in hit_urls(second)
 
 
@@ -291,28 +294,65 @@ async def test_fresh_home_page_is_not_read_again_and_its_links_cost_no_hop(origi
 
 
 @coroutine_test
-async def test_articles_read_do_not_evict_the_site_maps_and_maps_have_their_own_bound(origins, tmp_path):
-    """Documents and discovery responses are bounded apart: a record cache of one document
-    still serves the home page to the next search, and a discovery bound of one keeps one."""
-    host = "maps-apart.test"
+async def test_articles_read_do_not_evict_the_site_maps_inside_the_one_bound(origins, tmp_path):
+    """Discovery responses live inside the record cache's bounds, in a reserved share that
+    documents never take: a record cache of two holds the home page and one of the three
+    articles read, and the next search is served the home page from it."""
+    host = "maps-inside.test"
     links = [(f"/glacier-{i}", f"Glacier moraine sediment survey {i}") for i in range(3)]
     routes = {"/": {"body": home_html(links)}}
     for href, title in links:
         routes[href] = {"body": article_html(title)}
-    cfg = make_world(origins, tmp_path, {host: routes}, [{"id": "apart", "host": host}],
-                     LIGHT_RECORD_CACHE_MAX_RECORDS=1)
+    cfg = make_world(origins, tmp_path, {host: routes}, [{"id": "inside", "host": host}],
+                     LIGHT_RECORD_CACHE_MAX_RECORDS=2)
     engine = LightSearch.from_settings(cfg)
     await engine.search(QUERY)
     records = load_cache(make_settings(cfg), "LIGHT_RECORD_CACHE")
-    assert len(records.lru) == 1  # three articles read, one kept
+    assert len(records) == 2  # one bound for both kinds
+    assert len(records.documents()) == 1  # three articles read, one kept
+    assert records.get_response(f"https://{host}/") is not None
     origins.reset_log()
     second = await engine.search(QUERY)
     assert "/" not in paths(origins, host)  # the home page came from the cache
     assert counts(second)["cacheDiscoveryHits"] >= 1
 
-    cache = MemoryRecordCache(10, 1 << 20, 1, 1 << 20)
+
+def _map(i: int) -> StoredResponse:
+    return StoredResponse(f"https://maps.test/sitemap-{i}.xml", 200, {}, b"<urlset></urlset>", "", 4e9)
+
+
+def test_documents_never_evict_discovery_records_within_their_share():
+    cache = MemoryRecordCache(10, 1 << 20, 0.5)  # five places reserved for discovery records
+    for i in range(5):
+        assert cache.put_response(_map(i))
+    for i in range(20):
+        assert cache.put_document(_doc(i), 4e9)
+    assert len(cache) == 10
+    assert all(cache.get_response(_map(i).url) is not None for i in range(5))
+    assert [d.url for d in cache.documents()] == [f"https://x.test/{i}" for i in range(15, 20)]
+
+
+def test_discovery_records_beyond_their_share_compete_in_lru_order():
+    cache = MemoryRecordCache(10, 1 << 20, 0.2)  # two places reserved
+    for i in range(6):
+        assert cache.put_document(_doc(i), 4e9)
+    for i in range(6):
+        assert cache.put_response(_map(i))
+    assert len(cache) == 10
+    # over the reserve, the least recently used entries went, whatever their kind
+    assert [d.url for d in cache.documents()] == [f"https://x.test/{i}" for i in range(2, 6)]
+    for i in range(10):
+        cache.put_document(_doc(100 + i), 4e9)
+    # documents take back everything but the reserved share (the two most recent maps)
+    assert [i for i in range(6) if cache.get_response(_map(i).url) is not None] == [4, 5]
+    assert len(cache.documents()) == 8
+
+
+def test_a_separate_discovery_cache_is_an_opt_in_profile():
+    assert MemoryRecordCache(*MemoryRecordCache.bounds(make_settings())).responses is None
+    cache = MemoryRecordCache(10, 1 << 20, 0.5, 1, 1 << 20)
     for i in range(3):
-        cache.put_response(StoredResponse(f"https://{host}/page-{i}", 200, {}, b"<html></html>", "",
-                                          time.time() + 60))
+        cache.put_response(_map(i))
     assert len(cache.responses) == 1
-    assert cache.get_response(f"https://{host}/page-2") is not None
+    assert cache.get_response(_map(2).url) is not None
+    assert len(cache.lru) == 0

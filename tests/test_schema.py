@@ -68,3 +68,13 @@ async def test_a_typo_fails_the_first_search_before_any_request(offline_settings
     assert err.value.code == "invalid_settings"
     assert err.value.details["key"] == "LIGHT_MAX_HOPPS"
     assert origins.log == []
+
+
+def test_a_discovery_cache_of_its_own_needs_both_bounds():
+    from lightsearch.config import validate_light_settings
+
+    validate_light_settings(make_settings({"LIGHT_DISCOVERY_CACHE_MAX_RECORDS": 256,
+                                           "LIGHT_DISCOVERY_CACHE_MAX_BYTES": 8 << 20}))
+    with pytest.raises(LightSearchError) as err:
+        validate_light_settings(make_settings({"LIGHT_DISCOVERY_CACHE_MAX_RECORDS": 256}))
+    assert err.value.details["key"] == "LIGHT_DISCOVERY_CACHE_MAX_BYTES"

@@ -167,3 +167,18 @@ async def test_cache_ttl_zero_means_no_reuse(offline_settings):
 
     assert await hits_from_cache({}) > 0
     assert await hits_from_cache({"WEB_CACHE_TTL_SECS": "0"}) == 0
+
+
+def test_the_user_catalog_is_read_when_it_exists_and_the_variable_names_another(tmp_path):
+    home = tmp_path / "home"
+    assert "LIGHT_CATALOG_EXTRA" not in resolve({}, {"HOME": str(home)})  # none written yet
+    user = home / ".config" / "lightsearch" / "sources.json"
+    user.parent.mkdir(parents=True)
+    user.write_text('{"id": "user", "version": "1", "sources": []}')
+    assert resolve({}, {"HOME": str(home)})["LIGHT_CATALOG_EXTRA"] == str(user)
+    xdg = tmp_path / "xdg"
+    assert "LIGHT_CATALOG_EXTRA" not in resolve({}, {"HOME": str(home), "XDG_CONFIG_HOME": str(xdg)})
+    other = tmp_path / "mine.json"
+    env = {"HOME": str(home), "LIGHTSEARCH_SOURCES": str(other)}
+    assert resolve({}, env)["LIGHT_CATALOG_EXTRA"] == str(other)
+    assert resolve({"LIGHT_CATALOG_EXTRA": "x.json"}, env)["LIGHT_CATALOG_EXTRA"] == "x.json"

@@ -1,15 +1,23 @@
 """The completed-record cache: extracted documents and discovery responses (feeds,
-sitemaps), shared by every search in the process.
+sitemaps, home, hub and listing pages), shared by every search in the process.
 
 Seed 000: "Completed-document cache: 500 documents, 16 MiB of serialized content";
 "separate calls share only completed records". A record goes in only when it is
 complete (never a partial download, never a ``noindex`` page) and storable by its
-origin's directives; it keeps its original retrieval time. Discovery responses (feeds,
-sitemaps, home, hub and listing pages) have bounds of their own
-(``LIGHT_DISCOVERY_CACHE_MAX_RECORDS``/``_BYTES``): sharing the documents' let a stream
-of searches evict the site maps with the articles it read (issue 17 measured ~6
-discovery hops a search spent re-reading them), though every search reads the maps and
-few read the same article twice.
+origin's directives; it keeps its original retrieval time.
+
+Discovery responses live inside the same bounds, in a reserved share of them
+(``LIGHT_RECORD_CACHE_DISCOVERY_SHARE``, half): documents never evict a discovery record
+while the discovery records fit in that share (cache/lru.py). Under one plain LRU a
+stream of searches evicted the site maps with the articles it read (~6 discovery hops a
+search spent re-reading them), though every search reads the maps and few read the same
+article twice. A cache of their own beside the documents'
+(``LIGHT_DISCOVERY_CACHE_MAX_RECORDS``/``_BYTES``) remains an opt-in profile beyond the
+seed's bounds.
+
+Beside them the cache keeps what the discovery documents it saw say each source
+publishes (``descriptions``, cache/descriptions.py): small, bounded term samples that
+selection and discovery planning read; they go when the cache is cleared.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
+from lightsearch.cache.descriptions import SourceDescriptions
 from lightsearch.cache.lru import BoundedLRU
 from lightsearch.documents.urlkey import url_key
 
@@ -41,6 +50,10 @@ class StoredResponse:
     expires_at: float
 
 
+def response_size(record: StoredResponse) -> int:
+    return len(record.body) + sum(len(k) + sum(map(len, v)) for k, v in record.headers.items())
+
+
 def document_size(doc: Document) -> int:
     return len(json.dumps(doc.to_dict(), ensure_ascii=False).encode("utf-8"))
 
@@ -48,18 +61,25 @@ def document_size(doc: Document) -> int:
 class MemoryRecordCache(SharedInstances):
     """In-process store; ``LIGHT_RECORD_CACHE`` selects it (empty disables caching)."""
 
-    def __init__(self, max_records: int, max_bytes: int, max_responses: int = 256,
-                 max_response_bytes: int = 8 * 1024 * 1024) -> None:
-        self.lru: BoundedLRU[Any] = BoundedLRU(max_records, max_bytes)
-        self.responses: BoundedLRU[StoredResponse] = BoundedLRU(max_responses, max_response_bytes)
+    def __init__(self, max_records: int, max_bytes: int, discovery_share: float = 0.5,
+                 max_responses: int = 0, max_response_bytes: int = 0) -> None:
+        reserve = max(0.0, min(1.0, discovery_share))
+        self.lru: BoundedLRU[Any] = BoundedLRU(max_records, max_bytes, reserve_entries=int(max_records * reserve),
+                                               reserve_bytes=int(max_bytes * reserve))
+        # the opt-in profile: discovery responses in a cache of their own
+        self.responses: BoundedLRU[StoredResponse] | None = (
+            BoundedLRU(max_responses, max_response_bytes) if max_responses > 0 and max_response_bytes > 0 else None)
         # original URL -> canonical URL of a redirected document; bounded like the records,
         # and an alias whose document is gone is dropped when it is met.
         self._aliases: OrderedDict[str, str] = OrderedDict()
         self._max_aliases = max_records
+        # what the discovery documents read here say each source publishes
+        self.descriptions = SourceDescriptions()
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
         return (settings.getint("LIGHT_RECORD_CACHE_MAX_RECORDS"), settings.getint("LIGHT_RECORD_CACHE_MAX_BYTES"),
+                settings.getfloat("LIGHT_RECORD_CACHE_DISCOVERY_SHARE"),
                 settings.getint("LIGHT_DISCOVERY_CACHE_MAX_RECORDS"), settings.getint("LIGHT_DISCOVERY_CACHE_MAX_BYTES"))
 
     # ------------------------------------------------------------------ documents
@@ -85,25 +105,31 @@ class MemoryRecordCache(SharedInstances):
 
     def documents(self) -> list[Document]:
         """Every fresh document (expired ones are dropped on the way)."""
-        return self.lru.values()
+        return self.lru.values(protected=False)
 
     # ------------------------------------------------------------------ discovery responses
     def put_response(self, record: StoredResponse) -> bool:
-        size = len(record.body) + sum(len(k) + sum(map(len, v)) for k, v in record.headers.items())
-        return self.responses.put(url_key(record.url), record, size, record.expires_at)
+        if self.responses is not None:
+            return self.responses.put(url_key(record.url), record, response_size(record), record.expires_at)
+        return self.lru.put("map:" + url_key(record.url), record, response_size(record), record.expires_at,
+                            protected=True)
 
     def get_response(self, url: str) -> StoredResponse | None:
-        return self.responses.get(url_key(url))
+        if self.responses is not None:
+            return self.responses.get(url_key(url))
+        return self.lru.get("map:" + url_key(url))
 
     # ------------------------------------------------------------------ housekeeping
     def __len__(self) -> int:
-        return len(self.lru) + len(self.responses)
+        return len(self.lru) + (len(self.responses) if self.responses is not None else 0)
 
     @property
     def bytes(self) -> int:
-        return self.lru.bytes + self.responses.bytes
+        return self.lru.bytes + (self.responses.bytes if self.responses is not None else 0)
 
     def clear(self) -> None:
         self.lru.clear()
-        self.responses.clear()
+        if self.responses is not None:
+            self.responses.clear()
         self._aliases.clear()
+        self.descriptions.clear()

@@ -98,6 +98,10 @@ def _requestable(url: str) -> bool:
     return True
 
 
+# A rel=next link (HTML's pagination link type): the listing page after this one.
+NEXT_PAGE = ("//link[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href"
+             " | //a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href")
+
 @dataclass(frozen=True)
 class Link:
     """One ``<a href>`` of a page, resolved and vetted."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -50,6 +51,20 @@ class QueryRun:
     hops_by_stage: dict[str, int] = field(default_factory=dict)
     documents_read: int = 0  # pages fetched as evidence this search (article hops that paid off)
     relevant_read: int = 0  # of those, judged relevant
+    opened: list[str] = field(default_factory=list)  # sources consulted (read at least one document of)
+    # relevant documents whose source was opened, and all relevant documents with a known source
+    relevant_sources_opened: int = 0
+    relevant_with_source: int = 0
+    best_source_opened: bool | None = None  # the source holding most relevant documents was opened
+    coverage_level: str = ""
+    coverage_score: float = 0.0
+    relevant_top3: bool = False
+    relevant_top10: bool = False
+    started_s: float = 0.0  # since the run started
+    relevance: list[dict[str, float]] = field(default_factory=list)  # per hit shown: coverage's inputs
+    discovery_reused: int = 0  # discovery documents served from the cache (a hop each, saved)
+    pages_reused: int = 0  # fresh cached pages joined to the ranking
+    judged_top: list[int] = field(default_factory=list)  # graded relevance of the hits shown
 
 
 class CpuShare:
@@ -118,12 +133,15 @@ async def run_queries(
     max_words: int = 50,
     max_chars: int = 400,
     excluded: Callable[[], float] | None = None,
+    source_of: Callable[[str], str | None] | None = None,
 ) -> tuple[list[QueryRun], float]:
     """Every query's run, in query order, and the total CPU seconds the searches spent.
 
     ``before_each`` runs as each search starts (the cold mode empties caches there);
     ``excluded`` is a CPU clock of work in this process that is not the searches' (the
-    world's origin servers)."""
+    world's origin servers); ``source_of`` names the catalog source of a judged document's
+    URL, so source selection is measured on its own (were the sources holding the
+    relevant documents opened?)."""
     judged = {qid: {doc_key(d): g for d, g in docs.items()} for qid, docs in qrels.items()}
     gate = asyncio.Semaphore(max(1, concurrency))
 
@@ -131,6 +149,7 @@ async def run_queries(
         return time.process_time() - (excluded() if excluded else 0.0)
 
     cpu_share = CpuShare(search_cpu)
+    run_started = time.monotonic()
 
     async def one(index: int, item: Mapping[str, Any]) -> QueryRun:
         query, truncated = cut_query(item["query"], max_words, max_chars)
@@ -139,6 +158,7 @@ async def run_queries(
             if before_each:
                 before_each()
             wall = time.monotonic()
+            run.started_s = round(wall - run_started, 3)
             cpu_share.start(index)
             try:
                 result = await provider.search(query, max_results=max_results,
@@ -157,11 +177,27 @@ async def run_queries(
             run.hops = int(counts.get("requests", 0))
             run.encoded_bytes = int(counts.get("encodedBytes", 0))
             run.decoded_bytes = int(counts.get("decodedBytes", 0))
+            run.discovery_reused = int(counts.get("cacheDiscoveryHits", 0))
+            run.pages_reused = int(counts.get("cacheJoined", 0))
             hops = result.get("meta", {}).get("lightSearch", {}).get("hops", {})
             run.hops_by_stage = dict(hops.get("byStage", {}))
             read = [doc_key(u) for u in hops.get("documents", [])]
             run.documents_read = len(read)
             run.relevant_read = sum(1 for u in read if docs.get(u, 0) > 0)
+            run.opened = list(result.get("meta", {}).get("lightSearch", {}).get("sources", {}).get("consulted", []))
+            run.relevance = list(result.get("meta", {}).get("lightSearch", {}).get("relevance", []))[:10]
+            cov = result.get("coverage") or {}
+            run.coverage_level = str(cov.get("level", ""))
+            run.coverage_score = float(cov.get("score", 0.0) or 0.0)
+        if source_of is not None and docs:
+            holders = Counter(src for src in (source_of(u) for u in docs) if src)
+            run.relevant_with_source = sum(holders.values())
+            run.relevant_sources_opened = sum(n for src, n in holders.items() if src in run.opened)
+            if holders and result is not None:
+                run.best_source_opened = holders.most_common(1)[0][0] in run.opened
+        run.judged_top = [docs.get(u, 0) for u in run.ranked[:10]]
+        run.relevant_top3 = any(docs.get(u, 0) > 0 for u in run.ranked[:3])
+        run.relevant_top10 = any(docs.get(u, 0) > 0 for u in run.ranked[:10])
         run.ndcg10 = ndcg_at(run.ranked, docs, 10)
         run.recall10 = recall_at(run.ranked, docs, 10)
         run.mrr10 = mrr_at(run.ranked, docs, 10)
@@ -172,6 +208,58 @@ async def run_queries(
     cpu_start = search_cpu()
     runs = await asyncio.gather(*(one(i, q) for i, q in enumerate(queries)))
     return list(runs), search_cpu() - cpu_start
+
+
+def selection(runs: Sequence[QueryRun]) -> dict[str, Any] | None:
+    """Source selection on its own: the share of relevant documents whose source the search
+    opened (mean over queries with any), and how often the source holding most of them was."""
+    judged = [r for r in runs if r.relevant_with_source and not r.error]
+    if not judged:
+        return None
+    best = [r.best_source_opened for r in judged if r.best_source_opened is not None]
+    return {"queries": len(judged),
+            "recall": round(sum(r.relevant_sources_opened / r.relevant_with_source for r in judged) / len(judged), 4),
+            "bestSourceOpened": round(sum(best) / max(1, len(best)), 4),
+            "openedMean": round(sum(len(r.opened) for r in judged) / len(judged), 2)}
+
+
+LEVELS = ("none", "weak", "partial", "strong")
+
+
+def calibration(runs: Sequence[QueryRun]) -> dict[str, Any] | None:
+    """Coverage against judged relevance: per level, how many searches had it and how often
+    their top three held a relevant document; and how often a search whose top ten held
+    none said ``weak`` or ``none``."""
+    judged = [r for r in runs if not r.error and r.coverage_level]
+    if not judged:
+        return None
+    levels = {}
+    for level in LEVELS:
+        at = [r for r in judged if r.coverage_level == level]
+        levels[level] = {"searches": len(at),
+                         "top3Relevant": round(sum(r.relevant_top3 for r in at) / len(at), 4) if at else None}
+    missed = [r for r in judged if not r.relevant_top10]
+    return {"levels": levels,
+            "noRelevantInTop10": len(missed),
+            "noRelevantSaidWeak": round(sum(r.coverage_level in ("none", "weak") for r in missed) / len(missed), 4)
+            if missed else None}
+
+
+def throughput(runs: Sequence[QueryRun], *, transfers: int, hop_seconds: float) -> dict[str, Any] | None:
+    """Searches per minute against the bound the politeness limits set: ``transfers`` at once
+    (3 per process, fewer when the world has fewer origins, one request per origin), each
+    hop taking ``hop_seconds`` (the simulated latency), so at most
+    ``60 * transfers / (hops per search * hop_seconds)`` searches a minute."""
+    done = [r for r in runs if r.wall_ms]
+    if not done or hop_seconds <= 0:
+        return None
+    span = max(r.started_s + r.wall_ms / 1000 for r in done) - min(r.started_s for r in done)
+    hops = sum(r.hops for r in done) / len(done)
+    per_minute = 60 * len(done) / max(1e-9, span)
+    bound = 60 * transfers / (hops * hop_seconds) if hops else None
+    return {"searchesPerMinute": round(per_minute, 1), "boundPerMinute": round(bound, 1) if bound else None,
+            "ratio": round(per_minute / bound, 3) if bound else None, "transfers": transfers,
+            "hopSeconds": hop_seconds}
 
 
 def summarize(runs: Sequence[QueryRun], total_cpu_s: float, origins_cpu_s: float | None = None) -> dict[str, Any]:
@@ -208,6 +296,10 @@ def summarize(runs: Sequence[QueryRun], total_cpu_s: float, origins_cpu_s: float
         "hopsByStageMean": {k: round(v / n, 2) for k, v in sorted(stages.items())},
         "documentsReadMean": round(sum(r.documents_read for r in runs) / n, 2),
         "relevantReadMean": round(sum(r.relevant_read for r in runs) / n, 2),
+        "discoveryReusedMean": round(sum(r.discovery_reused for r in runs) / n, 2),
+        "pagesReusedMean": round(sum(r.pages_reused for r in runs) / n, 2),
+        "selection": selection(runs),
+        "coverage": calibration(runs),
     }
 
 

@@ -33,7 +33,27 @@ def format_table(summaries: Mapping[str, Mapping[str, Any]]) -> str:
             lines.append(f"{name} hops by stage (mean): "
                          + ", ".join(f"{k} {v:.2f}" for k, v in stages.items())
                          + f"; documents read {s.get('documentsReadMean', 0):.2f}, "
-                         f"relevant {s.get('relevantReadMean', 0):.2f}")
+                         f"relevant {s.get('relevantReadMean', 0):.2f}; reused from the cache: "
+                         f"{s.get('discoveryReusedMean', 0):.2f} discovery documents (a hop each), "
+                         f"{s.get('pagesReusedMean', 0):.1f} pages")
+    for name, s in summaries.items():
+        sel = s.get("selection")
+        if sel:
+            lines.append(f"{name} source selection: relevant documents in opened sources {sel['recall']:.3f}, "
+                         f"best source opened {sel['bestSourceOpened']:.3f} ({sel['openedMean']:.2f} sources opened)")
+        cov = s.get("coverage")
+        if cov:
+            parts = [f"{level} {v['searches']}" + (f" ({v['top3Relevant']:.2f})" if v["top3Relevant"] is not None else "")
+                     for level, v in cov["levels"].items()]
+            said = cov["noRelevantSaidWeak"]
+            lines.append(f"{name} coverage (searches, share with a relevant document in the top 3): "
+                         + ", ".join(parts) + "; no relevant in top 10 said weak/none "
+                         + (f"{said:.2f} of {cov['noRelevantInTop10']}" if said is not None else "-"))
+        tp = s.get("throughput")
+        if tp and tp.get("ratio") is not None:
+            lines.append(f"{name} throughput: {tp['searchesPerMinute']:.1f} searches/min, bound "
+                         f"{tp['boundPerMinute']:.1f} ({tp['transfers']} transfers, {tp['hopSeconds']:g} s a hop): "
+                         f"{tp['ratio']:.2f}")
     oracle = summaries.get("oracle")
     if oracle:
         for name, s in summaries.items():

@@ -82,6 +82,7 @@ _OUTSIDE_SEARCH = (
     re.compile(r"Web search results for: [^\n]*"),
     re.compile(rf"Provider: {_WORD} \| hits: \d+ \| coverage: {_WORD} \({_NUM}\) \| stop: {_WORD}"),
     re.compile(r"Notes: [ -~…]*"),
+    re.compile(r"Coverage is weak: [ -~]*"),
 )
 _OUTSIDE_FETCH = (
     re.compile(rf"Fetched web page(?: \| status {_NUM})?(?: \| {_MIME})?"

@@ -52,6 +52,8 @@ class Evidence:
     is available. ``retrieval`` and ``retrieval_error`` follow
     :class:`lightsearch.evidence.receipts.SourceRecord`. ``matched`` is the share of query terms
     found in the source (0..1); None lets coverage compute it from the hit's own text.
+    ``weighted`` is that share with each term weighted by its idf, when the provider knows
+    the weights (coverage prefers it).
     ``extra`` holds optional provider-specific hit fields (camelCase wire names).
     """
 
@@ -72,4 +74,5 @@ class Evidence:
     extraction_clipped: bool = False
     content_clipped: bool = False
     matched: float | None = None
+    weighted: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)

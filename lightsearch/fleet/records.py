@@ -1,10 +1,10 @@
 """The completed-record cache of the whole fleet: documents and discovery responses.
 
 The same interface and the same rules as ``cache.records.MemoryRecordCache`` (only
-complete, storable records go in; each keeps its original retrieval time; 500 documents
-and 16 MiB serialized, discovery responses bounded apart, now fleet-wide), stored as JSON
-(never pickle: whoever can write to Redis must not be able to run code in a worker),
-sealed with the fleet's key and read back against a declared shape
+complete, storable records go in; each keeps its original retrieval time; 500 records
+and 16 MiB serialized, discovery responses inside them in a reserved share, now
+fleet-wide), stored as JSON (never pickle: whoever can write to Redis must not be able to
+run code in a worker), sealed with the fleet's key and read back against a declared shape
 (:mod:`lightsearch.fleet.shapes`): a record that does not verify, does not fit, or says it
 expired is dropped and counted, never served. Each record's TTL is its own freshness
 lifetime. A redirect alias leads only to a document that names the alias's URL as its own
@@ -22,7 +22,12 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
-from lightsearch.cache.records import MemoryRecordCache, StoredResponse, document_size
+from lightsearch.cache.records import (
+    MemoryRecordCache,
+    StoredResponse,
+    document_size,
+    response_size,
+)
 from lightsearch.documents import Document
 from lightsearch.documents.urlkey import url_key
 from lightsearch.fleet.integrity import Misfit
@@ -33,6 +38,7 @@ from lightsearch.fleet.store import RedisStore
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
+_MAP = "map:"  # discovery responses' keys in the records namespace
 DECODED_KEEP = 1000  # decoded records a worker keeps beside Redis (twice the record bound)
 
 
@@ -66,12 +72,20 @@ def decode_document(raw: bytes, now: float) -> Document:
 class RedisRecordCache(SharedInstances):
     """``LIGHT_RECORD_CACHE = "lightsearch.fleet.records.RedisRecordCache"``."""
 
-    def __init__(self, link: FleetLink, max_records: int, max_bytes: int, max_responses: int = 256,
-                 max_response_bytes: int = 8 * 1024 * 1024) -> None:
+    def __init__(self, link: FleetLink, max_records: int, max_bytes: int, discovery_share: float = 0.5,
+                 max_responses: int = 0, max_response_bytes: int = 0) -> None:
         self.link = link
-        self.store = RedisStore(link, "records", max_records, max_bytes)
-        self.responses = RedisStore(link, "discovery", max_responses, max_response_bytes)
-        self.fallback = MemoryRecordCache(max_records, max_bytes, max_responses, max_response_bytes)
+        reserve = max(0.0, min(1.0, discovery_share))
+        self.store = RedisStore(link, "records", max_records, max_bytes, protected_prefix=_MAP,
+                                reserve_entries=int(max_records * reserve), reserve_bytes=int(max_bytes * reserve))
+        # the opt-in profile: discovery responses in a namespace of their own
+        self.responses = (RedisStore(link, "discovery", max_responses, max_response_bytes)
+                          if max_responses > 0 and max_response_bytes > 0 else None)
+        self.fallback = MemoryRecordCache(max_records, max_bytes, discovery_share, max_responses,
+                                          max_response_bytes)
+        # Each worker learns source descriptions from the discovery records it reads (the
+        # records are the fleet's; the descriptions are derived, small, and in process).
+        self.descriptions = self.fallback.descriptions
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
@@ -131,35 +145,43 @@ class RedisRecordCache(SharedInstances):
 
     # ------------------------------------------------------------------ discovery responses
     def put_response(self, record: StoredResponse) -> bool:
-        size = len(record.body) + sum(len(k) + sum(map(len, v)) for k, v in record.headers.items())
+        store, key = self._response_key(record.url)
         try:
-            return self.responses.put(url_key(record.url), encode_response(record), size,
-                                      record.expires_at)
+            return store.put(key, encode_response(record), response_size(record), record.expires_at)
         except SharedStateUnavailable:
             return self.fallback.put_response(record)
 
     def get_response(self, url: str) -> StoredResponse | None:
+        store, key = self._response_key(url)
         try:
-            return self.responses.get_decoded(url_key(url), decode_response)
+            return store.get_decoded(key, decode_response)
         except SharedStateUnavailable:
             return self.fallback.get_response(url)
 
+    def _response_key(self, url: str) -> tuple[RedisStore, str]:
+        if self.responses is not None:
+            return self.responses, url_key(url)
+        return self.store, _MAP + url_key(url)
+
     # ------------------------------------------------------------------ housekeeping
+    def _stores(self) -> list[RedisStore]:
+        return [self.store] + ([self.responses] if self.responses is not None else [])
+
     def __len__(self) -> int:
         try:
-            return self.store.stats()[0] + self.responses.stats()[0]
+            return sum(store.stats()[0] for store in self._stores())
         except SharedStateUnavailable:
             return len(self.fallback)
 
     @property
     def bytes(self) -> int:
         try:
-            return self.store.stats()[1] + self.responses.stats()[1]
+            return sum(store.stats()[1] for store in self._stores())
         except SharedStateUnavailable:
             return self.fallback.bytes
 
     def clear(self) -> None:
         self.fallback.clear()
         with contextlib.suppress(SharedStateUnavailable):
-            self.store.clear()  # the namespace holds the aliases too
-            self.responses.clear()
+            for store in self._stores():  # the records namespace holds the aliases too
+                store.clear()

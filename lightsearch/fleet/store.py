@@ -1,11 +1,14 @@
 """A bounded, expiring LRU map in Redis: the fleet-wide twin of ``cache.lru.BoundedLRU``.
 
 Each namespace keeps its values under ``<prefix><ns>:v:<key>`` with the entry's own
-lifetime as the key's TTL, and three index structures that make the bounds hold for the
-whole fleet: a sorted set of last use (``lru``), a sorted set of expiry times (``exp``) and
-a hash of serialized sizes with their running total. Every put runs as one Lua script, so
-two workers storing at once can never leave the namespace over its entry or byte bound:
-expired entries are dropped first, then the least recently used until both bounds hold.
+lifetime as the key's TTL, and index structures that make the bounds hold for the whole
+fleet: sorted sets of last use (``lru``, and ``plru`` for protected entries), a sorted set
+of expiry times (``exp``) and a hash of serialized sizes with running totals (``bytes``,
+``pbytes`` for the protected ones). Every put runs as one Lua script, so two workers
+storing at once can never leave the namespace over its entry or byte bound: expired
+entries are dropped first, then the least recently used until both bounds hold, sparing
+the protected entries (keys with the namespace's protected prefix) while they fit in
+their reserved share, as ``BoundedLRU`` does.
 
 Times are wall-clock milliseconds from the caller (records carry wall-clock expiries), so
 the workers' clocks should agree to within a second, as NTP keeps them.
@@ -39,10 +42,14 @@ _DROP = """
 local function drop(ns, m)
   redis.call('DEL', ns .. 'v:' .. m)
   redis.call('ZREM', ns .. 'lru', m)
+  local protected = redis.call('ZREM', ns .. 'plru', m)
   redis.call('ZREM', ns .. 'exp', m)
   local size = tonumber(redis.call('HGET', ns .. 'size', m))
   redis.call('HDEL', ns .. 'size', m)
-  if size then redis.pcall('DECRBY', ns .. 'bytes', size) end
+  if size then
+    redis.pcall('DECRBY', ns .. 'bytes', size)
+    if protected == 1 then redis.pcall('DECRBY', ns .. 'pbytes', size) end
+  end
 end
 local function purge(ns, now)
   local dead = redis.call('ZRANGEBYSCORE', ns .. 'exp', '-inf', now)
@@ -51,29 +58,47 @@ end
 """
 
 # KEYS: none (one namespace prefix in ARGV; single-instance Redis, not Cluster)
-# ARGV: ns, key, value, size, expires_ms, now_ms, max_entries, max_bytes
+# ARGV: ns, key, value, size, expires_ms, now_ms, max_entries, max_bytes,
+#       protected_prefix ('' for none), reserve_entries, reserve_bytes
 PUT = _DROP + """
 local ns, key, value = ARGV[1], ARGV[2], ARGV[3]
 local size, expires, now = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local max_entries, max_bytes = tonumber(ARGV[7]), tonumber(ARGV[8])
+local prefix = ARGV[9] or ''
+local reserve_entries, reserve_bytes = tonumber(ARGV[10] or '0'), tonumber(ARGV[11] or '0')
 purge(ns, now)
 if size > max_bytes or max_entries <= 0 or expires <= now then return {0, 0} end
 if redis.call('HEXISTS', ns .. 'size', key) == 1 then drop(ns, key) end
+local protected = prefix ~= '' and string.sub(key, 1, #prefix) == prefix
 redis.call('SET', ns .. 'v:' .. key, value, 'PX', math.floor(expires - now))
-redis.call('ZADD', ns .. 'lru', redis.call('INCR', ns .. 'seq'), key)
+redis.call('ZADD', ns .. (protected and 'plru' or 'lru'), redis.call('INCR', ns .. 'seq'), key)
 redis.call('ZADD', ns .. 'exp', expires, key)
 redis.call('HSET', ns .. 'size', key, size)
 if not tonumber(redis.call('GET', ns .. 'bytes') or '0') then redis.call('SET', ns .. 'bytes', '0') end
 redis.call('INCRBY', ns .. 'bytes', size)
+if protected then
+  if not tonumber(redis.call('GET', ns .. 'pbytes') or '0') then redis.call('SET', ns .. 'pbytes', '0') end
+  redis.call('INCRBY', ns .. 'pbytes', size)
+end
 local evicted = 0
-while redis.call('ZCARD', ns .. 'lru') > max_entries
-      or (tonumber(redis.call('GET', ns .. 'bytes') or '0') or 0) > max_bytes do
-  local oldest = redis.call('ZRANGE', ns .. 'lru', 0, 0)[1]
-  if not oldest then break end
-  drop(ns, oldest)
+local function count() return redis.call('ZCARD', ns .. 'lru') + redis.call('ZCARD', ns .. 'plru') end
+local function total(name) return tonumber(redis.call('GET', ns .. name) or '0') or 0 end
+while count() > max_entries or total('bytes') > max_bytes do
+  local plain = redis.call('ZRANGE', ns .. 'lru', 0, 0, 'WITHSCORES')
+  local kept = redis.call('ZRANGE', ns .. 'plru', 0, 0, 'WITHSCORES')
+  local victim
+  if plain[1] and redis.call('ZCARD', ns .. 'plru') <= reserve_entries and total('pbytes') <= reserve_bytes then
+    victim = plain[1]
+  elseif plain[1] and (not kept[1] or tonumber(plain[2]) < tonumber(kept[2])) then
+    victim = plain[1]
+  else
+    victim = kept[1]
+  end
+  if not victim then break end
+  drop(ns, victim)
   evicted = evicted + 1
 end
-return {1, evicted}
+return {redis.call('HEXISTS', ns .. 'size', key), evicted}
 """
 
 # ARGV: ns, key, now_ms, max_bytes -> {value, expires} ({'', expires, 1} when the value is
@@ -89,7 +114,12 @@ end
 local expires = redis.call('ZSCORE', ns .. 'exp', key)
 if expires and tonumber(expires) <= now then drop(ns, key) return false end
 if kind ~= 'string' or redis.call('STRLEN', vkey) > cap then return {'', expires or '0', 1} end
-redis.call('ZADD', ns .. 'lru', redis.call('INCR', ns .. 'seq'), key)
+local seq = redis.call('INCR', ns .. 'seq')
+if redis.call('ZSCORE', ns .. 'plru', key) then
+  redis.call('ZADD', ns .. 'plru', seq, key)
+else
+  redis.call('ZADD', ns .. 'lru', seq, key)
+end
 return {redis.call('GET', vkey), expires or '0', 0}
 """
 
@@ -148,13 +178,18 @@ class RedisStore:
     parse of each (JSON, protego) on every read would cost more than the round trip."""
 
     def __init__(self, link: FleetLink, namespace: str, max_entries: int, max_bytes: int,
-                 clock: Any = time.time) -> None:
+                 clock: Any = time.time, *, protected_prefix: str = "", reserve_entries: int = 0,
+                 reserve_bytes: int = 0) -> None:
         self.link = link
         self.namespace = namespace
         self.ns = link.key(namespace, "")
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self.clock = clock
+        # keys starting with ``protected_prefix`` are spared while they fit in the reserve
+        self.protected_prefix = protected_prefix
+        self.reserve_entries = reserve_entries
+        self.reserve_bytes = reserve_bytes
         self._decoded: OrderedDict[tuple[str, float], Any] = OrderedDict()
         # listing members that are no key of ours, counted once each
         self._bad_members: OrderedDict[bytes, None] = OrderedDict()
@@ -174,7 +209,7 @@ class RedisStore:
         script = self.link.script("store-put", PUT)
         stored, _evicted = self.link.call(lambda c: script(args=[
             self.ns, key, value, size, int(expires_at * 1000), self._now_ms(), self.max_entries,
-            self.max_bytes], client=c))
+            self.max_bytes, self.protected_prefix, self.reserve_entries, self.reserve_bytes], client=c))
         return bool(stored)
 
     def get(self, key: str) -> tuple[bytes, float] | None:
@@ -287,12 +322,13 @@ class RedisStore:
         def read(c: Any) -> tuple[int, int]:
             pipe = c.pipeline(transaction=False)
             pipe.zcard(self.ns + "lru")
+            pipe.zcard(self.ns + "plru")
             pipe.get(self.ns + "bytes")
-            entries, size = pipe.execute()
+            entries, protected, size = pipe.execute()
             try:
-                return int(entries), max(0, int(size or 0))
+                return int(entries) + int(protected), max(0, int(size or 0))
             except ValueError:  # a total that is no number: not ours
-                return int(entries), 0
+                return int(entries) + int(protected), 0
         return self.link.call(read)
 
     def clear(self) -> None:

@@ -56,6 +56,7 @@ class Catalog:
     corpus_id: str = ""
     path: str = ""
     by_id: dict[str, Source] = field(default_factory=dict, compare=False, repr=False)
+    extra_path: str = ""  # the user catalog that extends this one, if any
 
     def source_for(self, url: str) -> Source | None:
         origin = origin_of(url)
@@ -139,14 +140,14 @@ def parse_source(raw: Any, index: int) -> Source:
     )
 
 
-def parse_catalog(data: Any, path: str = "") -> Catalog:
+def parse_catalog(data: Any, path: str = "", *, allow_empty: bool = False) -> Catalog:
     if not isinstance(data, dict):
         _fail("the catalog must be a JSON object", None, "(root)")
     for key in ("id", "version"):
         if not isinstance(data.get(key), str) or not data[key].strip():
             _fail("must be a non-empty string", None, key)
     raw_sources = data.get("sources")
-    if not isinstance(raw_sources, list) or not raw_sources:
+    if not isinstance(raw_sources, list) or not (raw_sources or allow_empty):
         _fail("must be a non-empty list", None, "sources")
     sources = tuple(parse_source(raw, i) for i, raw in enumerate(raw_sources))
     seen: set[str] = set()
@@ -164,14 +165,14 @@ def parse_catalog(data: Any, path: str = "") -> Catalog:
     )
 
 
-_CACHE: dict[tuple[str, float], Catalog] = {}
+_CACHE: dict[tuple[str, float, bool], Catalog] = {}
 
 
-def load_catalog(path: str | Path | None = None) -> Catalog:
+def load_catalog(path: str | Path | None = None, *, allow_empty: bool = False) -> Catalog:
     """Load (and memoise by path and mtime) a catalog file; the bundled one by default."""
     p = Path(path) if path else DEFAULT_CATALOG
     try:
-        key = (str(p.resolve()), p.stat().st_mtime)
+        key = (str(p.resolve()), p.stat().st_mtime, allow_empty)
     except OSError as exc:
         raise CatalogError(f"catalog file {str(p)!r} cannot be read: {exc}", path=str(p)) from None
     if key not in _CACHE:
@@ -179,5 +180,20 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
             data = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise CatalogError(f"catalog file {str(p)!r} is not valid JSON: {exc}", path=str(p)) from None
-        _CACHE[key] = parse_catalog(data, str(p))
+        _CACHE[key] = parse_catalog(data, str(p), allow_empty=allow_empty)
     return _CACHE[key]
+
+
+def extend_catalog(base: Catalog, extra_path: str | Path) -> Catalog:
+    """``base`` with the sources of a user catalog after its own. The result has a corpus
+    id of its own (seed 000: "source overrides receive a distinct corpus identifier"), so
+    nothing keyed by the bundled catalog's is mistaken for it. A user source may not reuse
+    a catalog source's id."""
+    extra = load_catalog(extra_path, allow_empty=True)
+    clash = sorted(set(base.by_id) & set(extra.by_id))
+    if clash:
+        _fail(f"id {clash[0]!r} is already a source of catalog {base.id!r}", clash[0], "id", path=str(extra_path))
+    sources = base.sources + extra.sources
+    return Catalog(id=base.id, version=base.version, sources=sources,
+                   corpus_id=f"{base.corpus_id}+{extra.id}@{extra.version}#{extra.corpus_id.rsplit('#', 1)[-1]}",
+                   path=base.path, by_id={s.id: s for s in sources}, extra_path=str(extra_path))

@@ -19,6 +19,13 @@ from urllib.parse import urlsplit
 from scrapy.settings import Settings
 
 from lightsearch.cache import load_cache
+from lightsearch.cache.descriptions import (
+    DocumentDescription,
+    Summary,
+    combine,
+    load_summary,
+    summary_path,
+)
 from lightsearch.config import check_retrieval, make_settings, validate_light_settings
 from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
 from lightsearch.crawl.outcome import CrawlOutcome
@@ -30,8 +37,9 @@ from lightsearch.filters import domain_notes, filtered
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.isolation.lanes import Lane, warm_pool
 from lightsearch.isolation.pool import release_pools
-from lightsearch.plan.catalog import Catalog, load_catalog
+from lightsearch.plan.catalog import Catalog, extend_catalog, load_catalog
 from lightsearch.plan.domains import restrict_catalog
+from lightsearch.plan.estimates import Estimates
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
 from lightsearch.providers.light_result import assemble
@@ -65,6 +73,8 @@ HYGIENE_COUNTS = {
     "candidatesDropped": "light/discovery/candidates_dropped",
     # candidates still waiting when the hops (or the page hops) were spent: ground a larger budget would cover
     "candidatesUnread": "light/frontier/unread",
+    # described discovery documents left unread: they name too few likely relevant pages
+    "describedSkipped": "light/discovery/skipped_described",
     "unreadableDocuments": "light/discovery/unreadable",
     "extractionFailed": "light/extract/failed",
 }
@@ -86,6 +96,7 @@ class LightSearch:
         self.settings = settings
         self._validated = False
         self._catalog: Catalog | None = None
+        self._summary: Summary | None = None
         preload_components(settings)
         warm_pool(settings)
 
@@ -142,7 +153,13 @@ class LightSearch:
     def _first_search_checks(self) -> Catalog:
         if not self._validated:
             validate_light_settings(self.settings)
-            self._catalog = load_catalog(self.settings.get("LIGHT_CATALOG"))
+            catalog = load_catalog(self.settings.get("LIGHT_CATALOG"))
+            summary = load_summary(summary_path(self.settings.get("LIGHT_SOURCE_SUMMARY"), catalog.path))
+            extra = self.settings.get("LIGHT_CATALOG_EXTRA")
+            if extra:
+                catalog = extend_catalog(catalog, extra)
+                summary = combine(summary, load_summary(summary_path(None, extra)))
+            self._catalog, self._summary = catalog, summary
             self._validated = True
         assert self._catalog is not None
         return self._catalog
@@ -156,10 +173,12 @@ class LightSearch:
         if filters.region:
             notes.append(f"region {filters.region}: Light does not search by region; its catalog sources are "
                          "chosen by the query's language")
+        estimates = Estimates.build(request.terms, self._described(searchable))
         selected = select_sources(
             searchable, request, s.getint("LIGHT_MAX_SOURCES"),
             min_sources=min(s.getint("LIGHT_MIN_SOURCES"), s.getint("LIGHT_MAX_SOURCES")),
             keep_ratio=s.getfloat("LIGHT_SOURCE_KEEP_RATIO"),
+            estimates=estimates,
         )
         first = self._affordable(selected, s.getint("LIGHT_FIRST_SOURCES"))
         reserve = frozenset(sel.source.id for sel in selected if sel not in first)
@@ -171,6 +190,7 @@ class LightSearch:
             max_results=request.max_results,
             started_monotonic=started,
             terms=request.terms,
+            estimates=estimates,
         )
         link = link_of(s)
         shared_before = snapshot(link)
@@ -215,9 +235,14 @@ class LightSearch:
         if not plan.sources and searchable.sources:
             notes.append("no catalog source matches the query language")
         notes.extend(shared_state_notes(shared_before, link))
-        ranked = await self._rank(fetched + cached, plan, request, outcome, started)
+        background = (plan.estimates.df, plan.estimates.pool) if plan.estimates and plan.estimates.pool else None
+        ranked = await self._rank(fetched + cached, plan, request, outcome, started, background=background)
         if stop_reason == "completed" and time.monotonic() - started > s.getfloat("LIGHT_DEADLINE_SECS"):
             stop_reason = "deadline"  # never "completed" past the hard deadline, however it came
+        withheld = ranked.withheld
+        counts.update(withheldUnrelated=withheld["unrelated"], withheldFarBelow=withheld["far_below"])
+        if withheld["unrelated"] or withheld["far_below"]:
+            notes.append(withheld_note(withheld))
         ranked, off = filtered(ranked, filters, lambda r: r.document.url)
         notes.extend(domain_notes(off, filters))
         undated: list[str] = []
@@ -259,7 +284,8 @@ class LightSearch:
         return result
 
     async def _rank(self, documents: list[Document], plan: CrawlPlan, request: SearchRequest,
-                    outcome: CrawlOutcome, started: float) -> list[Any]:
+                    outcome: CrawlOutcome, started: float,
+                    background: tuple[Any, float] | None = None) -> Any:
         """Rank within the hard deadline, or fail with ``deadline_exceeded``.
 
         Ranking needs every document (BM25's statistics are over the whole retrieved
@@ -281,7 +307,7 @@ class LightSearch:
         try:
             return await asyncio.wait_for(asyncio.to_thread(
                 rank_documents, documents, plan.queries, snippet_chars=s.getint("LIGHT_SNIPPET_CHARS"),
-                terms=request.terms, should_stop=stop.is_set), remaining)
+                terms=request.terms, background=background, should_stop=stop.is_set), remaining)
         except (asyncio.TimeoutError, RankingStopped):
             raise deadline_error(deadline, outcome) from None
         finally:
@@ -319,6 +345,26 @@ class LightSearch:
                 break
         return kept
 
+    def _described(self, catalog: Catalog) -> dict[str, list[DocumentDescription]]:
+        """What the catalog's sources publish, as far as known: the prebuilt summary's
+        descriptions (of sources whose origins are still the catalog's), and over them what
+        this process's searches read since."""
+        records = load_cache(self.settings, "LIGHT_RECORD_CACHE")
+        learned = getattr(records, "descriptions", None)
+        summary = self._summary
+        out: dict[str, list[DocumentDescription]] = {}
+        for source in catalog.sources:
+            docs: dict[str, DocumentDescription] = {}
+            known = summary.origins.get(source.id) if summary is not None else None
+            if summary is not None and (known is None or set(known) == set(source.origins)):
+                docs.update((d.key, d) for d in summary.descriptions.of(source.id))
+            if learned is not None:
+                docs.update((d.key, d) for d in learned.of(source.id))
+            kept = [d for d in docs.values() if source.admits(d.url)]
+            if kept:
+                out[source.id] = kept
+        return out
+
     def _reachable(self, catalog: Catalog) -> Catalog:
         """With ``LIGHT_HOST_MAP_ONLY`` (an offline world) only mapped sources can answer."""
         if not self.settings.getbool("LIGHT_HOST_MAP_ONLY"):
@@ -338,6 +384,16 @@ RANKING_RESERVE_SECS = 1.0
 def deadline_error(deadline: float, outcome: CrawlOutcome) -> LightSearchError:
     return LightSearchError("deadline_exceeded", f"the search did not finish within {deadline:g} s",
                             {"deadlineSecs": deadline, **counts_of(outcome)})
+
+
+def withheld_note(withheld: dict[str, int]) -> str:
+    parts = []
+    if withheld["unrelated"]:
+        parts.append(f"{withheld['unrelated']} share no content word with the query")
+    if withheld["far_below"]:
+        parts.append(f"{withheld['far_below']} score far below the best hit")
+    total = withheld["unrelated"] + withheld["far_below"]
+    return f"{total} page{'s' if total != 1 else ''} retrieved but not shown as evidence: " + "; ".join(parts)
 
 
 def joined_documents(settings: Settings, fetched: list[Document]) -> list[Document]:

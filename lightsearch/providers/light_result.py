@@ -53,6 +53,7 @@ def light_evidence(
             extraction_clipped=doc.partial,
             content_clipped=_words(passage.strip("…")) < _words(doc.text),
             matched=r.matched,
+            weighted=r.weighted,
         ))
     return out
 
@@ -103,6 +104,9 @@ def assemble(
         "sourceErrorsOmitted": max(0, len(source_errors) - MAX_SOURCE_ERRORS),
         "retrievedAt": {e.url: e.retrieved_at for e in evidence},
         "elapsedMs": elapsed_ms,
+        # what coverage was judged from, per hit shown: query terms found, their idf share, BM25
+        "relevance": [{"matched": r.matched, "weighted": r.weighted, "bm25": r.bm25}
+                      for r in ranked[:max_results]],
     }
     return build_envelope(
         provider="light", query=query, evidence=evidence, limits=limits, stop_reason=stop_reason,

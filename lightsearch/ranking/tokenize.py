@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 import snowballstemmer
@@ -80,3 +81,24 @@ def tokenize(text: str) -> list[str]:
     if not text.isascii():
         text = _HEBREW_MARKS.sub("", unicodedata.normalize("NFC", text))
     return [term for term in map(_term, _WORD.findall(text.lower())) if term]
+
+
+# Words that carry no topic beyond the stop lists: question words, auxiliaries, pronouns,
+# quantifiers. A hit whose only words in common with the query are these shares nothing
+# the query is about, and is not shown as evidence for it (ranking/rank.py).
+_FUNCTION_WORDS = (
+    "about above after again against all also am any because been before being below between both can "
+    "could did do does doing done down during each either every few from further get gets got had has have "
+    "having he her here hers him his how however i its itself just let may me might more most much must my "
+    "neither nor now off once one only other our ours out over own same shall she should so some than that "
+    "them those though through thus too under until up upon us very we were what whatever when where "
+    "whether which while who whom whose why would yet you your "
+    "מי איך למה מתי איפה היכן כמה האם אילו איזה איזו אלה אלו הזה הזאת הזו לו לה להם שלו שלה שלהם כך כאשר "
+    "אחרי לפני מאוד יותר פחות אבל אולם אך גם כבר רק עוד בו בה בהם ממנו ממנה אותו אותה אותם הייתה יהיה תהיה"
+)
+FUNCTION_TERMS = frozenset(t for word in _FUNCTION_WORDS.split() for t in tokenize(word))
+
+
+def content_terms(terms: Iterable[str]) -> set[str]:
+    """The query terms that say what it is about (index terms, not function words)."""
+    return {t for t in terms if t not in FUNCTION_TERMS}

@@ -1,4 +1,4 @@
-"""The ``lightsearch`` command: search, news, fetch, tools, mcp, serve, evaluate.
+"""The ``lightsearch`` command: search, news, fetch, tools, mcp, serve, evaluate, sources.
 
 The same tools and options as the ``scrapy search|news|read|evaluate`` commands (which
 stay), through the same front door (:class:`~lightsearch.surfaces.toolbox.Toolbox`),
@@ -68,6 +68,13 @@ EXAMPLES = {
 """,
     "evaluate": """examples:
   lightsearch evaluate --world cranfield --max-queries 20
+""",
+    "sources": """examples:
+  lightsearch sources add https://blog.example.org/ --language en
+  lightsearch sources list
+  lightsearch sources check
+  lightsearch sources remove user-blog-example-org
+  lightsearch sources describe --out catalog.summary.json     # needs a network
 """,
 }
 
@@ -200,6 +207,33 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
 
     p = command("evaluate", "run a judged query set (the scrapy evaluate command)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="the options of `scrapy evaluate`")
+
+    p = command("sources", "your own sites beside the bundled catalog, and the source descriptions")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    user_file = argparse.ArgumentParser(add_help=False)
+    user_file.add_argument("--file", default=None, metavar="PATH",
+                           help="the user catalog (default: LIGHT_CATALOG_EXTRA, else "
+                                "$XDG_CONFIG_HOME/lightsearch/sources.json)")
+    user_file.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    a = actions.add_parser("add", parents=[user_file], help="probe a site and add it to the user catalog")
+    a.add_argument("url", metavar="URL", help="the site's home page")
+    a.add_argument("--name", default=None, help="the source's name (default: the site's own)")
+    a.add_argument("--language", default=None, help="en or he (default: what the page declares)")
+    a.add_argument("--kind", default=None, help="reference, government, news, science or technology")
+    actions.add_parser("list", parents=[user_file], help="the user catalog's sources")
+    a = actions.add_parser("check", parents=[user_file], help="probe the user catalog's sources again")
+    a.add_argument("ids", nargs="*", metavar="ID", help="only these sources")
+    a = actions.add_parser("remove", parents=[user_file], help="remove a source from the user catalog")
+    a.add_argument("source_id", metavar="ID")
+    a = actions.add_parser("describe", help="prebuild a catalog's source descriptions (summary file)")
+    a.add_argument("--catalog", default=None, metavar="PATH", help="the catalog (default: LIGHT_CATALOG or "
+                   "the bundled one)")
+    a.add_argument("--out", default=None, metavar="PATH", help="the summary file (default: "
+                   "<catalog>.summary.json beside the catalog)")
+    a.add_argument("--recorded", default=None, metavar="MAP", help="describe from recorded feeds and sitemaps: "
+                   "a JSON map of URL -> file (relative to --data)")
+    a.add_argument("--data", default=None, metavar="DIR", help="where the recorded files are")
+    a.add_argument("-o", "--output", choices=("table", "json"), default="table")
     return top, parsers
 
 
@@ -282,6 +316,79 @@ async def _run_tool(opts: argparse.Namespace) -> dict[str, Any]:
         spinner.stop()
 
 
+async def _sources(opts: argparse.Namespace) -> dict[str, Any]:
+    from pathlib import Path
+
+    from lightsearch.errors import LightSearchError
+    from lightsearch.surfaces import sources
+    from lightsearch.surfaces.environment import resolve
+
+    overrides = resolve(dict(opts.settings))
+    overrides.setdefault("LOG_LEVEL", "ERROR")
+    origins = None
+    if opts.offline:
+        from lightsearch.offline_origins.server import OfflineOrigins
+
+        origins = OfflineOrigins().start()
+        overrides.update(origins.settings())
+    try:
+        if opts.action == "describe":
+            return await sources.describe_catalog(
+                overrides, catalog_path=opts.catalog or overrides.get("LIGHT_CATALOG"),
+                out=Path(opts.out) if opts.out else None, recorded=Path(opts.recorded) if opts.recorded else None,
+                data_dir=Path(opts.data) if opts.data else None)
+        path = opts.file or overrides.get("LIGHT_CATALOG_EXTRA") or sources.default_user_catalog()
+        if path is None:
+            raise LightSearchError("invalid_input", "no user catalog: give --file, or set LIGHT_CATALOG_EXTRA "
+                                   "(or HOME)", {"parameter": "--file"})
+        path = Path(path)
+        if opts.action == "add":
+            return await sources.add(path, opts.url, overrides, name=opts.name, language=opts.language,
+                                     kind=opts.kind)
+        if opts.action == "check":
+            return await sources.check(path, overrides, opts.ids)
+        if opts.action == "remove":
+            return sources.remove(path, opts.source_id)
+        return {"catalog": str(path), "sources": sources.entries(path)}
+    finally:
+        if origins is not None:
+            origins.stop()
+
+
+def sources_report(opts: argparse.Namespace, result: dict[str, Any]) -> int:
+    import json
+
+    if opts.output == "json":
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    elif opts.action == "add":
+        entry = result["added"]
+        print(f"added {entry['id']} ({entry['name']}, {entry['language']}, {entry['kind']}) to {result['catalog']}")
+        for key, found in entry["evidence"].items():
+            if isinstance(found, dict):
+                for url, why in found.items():
+                    print(f"  {key}: {url}: {why}")
+            else:
+                print(f"  {key}: {found}")
+        for err in result["sourceErrors"]:
+            print(f"  not read: {err['url']}: {err['code']}")
+    elif opts.action == "list":
+        if not result["sources"]:
+            print(f"no sources in {result['catalog']}")
+        for entry in result["sources"]:
+            print(f"{entry['id']}\t{entry['name']}\t{entry['language']}\t{entry['kind']}\t{entry['seeds'][0]}\t"
+                  f"feeds {len(entry.get('feeds', []))}, sitemaps {len(entry.get('sitemaps', []))}")
+    elif opts.action == "check":
+        for row in result["sources"]:
+            detail = row.get("message") or ", ".join(f"{k} changed" for k in row.get("changes", {}))
+            print(f"{row['id']}\t{row['status']}" + (f"\t{detail}" if detail else ""))
+    elif opts.action == "remove":
+        print(f"removed {result['removed']} from {result['catalog']}")
+    else:
+        print(f"described {result['sources']} sources from {result['documents']} documents into {result['summary']}")
+    failing = opts.action == "check" and any(r["status"] == "failing" for r in result["sources"])
+    return 1 if failing else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     opts = parse(argv)
     if opts.command == "evaluate":
@@ -302,6 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             warm_pool(_toolbox_settings(opts))  # the extraction workers start while the engine loads
             return show(opts.command, asyncio.run(_run_tool(opts)), opts.output)
+        if opts.command == "sources":
+            return sources_report(opts, asyncio.run(_sources(opts)))
         if opts.command == "tools":
             from lightsearch.surfaces.tools import definitions_for
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from lightsearch.errors import LightSearchError, quote_untrusted
@@ -137,7 +138,16 @@ VARIABLES: tuple[Variable, ...] = (
              _same("WEB_TOOLS_SEARCHES_PER_MINUTE")),
     Variable("WEB_TOOLS_FETCHES_PER_MINUTE", "WEB_TOOLS_FETCHES_PER_MINUTE", "per client; 0: no limit",
              _same("WEB_TOOLS_FETCHES_PER_MINUTE")),
+    Variable("LIGHTSEARCH_SOURCES", "LIGHT_CATALOG_EXTRA", "your own sources (`lightsearch sources add`); "
+             "default: $XDG_CONFIG_HOME/lightsearch/sources.json when it exists", _same("LIGHT_CATALOG_EXTRA")),
 )
+
+
+def default_user_catalog(environ: Mapping[str, str] | None = None) -> Path | None:
+    """``$XDG_CONFIG_HOME/lightsearch/sources.json`` (``~/.config/...``); None without a home."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or (str(Path(env["HOME"]) / ".config") if env.get("HOME") else "")
+    return Path(base) / "lightsearch" / "sources.json" if base else None
 
 
 def settings_from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -158,6 +168,11 @@ def resolve(cmdline: Mapping[str, Any] | None = None, environ: Mapping[str, str]
     env = os.environ if environ is None else environ
     merged = settings_from_environ(env)
     merged.update(cmdline or {})
+    if not merged.get("LIGHT_CATALOG_EXTRA"):
+        # the sources `lightsearch sources add` wrote, when there are some
+        user = default_user_catalog(env)
+        if user is not None and user.is_file():
+            merged["LIGHT_CATALOG_EXTRA"] = str(user)
     _provider_key(merged, env)
     region = merged.get("WEB_SEARCH_REGION")
     if isinstance(region, str) and region.count("-") == 1:

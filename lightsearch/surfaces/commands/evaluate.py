@@ -18,6 +18,12 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 RUNS = ("light", "oracle", "baseline")
+# Departures from the seed's bounds a user may opt into (docs/BOUNDS.md); ``--profiles``
+# runs Light with each beside the default, as ``light+NAME``.
+PROFILES: dict[str, dict[str, Any]] = {
+    "sitemaps12": {"LIGHT_DISCOVERY_MAX_SITEMAPS": 12},
+    "mapcache": {"LIGHT_DISCOVERY_CACHE_MAX_RECORDS": 256, "LIGHT_DISCOVERY_CACHE_MAX_BYTES": 8 * 1024 * 1024},
+}
 BASELINE = {"LIGHT_DISCOVERY_MAX_SITEMAPS": 0, "LIGHT_DISCOVERY_MAX_DEPTH": 1,
             "LIGHT_DISCOVERY_EXPLORE": False}
 # Cold mode: nothing survives from one search to the next (no record or robots cache).
@@ -43,6 +49,13 @@ class Command(ScrapyCommand):
         parser.add_argument("--qrels", help="relevance judgements, TREC qrels")
         parser.add_argument("--runs", default="light,oracle,baseline",
                             help="comma-separated runs: light, oracle (needs --world), baseline")
+        parser.add_argument("--summary", default="build",
+                            help="source descriptions the runs start from: build (describe the world's "
+                                 "sources first, as `lightsearch sources describe` does for a catalog), none, "
+                                 "or a summary file (default: build)")
+        parser.add_argument("--profiles", default="",
+                            help=f"comma-separated opt-in profiles beyond the seed's bounds, each run as "
+                                 f"light+NAME beside light: {', '.join(PROFILES)} (docs/BOUNDS.md)")
         parser.add_argument("--concurrency", type=int, default=4, help="searches at a time (default 4)")
         parser.add_argument("--max-queries", type=int, default=None, help="only the first N queries")
         parser.add_argument("--max-results", type=int, default=10)
@@ -66,7 +79,11 @@ class Command(ScrapyCommand):
             raise UsageError("give --world, or --queries and --qrels", print_help=False)
         if opts.concurrency < 1:
             raise UsageError("--concurrency must be at least 1", print_help=False)
-        opts.run_list = runs
+        profiles = [p.strip() for p in opts.profiles.split(",") if p.strip()]
+        unknown = [p for p in profiles if p not in PROFILES]
+        if unknown:
+            raise UsageError(f"--profiles takes {', '.join(PROFILES)}; got {opts.profiles!r}", print_help=False)
+        opts.run_list = runs + [f"light+{p}" for p in profiles]
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from lightsearch.errors import LightSearchError
@@ -78,13 +95,34 @@ class Command(ScrapyCommand):
             summaries = {}
         self.exitcode = 0 if summaries else 1
 
+    async def _describe(self, world: Any, overrides: dict[str, Any]) -> None:
+        """Describe the world's sources the way an operator describes a catalog, through the
+        world's origins, into ``<catalog>.summary.json`` beside the world's catalog: every
+        run then starts from it, as a production process starts from the bundled summary."""
+        import time
+
+        from lightsearch.cache import clear_process_caches
+        from lightsearch.plan.catalog import load_catalog
+        from lightsearch.providers.describe import describe_sources, write_summary
+
+        catalog = load_catalog(world.catalog_path)
+        started = time.monotonic()
+        described = await describe_sources(catalog, overrides)
+        write_summary(world.catalog_path.with_suffix(".summary.json"), catalog, described)
+        clear_process_caches()
+        self.described = {"documents": described.documents, "errors": len(described.errors),
+                          "seconds": round(time.monotonic() - started, 1)}
+        print(f"described {len(catalog.sources)} sources from {described.documents} discovery documents "
+              f"in {self.described['seconds']:g} s ({len(described.errors)} errors)")
+
     async def _evaluate(self, opts: argparse.Namespace) -> dict[str, Any]:
         from lightsearch.cache import clear_process_caches
         from lightsearch.config import make_settings
-        from lightsearch.evaluation.harness import Progress, run_queries, summarize
+        from lightsearch.evaluation.harness import Progress, run_queries, summarize, throughput
         from lightsearch.evaluation.oracle import OracleProvider
         from lightsearch.evaluation.qrels import read_qrels, read_queries
         from lightsearch.evaluation.report import format_table, write_reports
+        from lightsearch.plan.catalog import load_catalog
         from lightsearch.providers.light import LightSearch
 
         assert self.settings is not None
@@ -106,8 +144,14 @@ class Command(ScrapyCommand):
                 overrides.update(origins.settings())
                 overrides["LIGHT_CATALOG"] = str(world.catalog_path)
                 queries, qrels = world.queries, world.qrels
+                if opts.summary == "build":
+                    await self._describe(world, overrides)
             else:
                 queries, qrels = [], {}
+            if opts.summary == "none":
+                overrides["LIGHT_SOURCE_SUMMARY"] = ""
+            elif opts.summary != "build":
+                overrides["LIGHT_SOURCE_SUMMARY"] = opts.summary
             if opts.queries:
                 queries = read_queries(opts.queries)
             if opts.qrels:
@@ -117,12 +161,20 @@ class Command(ScrapyCommand):
             summaries: dict[str, Any] = {}
             all_runs = {}
             bounds = make_settings(overrides)
+            source_of = None
+            if world is not None:
+                catalog = load_catalog(world.catalog_path)
+
+                def source_of(url: str) -> str | None:
+                    source = catalog.source_for(url)
+                    return source.id if source else None
             for name in opts.run_list:
                 if name == "oracle":
                     provider: Any = OracleProvider(world.documents)
                 else:
+                    profile = PROFILES.get(name.partition("+")[2], {})
                     provider = LightSearch.from_settings({**overrides, **(BASELINE if name == "baseline" else {}),
-                                                          **(COLD if opts.cold else {})})
+                                                          **profile, **(COLD if opts.cold else {})})
                 # Each run starts with empty process caches: no run reuses another's records.
                 clear_process_caches()
                 bar = Progress(len(queries), name)
@@ -131,12 +183,19 @@ class Command(ScrapyCommand):
                                               max_results=opts.max_results, progress=bar.step,
                                               max_words=bounds.getint("LIGHT_MAX_QUERY_WORDS"),
                                               max_chars=bounds.getint("LIGHT_MAX_QUERY_CHARS"),
-                                              excluded=(lambda: origins.cpu_seconds) if origins else None)
+                                              excluded=(lambda: origins.cpu_seconds) if origins else None,
+                                              source_of=source_of)
                 all_runs[name] = runs
                 summaries[name] = summarize(runs, cpu, origins.cpu_seconds - served if origins else None)
+                if world is not None and name != "oracle":
+                    # one request per origin, three per process: the bound on searches a minute
+                    transfers = min(bounds.getint("LIGHT_MAX_CONCURRENCY"), len(world.hosts))
+                    summaries[name]["throughput"] = throughput(runs, transfers=transfers,
+                                                               hop_seconds=opts.latency + opts.jitter / 2)
             meta = {"world": opts.world, "queries": len(queries), "concurrency": opts.concurrency,
                     "latency": opts.latency, "jitter": opts.jitter, "runs": opts.run_list,
-                    "mode": "cold" if opts.cold else "stream"}
+                    "mode": "cold" if opts.cold else "stream", "summary": opts.summary,
+                    "described": getattr(self, "described", None)}
             print(format_table(summaries))
             json_path, html_path = write_reports(Path(opts.out), meta, summaries, all_runs)
             print(f"reports: {json_path} {html_path}")
