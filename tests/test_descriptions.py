@@ -157,16 +157,24 @@ def _archive(host: str) -> dict[str, dict]:
     return routes
 
 
+async def described_world(origins, tmp_path, host: str, routes: dict, kind: str) -> dict:
+    """Serve one archive site, describe it as `lightsearch sources describe` does into the
+    summary beside its catalog, and return the settings of a search over it."""
+    cfg = make_world(origins, tmp_path, {host: routes},
+                     [{"id": "arch", "host": host, "kind": kind, "sitemaps": [f"https://{host}/index.xml"]}])
+    catalog = load_catalog(cfg["LIGHT_CATALOG"])
+    described = await describe_sources(catalog, cfg)
+    write_summary(tmp_path / "catalog.summary.json", catalog, described)
+    origins.reset_log()
+    return {**cfg, "described": described}
+
+
 @coroutine_test
 async def test_a_described_source_is_read_by_its_best_child_sitemap_without_the_index(origins, tmp_path):
     host = "described-archive.test"
-    cfg = make_world(origins, tmp_path, {host: _archive(host)},
-                     [{"id": "arch", "host": host, "kind": "science", "sitemaps": [f"https://{host}/index.xml"]}])
-    catalog = load_catalog(cfg["LIGHT_CATALOG"])
-    described = await describe_sources(catalog, cfg)
+    cfg = await described_world(origins, tmp_path, host, _archive(host), "science")
+    described = cfg.pop("described")
     assert {d.kind for d in described.descriptions.of("arch")} >= {"index", "sitemap", "seed"}
-    write_summary(tmp_path / "catalog.summary.json", catalog, described)
-    origins.reset_log()
     result = await LightSearch.from_settings({**cfg, "LIGHT_RECORD_CACHE": None}).search("kelp holdfast erosion")
     paths = [e["path"] for e in origins.requests_for(host)]
     assert "/sm-1.xml" in paths
@@ -255,13 +263,9 @@ async def test_a_listing_page_naming_what_the_planned_sitemaps_name_waits_for_a_
     sitemaps leave unread (nothing here); a process with a record cache reads it, for its
     titles and for the searches that follow."""
     host = f"archive-{cache or 'none'}.test"
-    cfg = make_world(origins, tmp_path, {host: _mapped_with_archive(host)},
-                     [{"id": "arch", "host": host, "kind": "science", "sitemaps": [f"https://{host}/index.xml"]}])
-    catalog = load_catalog(cfg["LIGHT_CATALOG"])
-    described = await describe_sources(catalog, cfg)
+    cfg = await described_world(origins, tmp_path, host, _mapped_with_archive(host), "science")
+    described = cfg.pop("described")
     assert any(d.url.endswith("/archive") for d in described.descriptions.of("arch"))
-    write_summary(tmp_path / "catalog.summary.json", catalog, described)
-    origins.reset_log()
     settings = cfg if cache else {**cfg, "LIGHT_RECORD_CACHE": None}
     result = await LightSearch.from_settings(settings).search("kelp holdfast survey")
     paths = [e["path"] for e in origins.requests_for(host)]
@@ -273,11 +277,8 @@ async def test_a_listing_page_naming_what_the_planned_sitemaps_name_waits_for_a_
 @coroutine_test
 async def test_a_news_sources_home_page_is_read_whatever_its_description_says(origins, tmp_path):
     host = "described-news.test"
-    cfg = make_world(origins, tmp_path, {host: _archive(host)},
-                     [{"id": "arch", "host": host, "kind": "news", "sitemaps": [f"https://{host}/index.xml"]}])
-    catalog = load_catalog(cfg["LIGHT_CATALOG"])
-    write_summary(tmp_path / "catalog.summary.json", catalog, await describe_sources(catalog, cfg))
-    origins.reset_log()
+    cfg = await described_world(origins, tmp_path, host, _archive(host), "news")
+    cfg.pop("described")
     await LightSearch.from_settings({**cfg, "LIGHT_RECORD_CACHE": None}).search("kelp holdfast erosion")
     paths = [e["path"] for e in origins.requests_for(host)]
     assert "/" in paths  # it names nothing the query wants, but news changes by the hour
