@@ -152,10 +152,15 @@ def test_a_schedule_that_repeats_its_rows_keeps_every_day():
     assert "climbs steeply to the lighthouse" in text
 
 
-def test_the_headline_standfirst_and_dateline_are_not_repeated_above_the_body():
+def test_the_headline_and_dateline_are_not_repeated_above_the_body_and_the_standfirst_stays():
+    """The headline is ``title`` and the dateline is no prose; the standfirst is the
+    article's own words (readers and the multilingual evaluation count it as text)."""
     page = read("headline_standfirst.html")
     assert page.title == "River otters are back in the city centre"
-    assert page.text.startswith("Volunteers counting birds"), page.text[:200]
+    assert page.text.startswith("Otters have been seen under three bridges"), page.text[:200]
+    assert "River otters are back" not in page.text
+    assert "12 November 2026" not in page.text
+    assert page.text.index("forty years") < page.text.index("Volunteers counting birds")
 
 
 def test_a_lead_paragraph_copied_into_the_description_is_kept():

@@ -20,9 +20,12 @@ hides its body until a script reveals it).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from lxml import etree
 from lxml.html import HtmlElement
+
+from lightsearch.documents.boilerplate import READ_ON
 
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)",
                            re.I)
@@ -37,18 +40,13 @@ _FURNITURE = re.compile(
     r"cookie-?(?:msg|notice|banner|bar|consent|message|law|popup))(?:$|[\s_-])",
     re.I,
 )
-# A furniture word on the element that holds most of the page's paragraph text names a
+# A furniture word on the element that holds half the page's paragraph text names a
 # feature of the article ("entry-content-read-more": a body with an expander), not furniture.
-MAIN_SHARE = 0.6
+MAIN_SHARE = 0.5
+TEXT_SHARE = 0.4  # ... or 40% of the text it shows (a body written in <div>s, a live ticker)
 _FURNITURE_TAGS = {"div", "section", "aside", "ul", "ol", "figure", "span", "nav", "dialog"}
 _ALWAYS_DROPPED = ("dialog", "template")
-_READ_ON = re.compile(
-    r"^\W*(?:read|see|watch|listen)\s+(?:more|also|next)\b|^\W*continue\s+reading\b|^\W*also\s+read\b|"
-    r"^\W*related(?:\s+(?:articles?|stories|coverage|content))?\b|^\W*more\s*:|^\W*more\s+(?:from|on|must-reads)\b|"
-    r"^\W*you\s+(?:may|might)\s+also\s+like\b|^\W*(?:קראו|קרא|ראו)\s+(?:עוד|גם)|^\W*לכתבה\s+המלאה|"
-    r"^\W*(?:כתבות\s+נוספות|עוד\s+בנושא)|^\W*เรื่องที่เกี่ยวข้อง",
-    re.I,
-)
+_READ_ON = READ_ON
 READ_ON_MAX_CHARS = 300
 # Every styled element, tested in Python: lowercasing @style in XPath for each element of
 # the page cost twice as much (1.98 against 0.88 ms a page on the shared set).
@@ -58,19 +56,75 @@ _FURNITURE_CANDIDATES = etree.XPath(
     " or self::nav or self::dialog][@class or @id]")
 _TEXTS = etree.XPath(".//text()[normalize-space()]")
 _KEEP_TAGS = {"html", "body", "head", "main", "article"}
-_MAIN_MARKERS = ".//article | .//main | .//*[@itemprop='articleBody'] | .//h1"
+_MAIN_MARKERS = etree.XPath(".//article | .//main | .//*[@itemprop='articleBody'] | .//h1")
 
 
-def _paragraph_chars(el: HtmlElement) -> int:
-    return sum(len(p.text_content()) for p in el.iter("p"))
+_TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
+_UNSHOWN = ("script", "style", "noscript", "template")
 
 
-def _protected(el: HtmlElement, kind: str = "", page_chars: int = 0) -> bool:
-    if not isinstance(el.tag, str) or el.tag in _KEEP_TAGS or el.get("itemprop") == "articleBody":
-        return True
-    if el.xpath(_MAIN_MARKERS):
-        return True
-    return kind == "furniture" and page_chars > 0 and _paragraph_chars(el) >= MAIN_SHARE * page_chars
+def _shown_chars(el: HtmlElement) -> float:
+    """Characters of text ``el`` shows (scripts and styles do not count)."""
+    n = _TEXT_LENGTH(el)
+    for hidden in el.iter(*_UNSHOWN):
+        n -= _TEXT_LENGTH(hidden)
+    return n
+
+
+class _Evidence:
+    """Where the page's article is, read once for every pruning decision: each
+    paragraph's length and the page's paragraph text, the page's shown text, the *core*
+    (the element whose own paragraphs carry the most text: the candidate article's
+    container) and every element that holds the core or a marker of the main content
+    (``<article>``, ``<main>``, ``itemprop=articleBody``, the ``<h1>``)."""
+
+    def __init__(self, body: HtmlElement):
+        self.lengths: dict[HtmlElement, int] = {}
+        own: dict[HtmlElement, int] = {}
+        for p in body.iter("p"):
+            n = len(p.text_content())
+            self.lengths[p] = n
+            parent = p.getparent()
+            if parent is not None:
+                own[parent] = own.get(parent, 0) + n
+        self.page_chars = sum(self.lengths.values())
+        self.page_text = _shown_chars(body)
+        self.holders: set[HtmlElement] = set()
+        anchors = list(_MAIN_MARKERS(body))
+        if own:
+            anchors.append(max(own, key=own.__getitem__))
+        for anchor in anchors:
+            if anchor in self.holders:
+                continue
+            self.holders.add(anchor)
+            self.holders.update(anchor.iterancestors())
+
+    def paragraph_chars(self, el: HtmlElement) -> int:
+        return sum(self.lengths.get(p, 0) for p in el.iter("p"))
+
+    def large(self, els: list[HtmlElement]) -> bool:
+        """Whether ``els`` together hold ``MAIN_SHARE`` of the page's paragraph text or
+        ``TEXT_SHARE`` of the text it shows."""
+        if self.page_chars and sum(self.paragraph_chars(el) for el in els) >= MAIN_SHARE * self.page_chars:
+            return True
+        return self.page_text > 0 and sum(_shown_chars(el) for el in els) >= TEXT_SHARE * self.page_text
+
+    def protects(self, el: HtmlElement) -> bool:
+        """Whether removing ``el`` would remove the article, whatever its class says (a
+        theme's ``entry share`` body, a ``gallery-main-content``, a live ticker's
+        ``live-match-comments``): it holds the core or a main marker, or a large share of
+        the page's paragraphs or shown text (:meth:`large`), alone or with its siblings of
+        the same class (the thirty ``gallery-section`` blocks of a list article)."""
+        if not isinstance(el.tag, str) or el.tag in _KEEP_TAGS or el.get("itemprop") == "articleBody":
+            return True
+        if el in self.holders or self.large([el]):
+            return True
+        parent = el.getparent()
+        kind = (el.get("class") or "").split()[:1]
+        if parent is None or not kind:
+            return False
+        group = [s for s in parent if s.tag == el.tag and (s.get("class") or "").split()[:1] == kind]
+        return len(group) > 1 and self.large(group)
 
 
 def _hidden(el: HtmlElement) -> bool:
@@ -85,6 +139,11 @@ def _furniture(el: HtmlElement) -> bool:
         return False
     names = f"{el.get('class') or ''} {el.get('id') or ''}"
     return bool(names.strip()) and bool(_FURNITURE.search(names))
+
+
+def _kind_of(el: HtmlElement) -> str:
+    """Blocks of one kind: the tag and first class name (or the tag alone)."""
+    return f"{el.tag}.{(el.get('class') or '').split(' ', 1)[0]}"
 
 
 def _read_on(el: HtmlElement) -> bool:
@@ -125,22 +184,31 @@ def _drop(el: HtmlElement) -> None:
     parent.remove(el)
 
 
-def prune_unseen(tree: HtmlElement) -> dict[str, int]:
-    """Remove hidden elements, furniture and read-on links from ``tree`` in place; the
-    counts say what went (the caller reports them)."""
+def prune_unseen(tree: HtmlElement, skip: Collection[str] = ()) -> dict[str, int]:
+    """Remove hidden elements, furniture and read-on links from ``tree`` in place (a
+    kind named in ``skip`` stays); the counts say what went (the caller reports them)."""
     counts = {"hidden": 0, "furniture": 0, "readOn": 0}
+    for kind, el in find_unseen(tree, skip):
+        _drop(el)
+        counts[kind] += 1
+    return counts
+
+
+def find_unseen(tree: HtmlElement, skip: Collection[str] = ()) -> list[tuple[str, HtmlElement]]:
+    """The hidden elements, furniture and read-on links of ``tree`` (outermost only) that
+    do not hold the article (:meth:`_Evidence.protects`), with their kinds."""
     body = tree.find("body") if tree.tag == "html" else tree
     if body is None:
-        return counts
-    doomed: list[tuple[str, HtmlElement]] = []
+        return []
+    doomed: list[tuple[str, str, HtmlElement]] = []  # (kind, group, element)
     # candidates chosen in XPath (C), the precise test in Python on the few it returns
-    for el in _HIDDEN_CANDIDATES(body):
+    for el in _HIDDEN_CANDIDATES(body) if "hidden" not in skip else ():
         if el.tag in _ALWAYS_DROPPED or _hidden(el):
-            doomed.append(("hidden", el))
-    for el in _FURNITURE_CANDIDATES(body):
+            doomed.append(("hidden", _kind_of(el), el))
+    for el in _FURNITURE_CANDIDATES(body) if "furniture" not in skip else ():
         if _furniture(el):
-            doomed.append(("furniture", el))
-    for piece in _TEXTS(body):
+            doomed.append(("furniture", _kind_of(el), el))
+    for piece in _TEXTS(body) if "readOn" not in skip else ():
         if not _READ_ON.search(piece):
             continue
         # "Read more:" starts a text node of the read-on block, its link or a <strong> in it
@@ -149,15 +217,26 @@ def prune_unseen(tree: HtmlElement) -> dict[str, int]:
             if el is None:
                 break
             if _read_on(el):
-                doomed.append(("readOn", el))
+                doomed.append(("readOn", _kind_of(el), el))
                 break
             el = el.getparent()
-    removed: set[HtmlElement] = set()
-    page_chars = _paragraph_chars(body) if any(kind == "furniture" for kind, _ in doomed) else 0
-    for kind, el in doomed:
-        if any(a in removed for a in el.iterancestors()) or _protected(el, kind, page_chars):
-            continue
-        _drop(el)
-        removed.add(el)
-        counts[kind] += 1
-    return counts
+    if not doomed:
+        return []
+    evidence = _Evidence(body)
+    # Blocks of one kind that together make up most of the page are the page (a live
+    # ticker's thirty "comment" entries, the hidden slides of a list article): they stay.
+    members: dict[str, list[HtmlElement]] = {}
+    for _, group, el in doomed:
+        members.setdefault(group, []).append(el)
+    large = set()
+    for group, els in members.items():
+        inside = set(els)
+        outer = [el for el in dict.fromkeys(els) if not any(a in inside for a in el.iterancestors())]
+        if len(outer) > 1 and evidence.large(outer):
+            large.add(group)
+    chosen: dict[HtmlElement, str] = {}
+    for kind, group, el in doomed:
+        if el not in chosen and group not in large and not evidence.protects(el):
+            chosen[el] = kind
+    # outermost only: an element inside another doomed one goes with it
+    return [(kind, el) for el, kind in chosen.items() if not any(a in chosen for a in el.iterancestors())]

@@ -24,6 +24,8 @@ import re
 
 from lxml.html import HtmlElement
 
+from lightsearch.documents import boilerplate
+
 MIN_MATCH_CHARS = 40  # a paragraph this long identifies the container it sits in
 MIN_SECTION_CHARS = 150  # a sibling section must carry this much paragraph text
 MAX_LINK_SHARE = 0.3  # ... and be prose, not a list of links
@@ -31,9 +33,6 @@ MIN_COPY_RUN = 3
 COPY_SHARE = 0.5
 MIN_COPY_CHARS = 80  # copied prose, not a schedule or a table repeating its short rows
 HEAD_LINES = 4
-_DATE_LINE = re.compile(
-    r"^(?:(?:published|updated|posted|last updated)[:\s]+)?[\w ,.:/+\-–|]{0,20}\b(?:19|20)\d{2}\b[\w ,.:/+\-–|]{0,30}$",
-    re.IGNORECASE)
 _MARKERS = re.compile(r"^[#>*\-\s]+")
 _URL_LINE = re.compile(r"^https?://\S+$")
 _COPYRIGHT = re.compile(r"^(?:©|\(c\)|copyright\b)", re.IGNORECASE)
@@ -68,9 +67,15 @@ def _paragraphs(container: HtmlElement, blocks: Blocks) -> list[HtmlElement]:
     return [p for p in container.iter("p") if blocks.get(p)]
 
 
-def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
+def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
+                  sections: bool = True, lead: bool = True) -> str:
     """``text`` with the paragraphs of same-class sibling sections it left out, each
-    inserted where the page has it (after the last extracted line that precedes it)."""
+    inserted where the page has it (after the last extracted line that precedes it), and
+    a lead paragraph in a block of its own before the body (see :func:`_lead`).
+
+    A section is joined only when it looks like more of the same article
+    (:func:`_more_of_the_article`); where that cannot be shown the text stays as
+    trafilatura read it."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
     keys = {_line_key(line): i for i, line in reversed(list(enumerate(lines)))}
@@ -78,7 +83,7 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None) ->
     order = {p: n for n, p in enumerate(el for el in blocks if el.tag == "p")}
     matched: dict[HtmlElement, int] = {}
     votes: dict[tuple[str, frozenset[str]], int] = {}
-    parents: dict[tuple[str, frozenset[str]], set[str]] = {}
+    holders: dict[tuple[str, frozenset[str]], list[HtmlElement]] = {}
     for p in order:
         key = blocks[p]
         if len(key) >= MIN_MATCH_CHARS and key in keys:
@@ -87,31 +92,30 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None) ->
             sig = _signature(container) if container is not None else None
             if sig is not None:
                 votes[sig] = votes.get(sig, 0) + 1
-                grand = container.getparent()
-                parents.setdefault(sig, set()).add(grand.tag if grand is not None else "")
+                if container not in holders.setdefault(sig, []):
+                    holders[sig].append(container)
     if not votes:
         return text
     sig, count = max(votes.items(), key=lambda kv: kv[1])
     if count < 2:
         return text
-    lead = _lead(lines, matched, order, sig, _descriptions(tree))
+    lead = _lead(lines, matched, order, sig, _descriptions(tree)) if lead else []
     if lead:
         at = min(matched.values())
         lines[at:at] = lead
         matched = {p: i + len(lead) for p, i in matched.items()}
         text = gap.join(lines)
     inserts: list[tuple[int, int, list[str]]] = []
-    for el in tree.iter(sig[0]):
-        if _signature(el) != sig or any(p in matched for p in _paragraphs(el, blocks)):
-            continue
-        grand = el.getparent()
-        if (grand.tag if grand is not None else "") not in parents[sig]:
+    for el in tree.iter(sig[0]) if sections else ():
+        if _signature(el) != sig or el in holders[sig] or any(p in matched for p in _paragraphs(el, blocks)):
             continue
         paras = [p for p in el if getattr(p, "tag", None) == "p" and blocks.get(p)]
         texts = [blocks[p] for p in paras]
         chars = sum(len(t) for t in texts)
         links = sum(len(_norm(a.text_content())) for p in paras for a in p.iter("a"))
         if chars < MIN_SECTION_CHARS or links > MAX_LINK_SHARE * chars:
+            continue
+        if not _more_of_the_article(el, holders[sig], " ".join(texts)):
             continue
         first = order[paras[0]]
         before = [line for p, line in matched.items() if order[p] < first]
@@ -122,6 +126,85 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None) ->
     for at, _, texts in sorted(inserts, key=lambda x: (x[0], x[1]), reverse=True):
         out[at + 1:at + 1] = texts
     return gap.join(out)
+
+
+# How far up the common ancestor of a section and the article's own container may be,
+# and by how many levels their depths under it may differ: the parts of a split body are
+# cousins in one wrapper (an ad slot between them), a related story is deeper in a rail.
+LINEAGE_LEVELS = 5
+LINEAGE_SKEW = 1
+APPEAL_MAX_CHARS = 1200
+_CHROME = {"header", "footer", "nav", "aside", "form", "menu"}
+# class tokens that mark one entry of a list of posts or teasers (WordPress, microformats)
+_ENTRY_TOKENS = {"hentry", "post", "entry", "type-post", "teaser", "card", "related", "h-entry"}
+# Appeals, disclosures and sign-up pitches a site repeats under every article (English,
+# German, French, Spanish, Italian, Portuguese, Dutch, Polish, Hebrew): never article text
+# when they come as a short block of their own.
+_APPEAL = re.compile(
+    r"\b(?:donat|subscri|newsletter|patreon|paypal|disclosure|affiliate|spende|abonn|suscri|sostien|abbona|"
+    r"doneer|wesprzyj|prenumer|souten)\w*"
+    r"|\b(?:support (?:us|our|independent)|become a (?:member|patron|subscriber|supporter)|we may (?:receive|earn)|"
+    r"unterstützen sie|faire un don|donar|donación|doar|assine)\b"
+    r"|תרומה|לתרום|הירשמו|מינוי",
+    re.IGNORECASE)
+
+
+def _ancestors(el: HtmlElement, limit: int) -> list[HtmlElement]:
+    out = []
+    parent = el.getparent()
+    while parent is not None and len(out) < limit:
+        out.append(parent)
+        parent = parent.getparent()
+    return out
+
+
+def _linked_heading(branch: list[HtmlElement]) -> bool:
+    return any(h.find(".//a[@href]") is not None for b in branch for h in b.iter("h1", "h2", "h3", "h4"))
+
+
+def _entry(branch: list[HtmlElement]) -> bool:
+    """An element of ``branch`` says it is one entry of a list: an ``<article>`` or an
+    entry class, or a permalink (``rel=bookmark``)."""
+    for b in branch:
+        if b.tag == "article" or _ENTRY_TOKENS & set((b.get("class") or "").lower().split()):
+            return True
+    return any("bookmark" in (a.get("rel") or "") for b in branch for a in b.iter("a"))
+
+
+def _more_of_the_article(el: HtmlElement, holders: list[HtmlElement], text: str) -> bool:
+    """Whether ``el`` (a container of the same tag and classes as the one trafilatura
+    read the article from) is more of that article, on the page's evidence:
+
+    * **lineage**: it shares a close ancestor with the article's container, at about the
+      same depth (a split body's parts are cousins; a rail's teasers sit deeper), and is
+      in no header, footer, navigation or aside the article's container is not in;
+    * **not another entry**: a headline with a link on its way up to that ancestor that
+      the article's container has no counterpart of (a teaser), or one inside an element
+      that says it is an entry of a list (a blog index's further posts);
+    * **not an appeal**: a short block asking for donations, subscriptions or declaring
+      affiliate links is the site's, not the article's."""
+    if len(text) <= APPEAL_MAX_CHARS and _APPEAL.search(text):
+        return False
+    mine = _ancestors(el, LINEAGE_LEVELS + LINEAGE_SKEW)
+    for holder in holders:
+        theirs = _ancestors(holder, LINEAGE_LEVELS + LINEAGE_SKEW)
+        common = next((a for a in mine if a in theirs), None)
+        if common is None:
+            continue
+        depth_mine, depth_theirs = mine.index(common) + 1, theirs.index(common) + 1
+        if depth_mine > LINEAGE_LEVELS or depth_theirs > LINEAGE_LEVELS or abs(depth_mine - depth_theirs) > LINEAGE_SKEW:
+            continue
+        if _in_chrome(el) > _in_chrome(holder):
+            continue
+        branch = [el, *mine[: depth_mine - 1]]
+        teaser = _linked_heading(branch) and (
+            _entry(branch[1:]) or not _linked_heading([holder, *theirs[: depth_theirs - 1]]))
+        return not teaser
+    return False
+
+
+def _in_chrome(el: HtmlElement) -> bool:
+    return any(a.tag in _CHROME for a in el.iterancestors())
 
 
 _NOT_LEAD = re.compile(r"(?:^|[\s_-])(?:standfirst|dek|subtitle|sub-?head(?:line)?|summary|strapline|kicker|"
@@ -223,43 +306,79 @@ def drop_copies(text: str) -> str:
     return gap.join(line for line, kept in zip(lines, keep, strict=True) if kept)
 
 
-def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
-    """``text`` without the headline, standfirst or date lines it starts with: the
-    headline is ``title`` and the standfirst is the description, both said already."""
-    said = set()
-    for xp in ("//h1", "//title"):
-        for el in tree.xpath(xp):
-            said.add(_norm(el.text_content()))
-    for xp in ("//meta[@property='og:title']/@content", "//meta[@name='twitter:title']/@content"):
-        said.update(_norm(v) for v in tree.xpath(xp))
-    # A description is often the lead paragraph itself (sites copy it into the meta tag):
-    # it is a standfirst, and dropped, only where no paragraph of the page holds it.
-    described = _descriptions(tree)
-    said.discard("")
+def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title: str | None = None) -> str:
+    """``text`` without the lines among its first ``HEAD_LINES`` that the page shows are
+    not the article's own words: a repeat of the title (``title``, the page's ``<title>``, ``og:title``,
+    ``twitter:title``, or its first ``<h1>`` where that states the same title), a
+    dateline (or the text of the page's own date element), the page's URL, a known label
+    line ("Advertisement", "5 min read", see :mod:`lightsearch.documents.boilerplate`).
+    A heading that is not the title, a standfirst, a line that cannot be shown to be any
+    of these stays: the text is then as trafilatura read it."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
-    head = {_line_key(line) for line in lines[:HEAD_LINES]}
-    described = (described & head) - said
-    if described:  # only then is it worth reading every paragraph of the page
-        blocks = block_texts(tree) if blocks is None else blocks
-        described -= {t for el, t in blocks.items() if el.tag == "p"}
-        said |= described
-    drop = 0
-    while drop < min(HEAD_LINES, len(lines) - 1):
-        key = _line_key(lines[drop])
-        if key and (key in said or _DATE_LINE.match(key) or _URL_LINE.match(key)):
-            drop += 1
-        else:
-            break
-    rest = lines[drop:]
-    if not drop or sum(len(line) for line in rest) < 200:
+    head = [_line_key(line) for line in lines[:HEAD_LINES]]
+    said = {_fold(title or "")}
+    said.update(_fold(el.text_content()) for el in tree.xpath("//title"))
+    said.update(_fold(v) for v in tree.xpath("//meta[@property='og:title']/@content | "
+                                             "//meta[@name='twitter:title']/@content"))
+    said.discard("")
+    # the page's headline: its first <h1>, where it states the title (in other words)
+    headline = next(iter(tree.iter("h1")), None)
+    if headline is not None:
+        shown = _fold(headline.text_content())
+        if shown and any(_agrees(shown, t) for t in said):
+            said.add(shown)
+    dated: set[str] | None = None
+    dropped = set()
+    for n, key in enumerate(head[: len(lines) - 1]):
+        folded = _fold(key)
+        if not key or folded in said or _URL_LINE.match(key) or boilerplate.label(folded):
+            dropped.add(n)
+            continue
+        if dated is None:
+            dated = _dated_texts(tree)
+        if boilerplate.dateline(key) or folded in dated:
+            dropped.add(n)
+    rest = [line for n, line in enumerate(lines) if n not in dropped]
+    if not dropped or sum(len(line) for line in rest) < 200:
         return text  # a short page keeps its head: it may be all there is
     return gap.join(rest)
 
 
+def _fold(text: str) -> str:
+    return _norm(text).casefold()
+
+
+_WORDS = re.compile(r"\w+")
+AGREEMENT = 0.6
+
+
+def _agrees(a: str, b: str) -> bool:
+    """Two statements of one title: most words of the shorter are in the longer."""
+    x, y = set(_WORDS.findall(a)), set(_WORDS.findall(b))
+    return bool(x and y) and len(x & y) >= AGREEMENT * min(len(x), len(y))
+
+
+_DATED = ("//time | //*[contains(@class, 'date') or contains(@class, 'Date') or contains(@itemprop, 'date')"
+          " or contains(@class, 'published') or contains(@class, 'timestamp')]")
+MAX_DATED_CHARS = 80
+
+
+def _dated_texts(tree: HtmlElement) -> set[str]:
+    """The texts of the page's own date elements (short ones only)."""
+    out = set()
+    for el in tree.xpath(_DATED)[:50]:
+        text = _norm(el.text_content())
+        if text and len(text) <= MAX_DATED_CHARS and boilerplate.HAS_DATE.search(text):
+            out.add(text.casefold())
+    return out
+
+
 def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
     """``text`` without the run of link lines (``MIN_LINK_RUN`` or more, each mostly
-    anchor text in the page) and copyright lines it ends with."""
+    anchor text in the page), copyright lines and known boilerplate lines (a label, an
+    appeal to subscribe or follow, a dateline: :mod:`lightsearch.documents.boilerplate`)
+    it ends with."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
     tail = {_line_key(line) for line in lines[-40:]}
@@ -273,7 +392,8 @@ def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> st
     links = 0
     while end > 1:
         key = _line_key(lines[end - 1])
-        if not key or _COPYRIGHT.match(key):
+        if not key or _COPYRIGHT.match(key) or boilerplate.label(key.casefold()) or boilerplate.appeal(key) \
+                or boilerplate.dateline(key):
             end -= 1
             continue
         if share.get(key, 0.0) >= LINK_SHARE:
