@@ -25,6 +25,10 @@ READ_ON = re.compile(
     r"^\W*(?:te|le)\s+puede\s+interesar\b|^\W*saiba\s+mais\b|^\W*potrebbe\s+interessarti\b|"
     r"^\W*lesen\s+sie\s+(?:auch|mehr)\b|^\W*auch\s+lesen\b|^\W*mehr\s+zum\s+thema\b|^\W*weiterlesen\b|"
     r"^\W*schon\s+gelesen\b|^\W*siehe\s+auch\b|^\W*das\s+(?:könnte|dürfte)\s+(?:sie|dich)\s+auch\s+interessieren\b|"
+    r"^\W*(?:auch|ebenfalls)\s+interessant\b|^\W*(?:mehr|weitere)\s+(?:themen|artikel|beiträge|nachrichten)\b|"
+    r"^\W*mehr\s+(?:aus|von)\s+(?:dem|der|unserem|unserer)\b|^\W*notas\s+relacionadas\b|^\W*más\s+sobre\b|"
+    r"^\W*(?:mira|mire|puedes\s+ver|lee\s+también|ver\s+más)\s*:|^\W*artigos\s+relacionados\b|"
+    r"^\W*articles?\s+(?:liés|similaires)\b|^\W*(?:articoli|notizie)\s+correlat[ie]\b|^\W*powiązane\b|"
     r"^\W*(?:читайте|смотрите)\s+также\b|^\W*اقرأ\s+أيضا|"
     r"^\W*(?:קראו|קרא|ראו)\s+(?:עוד|גם)|^\W*לכתבה\s+המלאה|^\W*(?:כתבות\s+נוספות|עוד\s+בנושא)|^\W*เรื่องที่เกี่ยวข้อง",
     re.IGNORECASE,

@@ -134,11 +134,13 @@ def _hidden(el: HtmlElement) -> bool:
     return bool(style) and bool(_HIDDEN_STYLE.search(style))
 
 
-def _furniture(el: HtmlElement) -> bool:
+def _furniture_word(el: HtmlElement) -> str:
+    """The furniture word of ``el``'s class or id ("gallery", "comments"), or ""."""
     if el.tag not in _FURNITURE_TAGS:
-        return False
+        return ""
     names = f"{el.get('class') or ''} {el.get('id') or ''}"
-    return bool(names.strip()) and bool(_FURNITURE.search(names))
+    found = _FURNITURE.search(names) if names.strip() else None
+    return found.group(0).strip(" _-").lower() if found else ""
 
 
 def _kind_of(el: HtmlElement) -> str:
@@ -201,13 +203,16 @@ def find_unseen(tree: HtmlElement, skip: Collection[str] = ()) -> list[tuple[str
     if body is None:
         return []
     doomed: list[tuple[str, str, HtmlElement]] = []  # (kind, group, element)
+    doomed_words: list[tuple[str, HtmlElement]] = []  # furniture again, grouped by its word
     # candidates chosen in XPath (C), the precise test in Python on the few it returns
     for el in _HIDDEN_CANDIDATES(body) if "hidden" not in skip else ():
         if el.tag in _ALWAYS_DROPPED or _hidden(el):
             doomed.append(("hidden", _kind_of(el), el))
     for el in _FURNITURE_CANDIDATES(body) if "furniture" not in skip else ():
-        if _furniture(el):
+        word = _furniture_word(el)
+        if word:
             doomed.append(("furniture", _kind_of(el), el))
+            doomed_words.append((word.rstrip("s"), el))
     for piece in _TEXTS(body) if "readOn" not in skip else ():
         if not _READ_ON.search(piece):
             continue
@@ -228,15 +233,18 @@ def find_unseen(tree: HtmlElement, skip: Collection[str] = ()) -> list[tuple[str
     members: dict[str, list[HtmlElement]] = {}
     for _, group, el in doomed:
         members.setdefault(group, []).append(el)
+    for word, el in doomed_words:  # the parts of an editorial "gallery" page, whatever their classes
+        members.setdefault(word, []).append(el)
     large = set()
     for group, els in members.items():
         inside = set(els)
         outer = [el for el in dict.fromkeys(els) if not any(a in inside for a in el.iterancestors())]
         if len(outer) > 1 and evidence.large(outer):
             large.add(group)
+    kept = {el for word, el in doomed_words if word in large}
     chosen: dict[HtmlElement, str] = {}
     for kind, group, el in doomed:
-        if el not in chosen and group not in large and not evidence.protects(el):
+        if el not in chosen and el not in kept and group not in large and not evidence.protects(el):
             chosen[el] = kind
     # outermost only: an element inside another doomed one goes with it
     return [(kind, el) for el, kind in chosen.items() if not any(a in chosen for a in el.iterancestors())]

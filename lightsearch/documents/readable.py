@@ -39,6 +39,7 @@ from lightsearch.documents.repeats import restore_repeats
 from lightsearch.documents.sections import (
     block_texts,
     drop_copies,
+    drop_labels,
     join_sections,
     strip_head,
     strip_tail,
@@ -50,7 +51,7 @@ from lightsearch.documents.xmlsafe import scrub_surrogates
 THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
 # The cleaning steps around trafilatura, each of which can be switched off (``skip=``) so
 # benchmarks/extraction.py measures what each one is worth on every set.
-STEPS = ("hidden", "furniture", "readOn", "repeats", "copies", "sections", "lead", "head", "tail")
+STEPS = ("hidden", "furniture", "readOn", "repeats", "copies", "sections", "lead", "head", "tail", "labels")
 
 _BYLINE_XPATHS = (
     "//meta[@name='author']/@content",
@@ -150,6 +151,8 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
             text = strip_head(text, tree, blocks, title)
         if "tail" not in skip:
             text = strip_tail(text, tree, blocks)
+        if "labels" not in skip:
+            text = drop_labels(text, tree, blocks)
         return (space_fences(restore_structure(text, tree, url)) if markdown else text), title
     return _fallback_text(Selector(root=tree)), title
 

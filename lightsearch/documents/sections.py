@@ -374,6 +374,50 @@ def _dated_texts(tree: HtmlElement) -> set[str]:
     return out
 
 
+def drop_labels(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
+    """``text`` without known label lines anywhere in it ("Advertisement", "Lesen Sie
+    auch:", "Notas relacionadas", :func:`lightsearch.documents.boilerplate.label`; not a
+    page's ``<h2>`` section heading such as "See also"), and without a read-on line
+    ("Mire: <other headline>") or the line right after a read-on label when the page
+    shows that line as a link (most of it anchor text)."""
+    gap = "\n\n" if "\n\n" in text else "\n"
+    lines = text.split(gap)
+    found = [n for n, line in enumerate(lines) if _labelish(_line_key(line))]
+    if not found:
+        return text
+    keys = {_line_key(lines[m]) for n in found for m in (n, n + 1) if m < len(lines)}
+    blocks = block_texts(tree) if blocks is None else blocks
+    linked = {key: _link_share(el, key) for el, key in blocks.items() if key in keys}
+    # a section heading ("See also" on a reference page) is the document's structure
+    sections = {key for el, key in blocks.items() if key in keys and el.tag == "h2"}
+    drop = set()
+    for n in found:
+        key = _line_key(lines[n])
+        folded = key.casefold()
+        if key in sections:
+            continue
+        if boilerplate.label(folded):
+            drop.add(n)
+            if boilerplate.READ_ON.match(folded) and n + 1 < len(lines) and \
+                    linked.get(_line_key(lines[n + 1]), 0.0) >= LINK_SHARE:
+                drop.add(n + 1)
+        elif linked.get(key, 0.0) >= LINK_SHARE:  # "Mire: <headline>" shown as a link
+            drop.add(n)
+    kept = [line for n, line in enumerate(lines) if n not in drop]
+    if not drop or sum(len(line) for line in kept) < 200:
+        return text
+    return gap.join(kept)
+
+
+def _labelish(key: str) -> bool:
+    return bool(key) and (boilerplate.label(key.casefold()) or
+                          (len(key) <= boilerplate.APPEAL_LINE_CHARS and bool(boilerplate.READ_ON.match(key))))
+
+
+def _link_share(el: HtmlElement, key: str) -> float:
+    return sum(len(_norm(a.text_content())) for a in el.iter("a")) / max(1, len(key))
+
+
 def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
     """``text`` without the run of link lines (``MIN_LINK_RUN`` or more, each mostly
     anchor text in the page), copyright lines and known boilerplate lines (a label, an
@@ -404,8 +448,10 @@ def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> st
     if end == len(lines):
         return text
     cut = lines[:end]
-    if links and links < MIN_LINK_RUN:
-        # too few link lines to be a list of other stories: keep them, drop the rest
+    introduced = any(boilerplate.READ_ON.match(_line_key(line)) for line in lines[end:])
+    if links and links < MIN_LINK_RUN and not introduced:
+        # too few link lines to be a list of other stories (and no "Read more:" label
+        # announcing them): keep them, drop the rest
         kept_links = [line for line in lines[end:] if share.get(_line_key(line), 0.0) >= LINK_SHARE]
         cut += kept_links
     if sum(len(line) for line in cut) < 200:
