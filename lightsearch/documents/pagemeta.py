@@ -3,26 +3,25 @@
 trafilatura's ``extract_metadata`` reads everything it knows (categories, tags, licence,
 the registered domain, a body-wide author search on a copy of the page) and took a quarter
 of the reader's time (3.9 ms a page at the median, 17.6 ms at p95 on the shared article
-set). The reader needs five fields, so it reads the head's meta tags and JSON-LD with
-trafilatura's own readers of them, and goes to a body-wide search only for a field the
-page does not declare: the date through htmldate (fast mode: no free-text dates, see
-``readable.py``), the author through trafilatura's search when the page's own byline
-markup says nothing, the title through trafilatura's search only when no heading,
+set). The reader needs five fields, so it reads the head's meta tags with trafilatura's
+reader of them, the page's JSON-LD once (headlines, authors, publisher), and goes to a
+body-wide search only for a field the page does not declare: the date through htmldate (fast mode: no free-text dates, see
+``readable.py``), the title through trafilatura's search only when no heading,
 ``<title>`` or meta title exists at all (:func:`lightsearch.documents.titles.choose_title`
 decides the title otherwise).
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from htmldate import find_date
+from lxml import etree
 from lxml.html import HtmlElement
 from trafilatura.metadata import (
     examine_meta,
-    extract_author,
-    extract_meta_json,
     extract_sitename,
     extract_title,
 )
@@ -38,24 +37,72 @@ class PageMeta:
     sitename: str | None = None
     description: str | None = None
     url: str | None = None
+    headlines: list[str] = field(default_factory=list)  # JSON-LD headlines, for the title
 
 
 def declared(tree: HtmlElement, url: str | None) -> PageMeta:
-    """What the head declares (meta tags, OpenGraph, JSON-LD), as trafilatura reads it."""
+    """What the head declares: its meta tags and OpenGraph (as trafilatura reads them),
+    then the page's JSON-LD for what they leave out (read once, here, for the title's
+    headlines too)."""
     doc = examine_meta(tree)
     if doc.author and " " not in doc.author:
         doc.author = None  # trafilatura's rule: a one-word author tag is a handle, not a name
-    doc = extract_meta_json(tree, doc)
-    return PageMeta(title=doc.title, author=doc.author, sitename=doc.sitename,
-                    description=doc.description, url=doc.url or url)
+    headlines, authors, publishers = [], [], []
+    for node in _json_ld(tree):
+        kind = node.get("@type")
+        kinds = " ".join(k for k in (kind if isinstance(kind, list) else [kind]) if isinstance(k, str))
+        headline = node.get("headline")
+        if isinstance(headline, str) and headline.strip():
+            headlines.append(headline.strip())
+        if _ARTICLE_TYPES.search(kinds):
+            authors.extend(_names(node.get("author")))
+            publishers.extend(_names(node.get("publisher")))
+    return PageMeta(title=doc.title or (headlines[0] if headlines else None),
+                    author=doc.author or (", ".join(dict.fromkeys(authors)) or None),
+                    sitename=doc.sitename or (publishers[0] if publishers else None),
+                    description=doc.description, url=doc.url or url, headlines=headlines[:3])
+
+
+_LD_JSON = etree.XPath("//script[@type='application/ld+json']/text()")
+_ARTICLE_TYPES = re.compile(r"Article|Posting|Report|Review|Recipe|WebPage", re.IGNORECASE)
+MAX_LD_SCRIPTS = 5
+MAX_LD_NODES = 200
+MAX_NAMES = 10
+
+
+def _json_ld(tree: HtmlElement) -> list[dict]:
+    """The JSON-LD objects of the page (its first scripts, ``@graph`` and ``mainEntity``
+    followed), at most ``MAX_LD_NODES`` looked at: the bytes are the page's."""
+    found: list[dict] = []
+    for raw in [str(v) for v in _LD_JSON(tree)[:MAX_LD_SCRIPTS]]:
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        stack, seen = [data], 0
+        while stack and seen < MAX_LD_NODES:
+            node = stack.pop()
+            seen += 1
+            if isinstance(node, list):
+                stack.extend(reversed(node[:20]))
+            elif isinstance(node, dict):
+                found.append(node)
+                stack.extend(v for k, v in node.items() if k in ("@graph", "mainEntity"))
+    return found
+
+
+def _names(value: object) -> list[str]:
+    """Person or organisation names in a JSON-LD ``author``/``publisher`` value."""
+    out: list[str] = []
+    for item in (value if isinstance(value, list) else [value])[:MAX_NAMES]:
+        name = item.get("name") if isinstance(item, dict) else item
+        if isinstance(name, str) and name.strip() and len(name) <= 200:
+            out.append(" ".join(name.split()))
+    return out
 
 
 def searched_title(tree: HtmlElement) -> str | None:
     return extract_title(tree)
-
-
-def searched_author(tree: HtmlElement) -> str | None:
-    return extract_author(tree)
 
 
 def searched_date(tree: HtmlElement, url: str | None) -> str | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from lightsearch.documents import boilerplate
@@ -106,8 +107,12 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
         matched = {p: i + len(lead) for p, i in matched.items()}
         text = gap.join(lines)
     inserts: list[tuple[int, int, list[str]]] = []
-    for el in tree.iter(sig[0]) if sections else ():
-        if _signature(el) != sig or el in holders[sig] or any(p in matched for p in _paragraphs(el, blocks)):
+    # the same tag and class attribute as a holder, found in C (every element of the tag
+    # made into a Python object cost more than the rule)
+    candidates = dict.fromkeys(el for cls in dict.fromkeys(h.get("class") for h in holders[sig])
+                               for el in _WITH_CLASS(tree, c=cls)) if sections else {}
+    for el in candidates:
+        if el.tag != sig[0] or el in holders[sig] or any(p in matched for p in _paragraphs(el, blocks)):
             continue
         paras = [p for p in el if getattr(p, "tag", None) == "p" and blocks.get(p)]
         texts = [blocks[p] for p in paras]
@@ -128,6 +133,7 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
     return gap.join(out)
 
 
+_WITH_CLASS = etree.XPath("//*[@class = $c]")
 # How far up the common ancestor of a section and the article's own container may be,
 # and by how many levels their depths under it may differ: the parts of a split body are
 # cousins in one wrapper (an ad slot between them), a related story is deeper in a rail.
@@ -230,10 +236,13 @@ def _lead_paragraphs(el: HtmlElement) -> list[str]:
     return found
 
 
+_DESCRIPTIONS = etree.XPath("//meta[@property='og:description' or @name='description' or "
+                            "@name='twitter:description']/@content")
+_TITLES = etree.XPath("//title | //meta[@property='og:title' or @name='twitter:title']/@content")
+
+
 def _descriptions(tree: HtmlElement) -> set[str]:
-    return {_norm(v) for xp in ("//meta[@property='og:description']/@content",
-                                "//meta[@name='description']/@content",
-                                "//meta[@name='twitter:description']/@content") for v in tree.xpath(xp)}
+    return {_norm(v) for v in _DESCRIPTIONS(tree)}
 
 
 def _lead(lines: list[str], matched: dict[HtmlElement, int], order: dict[HtmlElement, int],
@@ -318,9 +327,7 @@ def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title
     lines = text.split(gap)
     head = [_line_key(line) for line in lines[:HEAD_LINES]]
     said = {_fold(title or "")}
-    said.update(_fold(el.text_content()) for el in tree.xpath("//title"))
-    said.update(_fold(v) for v in tree.xpath("//meta[@property='og:title']/@content | "
-                                             "//meta[@name='twitter:title']/@content"))
+    said.update(_fold(v if isinstance(v, str) else v.text_content()) for v in _TITLES(tree))
     said.discard("")
     # the page's headline: its first <h1>, where it states the title (in other words)
     headline = next(iter(tree.iter("h1")), None)
@@ -335,9 +342,14 @@ def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title
         if not key or folded in said or _URL_LINE.match(key) or boilerplate.label(folded):
             dropped.add(n)
             continue
-        if dated is None:
+        if boilerplate.dateline(key):
+            dropped.add(n)
+            continue
+        if len(key) > MAX_DATED_CHARS or not boilerplate.HAS_DATE.search(key):
+            continue
+        if dated is None:  # the page's date elements, read only for a line that may be one
             dated = _dated_texts(tree)
-        if boilerplate.dateline(key) or folded in dated:
+        if folded in dated:
             dropped.add(n)
     rest = [line for n, line in enumerate(lines) if n not in dropped]
     if not dropped or sum(len(line) for line in rest) < 200:
@@ -359,15 +371,15 @@ def _agrees(a: str, b: str) -> bool:
     return bool(x and y) and len(x & y) >= AGREEMENT * min(len(x), len(y))
 
 
-_DATED = ("//time | //*[contains(@class, 'date') or contains(@class, 'Date') or contains(@itemprop, 'date')"
-          " or contains(@class, 'published') or contains(@class, 'timestamp')]")
+_DATED = etree.XPath("//time | //*[contains(@class, 'date') or contains(@class, 'Date') or "
+                     "contains(@itemprop, 'date') or contains(@class, 'published') or contains(@class, 'timestamp')]")
 MAX_DATED_CHARS = 80
 
 
 def _dated_texts(tree: HtmlElement) -> set[str]:
     """The texts of the page's own date elements (short ones only)."""
     out = set()
-    for el in tree.xpath(_DATED)[:50]:
+    for el in _DATED(tree)[:50]:
         text = _norm(el.text_content())
         if text and len(text) <= MAX_DATED_CHARS and boilerplate.HAS_DATE.search(text):
             out.add(text.casefold())
@@ -398,7 +410,7 @@ def drop_labels(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> s
             continue
         if boilerplate.label(folded):
             drop.add(n)
-            if boilerplate.READ_ON.match(folded) and n + 1 < len(lines) and \
+            if boilerplate.read_on(folded) and n + 1 < len(lines) and \
                     linked.get(_line_key(lines[n + 1]), 0.0) >= LINK_SHARE:
                 drop.add(n + 1)
         elif linked.get(key, 0.0) >= LINK_SHARE:  # "Mire: <headline>" shown as a link
@@ -411,7 +423,7 @@ def drop_labels(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> s
 
 def _labelish(key: str) -> bool:
     return bool(key) and (boilerplate.label(key.casefold()) or
-                          (len(key) <= boilerplate.APPEAL_LINE_CHARS and bool(boilerplate.READ_ON.match(key))))
+                          (len(key) <= boilerplate.APPEAL_LINE_CHARS and boilerplate.read_on(key)))
 
 
 def _link_share(el: HtmlElement, key: str) -> float:
@@ -448,7 +460,7 @@ def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> st
     if end == len(lines):
         return text
     cut = lines[:end]
-    introduced = any(boilerplate.READ_ON.match(_line_key(line)) for line in lines[end:])
+    introduced = any(boilerplate.read_on(_line_key(line)) for line in lines[end:])
     if links and links < MIN_LINK_RUN and not introduced:
         # too few link lines to be a list of other stories (and no "Read more:" label
         # announcing them): keep them, drop the rest
