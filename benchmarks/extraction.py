@@ -20,9 +20,10 @@ Scores:
   lower-cased, per-page means);
 * **shingle** F1 on the shared set: the benchmark's own metric (4-gram token shingles), as
   its evaluate.py defines it;
-* milliseconds per page, p50 and p95, and their ratio to trafilatura called as lightsearch
-  calls it (same run). The reader is timed whole: decoding, parsing, metadata, title and
-  text, as web_fetch calls it.
+* milliseconds per page, p50 and p95, wall and CPU (this thread's), and their ratio to
+  trafilatura called as lightsearch calls it (same run). The reader is timed whole:
+  decoding, parsing, metadata, title and text, as web_fetch calls it. On a shared machine
+  the CPU ratio is the steadier one.
 
 ``--steps`` also runs the reader with each cleaning step switched off (``skip=``, see
 ``lightsearch.documents.readable.STEPS``) and with all of them off, and reports each step's
@@ -263,21 +264,25 @@ def _call(system: Callable[..., str], body: bytes, url: str, **kw) -> str:
 
 
 def run_rotating(systems: dict[str, Callable[[str, str], str]], pageset: PageSet,
-                 rotation: int) -> tuple[dict[str, dict[str, str]], dict[str, list[float]]]:
-    """Every page through every system, the order rotated page by page."""
+                 rotation: int) -> tuple[dict[str, dict[str, str]], dict[str, list[float]], dict[str, list[float]]]:
+    """Every page through every system, the order rotated page by page: (texts, wall
+    milliseconds, CPU milliseconds of this thread; the latter barely moves when other
+    processes load the machine)."""
     names = list(systems)
     first = next(iter(pageset.pages.values()))
     for name in names:  # warm imports and caches outside the timing
         _call(systems[name], first, "")
     preds: dict[str, dict[str, str]] = {n: {} for n in names}
-    times: dict[str, list[float]] = {n: [] for n in names}
+    wall: dict[str, list[float]] = {n: [] for n in names}
+    cpu: dict[str, list[float]] = {n: [] for n in names}
     for i, (key, body) in enumerate(pageset.pages.items()):
         shift = (i + rotation) % len(names)
         for name in names[shift:] + names[:shift]:
-            started = time.perf_counter()
+            started, spent = time.perf_counter(), time.thread_time()
             preds[name][key] = _call(systems[name], body, pageset.urls[key])
-            times[name].append((time.perf_counter() - started) * 1000)
-    return preds, times
+            cpu[name].append((time.thread_time() - spent) * 1000)
+            wall[name].append((time.perf_counter() - started) * 1000)
+    return preds, wall, cpu
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -303,24 +308,28 @@ def _fmt(scores: dict[str, float] | None) -> str:
 
 
 def compare(pageset: PageSet, rotation: int, systems: dict[str, Callable[[str, str], str]]) -> dict[str, dict]:
-    preds, times = run_rotating(systems, pageset, rotation)
-    base = times.get(BASELINE) or times[OURS]
-    base50, base95 = percentile(base, 0.5), percentile(base, 0.95)
+    preds, wall, cpu = run_rotating(systems, pageset, rotation)
+    base = BASELINE if BASELINE in systems else OURS
     report = {}
     for name in systems:
-        t = times[name]
-        report[name] = {**evaluate(pageset, preds[name]), "msP50": percentile(t, 0.5), "msP95": percentile(t, 0.95),
-                        "msMax": max(t), "ratioP50": percentile(t, 0.5) / base50,
-                        "ratioP95": percentile(t, 0.95) / base95}
+        report[name] = {**evaluate(pageset, preds[name]),
+                        "msP50": percentile(wall[name], 0.5), "msP95": percentile(wall[name], 0.95),
+                        "msMax": max(wall[name]),
+                        "cpuMsP50": percentile(cpu[name], 0.5), "cpuMsP95": percentile(cpu[name], 0.95),
+                        "ratioP50": percentile(wall[name], 0.5) / percentile(wall[base], 0.5),
+                        "ratioP95": percentile(wall[name], 0.95) / percentile(wall[base], 0.95),
+                        "cpuRatioP50": percentile(cpu[name], 0.5) / percentile(cpu[base], 0.5),
+                        "cpuRatioP95": percentile(cpu[name], 0.95) / percentile(cpu[base], 0.95)}
     shingle = pageset.shingle
     print(f"\n{pageset.name}: {len(pageset.pages)} pages, systems in rotating order")
     print("| system | sentence P | R | F1 | word P | R | F1 |" + (" shingle F1 |" if shingle else "")
-          + " ms p50 | p95 | x trafilatura p50 | p95 |")
-    print("|---|---|---|---|---|---|---|" + ("---|" if shingle else "") + "---|---|---|---|")
+          + " ms p50 | p95 | x trafilatura p50 | p95 | CPU ms p50 | p95 | CPU x trafilatura p50 | p95 |")
+    print("|---|---|---|---|---|---|---|" + ("---|" if shingle else "") + "---|---|---|---|---|---|---|---|")
     for name, r in report.items():
         print(f"| {name} | {_fmt(r.get('sentence'))} | {_fmt(r.get('word'))} |"
               + (f" {r['shingle']['f1']:.3f} |" if shingle else "")
-              + f" {r['msP50']:.1f} | {r['msP95']:.1f} | {r['ratioP50']:.2f} | {r['ratioP95']:.2f} |")
+              + f" {r['msP50']:.1f} | {r['msP95']:.1f} | {r['ratioP50']:.2f} | {r['ratioP95']:.2f} |"
+              + f" {r['cpuMsP50']:.1f} | {r['cpuMsP95']:.1f} | {r['cpuRatioP50']:.2f} | {r['cpuRatioP95']:.2f} |")
     peers = [n for n in systems if n not in (OURS, "trafilatura (default)")]
     for metric in ("sentence", "word"):
         if metric in report[OURS] and peers:
