@@ -339,7 +339,9 @@ def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title
     dropped = set()
     for n, key in enumerate(head[: len(lines) - 1]):
         folded = _fold(key)
-        if not key or folded in said or _URL_LINE.match(key) or boilerplate.label(folded):
+        # a read-on label ("Lesen Sie auch:") is left to drop_labels, which takes its link too
+        if not key or folded in said or _URL_LINE.match(key) or \
+                (boilerplate.label(folded) and not boilerplate.read_on(folded)):
             dropped.add(n)
             continue
         if boilerplate.dateline(key):
