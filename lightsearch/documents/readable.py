@@ -46,6 +46,7 @@ from lightsearch.documents.sections import (
     drop_copies,
     drop_labels,
     join_sections,
+    restore_standfirst,
     strip_head,
     strip_tail,
 )
@@ -56,7 +57,8 @@ from lightsearch.documents.xmlsafe import scrub_surrogates
 THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
 # The cleaning steps around trafilatura, each of which can be switched off (``skip=``) so
 # benchmarks/extraction.py measures what each one is worth on every set.
-STEPS = ("hidden", "furniture", "readOn", "repeats", "copies", "sections", "lead", "head", "tail", "labels")
+STEPS = ("hidden", "furniture", "readOn", "repeats", "copies", "sections", "lead", "standfirst", "head", "tail",
+         "labels")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
 # body-wide author search cost 9 ms on a quarter of the pages, more than the rest of the
@@ -174,6 +176,8 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
             text = drop_copies(text)
         if "sections" not in skip or "lead" not in skip:
             text = join_sections(text, tree, blocks, sections="sections" not in skip, lead="lead" not in skip)
+        if "standfirst" not in skip:
+            text = restore_standfirst(text, tree, blocks)
         if "head" not in skip:
             text = strip_head(text, tree, blocks, title)
         if "tail" not in skip:

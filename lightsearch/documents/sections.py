@@ -271,6 +271,64 @@ def _lead(lines: list[str], matched: dict[HtmlElement, int], order: dict[HtmlEle
     return [p for p in lead if p not in present]
 
 
+# A block of the page's own furniture is no standfirst, even when it repeats the description.
+_NOT_STANDFIRST = re.compile(r"(?:^|[\s_-])(?:caption|credit|byline|author|bio|meta|date|share|newsletter|subscribe|"
+                             r"related|promo|ad|advert)(?:$|[\s_-])", re.IGNORECASE)
+STANDFIRST_STEPS = 24  # elements walked back (and up) from the body's first block
+STANDFIRST_LEVELS = 4  # the body's ancestors this close are its own wrappers, not stops
+MIN_STANDFIRST_CHARS = 40
+_STANDFIRST_TAGS = ("p", "h2", "h3", "h4", "div", "span", "strong")
+
+
+def _states(shown: str, described: str) -> bool:
+    """Whether the page shows its meta description in ``shown``: the same words, or the
+    whole of a description the site cut short ("...")."""
+    if shown == described:
+        return True
+    cut = described.rstrip(".… ")
+    return len(cut) >= MIN_STANDFIRST_CHARS and cut != described and shown.startswith(cut) and \
+        len(cut) >= 0.5 * len(shown)
+
+
+def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
+    """``text`` with the article's standfirst put back above its first line, when
+    trafilatura left it out and the page shows it is one: just before the body (walking
+    back from the body's first block, through its wrappers, not past the ``<h1>`` or out
+    of the article's chrome), a block showing the page's meta description in the same
+    words. The standfirst is the article's own words; web_fetch returns no description,
+    so without it the caller never sees them."""
+    gap = "\n\n" if "\n\n" in text else "\n"
+    lines = text.split(gap)
+    keys = {_line_key(line) for line in lines}
+    blocks = block_texts(tree) if blocks is None else blocks
+    body = next((el for el, key in blocks.items() if len(key) >= MIN_MATCH_CHARS and key in keys), None)
+    described = _descriptions(tree)
+    if body is None or not any(len(d) >= MIN_STANDFIRST_CHARS for d in described):
+        return text
+    near = set(_ancestors(body, STANDFIRST_LEVELS))
+    flat = _norm(text)
+    el = body
+    for _ in range(STANDFIRST_STEPS):
+        el = el.getprevious() if el.getprevious() is not None else el.getparent()
+        if el is None or (el in near and el.getprevious() is None and el.getparent() not in near):
+            break
+        if not isinstance(el.tag, str) or el.tag == "h1" or el.tag in _NOT_LEAD_TAGS - {"header"}:
+            break
+        if el in near:
+            continue
+        for cand in [el, *el.iterdescendants(*_STANDFIRST_TAGS)]:
+            value = _norm(cand.text_content())
+            if len(value) < MIN_STANDFIRST_CHARS or value[:60] in flat or not any(_states(value, d) for d in described):
+                continue
+            if cand.xpath(".//script|.//style") or any(
+                    a.tag in ("figure", "figcaption") or _NOT_STANDFIRST.search(a.get("class") or "")
+                    for a in (cand, *_ancestors(cand, 3))):
+                continue
+            if sum(len(_norm(a.text_content())) for a in cand.iter("a")) <= MAX_LINK_SHARE * len(value):
+                return gap.join([value, *lines])
+    return text
+
+
 def drop_copies(text: str) -> str:
     """``text`` without runs of ``MIN_COPY_RUN`` or more lines that already appeared in
     the same order (a second copy of the article); short lines inside a run go with it."""
