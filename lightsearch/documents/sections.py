@@ -21,6 +21,7 @@ Three classes of page where trafilatura's choice of one main node is wrong:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -274,10 +275,9 @@ def _lead(lines: list[str], matched: dict[HtmlElement, int], order: dict[HtmlEle
 # A block of the page's own furniture is no standfirst, even when it repeats the description.
 _NOT_STANDFIRST = re.compile(r"(?:^|[\s_-])(?:caption|credit|byline|author|bio|meta|date|share|newsletter|subscribe|"
                              r"related|promo|ad|advert)(?:$|[\s_-])", re.IGNORECASE)
-STANDFIRST_STEPS = 24  # elements walked back (and up) from the body's first block
-STANDFIRST_LEVELS = 4  # the body's ancestors this close are its own wrappers, not stops
+STANDFIRST_BLOCKS = 8  # paragraph-like blocks looked at before the body's first one
+STANDFIRST_LEVELS = 4  # ... sharing one of the body's ancestors this close
 MIN_STANDFIRST_CHARS = 40
-_STANDFIRST_TAGS = ("p", "h2", "h3", "h4", "div", "span", "strong")
 
 
 def _states(shown: str, described: str) -> bool:
@@ -292,41 +292,65 @@ def _states(shown: str, described: str) -> bool:
 
 def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
     """``text`` with the article's standfirst put back above its first line, when
-    trafilatura left it out and the page shows it is one: just before the body (walking
-    back from the body's first block, through its wrappers, not past the ``<h1>`` or out
-    of the article's chrome), a block showing the page's meta description in the same
-    words. The standfirst is the article's own words; web_fetch returns no description,
-    so without it the caller never sees them."""
+    trafilatura left it out and the page shows it is one: one of the few blocks just
+    before the body's first block, in the same article (a close common ancestor), showing
+    the page's meta description in the same words, and not a caption, byline or promo.
+    The standfirst is the article's own words; web_fetch returns no description, so
+    without it the caller never sees them."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
+    described = [d for d in _descriptions(tree) if len(d) >= MIN_STANDFIRST_CHARS]
+    if not described:
+        return text
     keys = {_line_key(line) for line in lines}
     blocks = block_texts(tree) if blocks is None else blocks
-    body = next((el for el, key in blocks.items() if len(key) >= MIN_MATCH_CHARS and key in keys), None)
-    described = _descriptions(tree)
-    if body is None or not any(len(d) >= MIN_STANDFIRST_CHARS for d in described):
+    order = list(blocks)
+    at = next((n for n, el in enumerate(order) if len(blocks[el]) >= MIN_MATCH_CHARS and blocks[el] in keys), None)
+    if at is None:
         return text
-    near = set(_ancestors(body, STANDFIRST_LEVELS))
     flat = _norm(text)
+    near = _ancestors(order[at], STANDFIRST_LEVELS)
+    near_set = set(near)
+    candidates = [(cand, blocks[cand]) for cand in reversed(order[max(0, at - STANDFIRST_BLOCKS):at])]
+    candidates += list(_small_blocks_before(order[at], near_set))  # a standfirst in a <div> of its own
+    for cand, value in candidates:
+        if len(value) < MIN_STANDFIRST_CHARS or value[:60] in flat or not any(_states(value, d) for d in described):
+            continue
+        if not any(a in near_set for a in _ancestors(cand, STANDFIRST_LEVELS + 1)):
+            continue  # not in the article's own part of the page
+        if any(a.tag in ("figure", "figcaption") or _NOT_STANDFIRST.search(a.get("class") or "")
+               for a in (cand, *_ancestors(cand, 3))):
+            continue
+        if sum(len(_norm(a.text_content())) for a in cand.iter("a")) <= MAX_LINK_SHARE * len(value):
+            return gap.join([value, *lines])
+    return text
+
+
+STANDFIRST_STEPS = 16  # elements walked back (and up) from the body's first block
+SMALL_BLOCK = 12  # ... whose text is read only when they hold at most this many elements
+
+
+def _small_blocks_before(body: HtmlElement, near: set[HtmlElement]) -> Iterable[tuple[HtmlElement, str]]:
+    """The small elements just before ``body`` (its preceding siblings and theirs, up
+    through its wrappers), with their text; not past the ``<h1>``, a large block, or the
+    article's chrome."""
     el = body
     for _ in range(STANDFIRST_STEPS):
         el = el.getprevious() if el.getprevious() is not None else el.getparent()
         if el is None or (el in near and el.getprevious() is None and el.getparent() not in near):
-            break
+            return
         if not isinstance(el.tag, str) or el.tag == "h1" or el.tag in _NOT_LEAD_TAGS - {"header"}:
-            break
+            return
         if el in near:
             continue
-        for cand in [el, *el.iterdescendants(*_STANDFIRST_TAGS)]:
-            value = _norm(cand.text_content())
-            if len(value) < MIN_STANDFIRST_CHARS or value[:60] in flat or not any(_states(value, d) for d in described):
-                continue
-            if cand.xpath(".//script|.//style") or any(
-                    a.tag in ("figure", "figcaption") or _NOT_STANDFIRST.search(a.get("class") or "")
-                    for a in (cand, *_ancestors(cand, 3))):
-                continue
-            if sum(len(_norm(a.text_content())) for a in cand.iter("a")) <= MAX_LINK_SHARE * len(value):
-                return gap.join([value, *lines])
-    return text
+        for cand in (el, *el.iterchildren("div", "span", "strong", "p")):
+            size = 0
+            for _ in cand.iterdescendants():
+                size += 1
+                if size > SMALL_BLOCK:
+                    break
+            if size <= SMALL_BLOCK:
+                yield cand, _norm(cand.text_content())
 
 
 def drop_copies(text: str) -> str:
