@@ -8,13 +8,20 @@ so three classes of page fooled it (issue 18):
   templates, duplicated mobile copies) was returned as article text;
 * **page furniture** -- picture galleries and carousels, video players and their
   modals, "recommended"/"trending" rails: their captions and labels read like prose;
-* **read-on links** -- a paragraph that is only "Read more: <other headline>".
+Readability.js drops the first class the same way (``_isProbablyVisible``). A read-on
+link ("Read more: <other headline>") is dropped from the extracted text instead
+(:func:`lightsearch.documents.sections.drop_labels`): scanning every text of the page for
+one cost more than the rest of pruning and changed nothing the text step does not.
 
-Readability.js drops the first class the same way (``_isProbablyVisible``). The rules
-are structural and never remove the element that holds the article (``<article>``,
-``<main>``, ``itemprop=articleBody``, or anything containing the page's ``<h1>``); the
-caller keeps the unpruned extraction when pruning leaves almost nothing (a page that
-hides its body until a script reveals it).
+A class word alone decides nothing (issue 34 found a theme's ``entry share`` body, a live
+ticker's ``live-match-comments`` and an editorial ``gallery-main-content`` pruned with the
+article in them): an element stays when the page's evidence says it holds the article
+(:class:`_Evidence`): a main marker (``<article>``, ``<main>``, ``itemprop=articleBody``,
+the ``<h1>``) or the core (the container whose own paragraphs carry the most text), or a
+large share of the page's paragraphs or shown text, alone, with its siblings of the same
+class, or with all the blocks of its kind on the page. The caller keeps the unpruned
+extraction when pruning leaves almost nothing (a page that hides its body until a script
+reveals it).
 """
 
 from __future__ import annotations
@@ -24,8 +31,6 @@ from collections.abc import Collection
 
 from lxml import etree
 from lxml.html import HtmlElement
-
-from lightsearch.documents.boilerplate import read_on
 
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)",
                            re.I)
@@ -56,12 +61,8 @@ MAIN_SHARE = 0.5
 TEXT_SHARE = 0.4  # ... or 40% of the text it shows (a body written in <div>s, a live ticker)
 _FURNITURE_TAGS = ("div", "section", "aside", "ul", "ol", "figure", "span", "nav", "dialog")
 _ALWAYS_DROPPED = ("dialog", "template")
-READ_ON_MAX_CHARS = 300
 _HIDDEN_CANDIDATES = etree.XPath(".//*[@hidden or @aria-hidden or self::dialog or self::template]")
 _STYLES = etree.XPath(".//@style")
-_TEXTS = etree.XPath(".//text()[normalize-space()][not(parent::script or parent::style)]", smart_strings=False)
-_TEXT_IS = etree.XPath(".//text()[. = $t]")
-MAX_READ_ON = 50
 _KEEP_TAGS = {"html", "body", "head", "main", "article"}
 _MAIN_MARKERS = etree.XPath(".//article | .//main | .//*[@itemprop='articleBody'] | .//h1")
 
@@ -180,40 +181,6 @@ def _kind_of(el: HtmlElement) -> str:
     return f"{el.tag}.{(el.get('class') or '').split(' ', 1)[0]}"
 
 
-def _read_on_block(el: HtmlElement | None) -> HtmlElement | None:
-    """``el`` or one of its two nearest ancestors that is a read-on block, or None."""
-    for _ in range(3):
-        if el is None:
-            return None
-        if _read_on(el):
-            return el
-        el = el.getparent()
-    return None
-
-
-def _read_on(el: HtmlElement) -> bool:
-    if el.tag not in {"p", "li", "div", "h3", "h4", "strong", "a"} or len(el) > 12:
-        return False
-    text = _short_text(el, READ_ON_MAX_CHARS)
-    if not text or not read_on(text):
-        return False
-    linked = sum(len(" ".join(a.text_content().split())) for a in el.iter("a"))
-    return linked >= 0.6 * len(text)
-
-
-def _short_text(el: HtmlElement, limit: int) -> str:
-    """The element's text when it has at most ``limit`` characters, else "" (without
-    reading a big subtree to the end)."""
-    size, parts = 0, []
-    for piece in el.itertext():
-        size += len(piece)
-        if size > 4 * limit:
-            return ""
-        parts.append(piece)
-    text = " ".join("".join(parts).split())
-    return text if len(text) <= limit else ""
-
-
 def _drop(el: HtmlElement) -> None:
     """Remove ``el`` but keep its tail text, which belongs to the parent."""
     parent = el.getparent()
@@ -231,13 +198,13 @@ def _drop(el: HtmlElement) -> None:
 
 def prune_unseen(tree: HtmlElement, skip: Collection[str] = (),
                  texts: dict[HtmlElement, str] | None = None) -> dict[str, int]:
-    """Remove hidden elements, furniture and read-on links from ``tree`` in place (a
-    kind named in ``skip`` stays); the counts say what went (the caller reports them).
+    """Remove hidden elements and furniture from ``tree`` in place (a kind named in
+    ``skip`` stays); the counts say what went (the caller reports them).
 
     ``texts``, the caller's paragraph-like elements with their normalised text (read
     once for every step), lends its paragraph lengths to the evidence and loses the
     entries of what was removed."""
-    counts = {"hidden": 0, "furniture": 0, "readOn": 0}
+    counts = {"hidden": 0, "furniture": 0}
     stale: set[HtmlElement] = set()
     for kind, el in find_unseen(tree, skip, texts):
         if texts:
@@ -253,8 +220,8 @@ def prune_unseen(tree: HtmlElement, skip: Collection[str] = (),
 
 def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
                 texts: dict[HtmlElement, str] | None = None) -> list[tuple[str, HtmlElement]]:
-    """The hidden elements, furniture and read-on links of ``tree`` (outermost only) that
-    do not hold the article (:meth:`_Evidence.protects`), with their kinds."""
+    """The hidden elements and furniture of ``tree`` (outermost only) that do not hold
+    the article (:meth:`_Evidence.protects`), with their kinds."""
     body = tree.find("body") if tree.tag == "html" else tree
     if body is None:
         return []
@@ -278,15 +245,6 @@ def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
         if word:
             doomed.append(("furniture", _kind_of(el), el))
             doomed_words.append((word.rstrip("s"), el))
-    # "Read more:" starts a text of the read-on block, its link or a <strong> in it; the
-    # texts are read as plain strings, and only the few that start so are found again
-    starts = [] if "readOn" in skip else \
-        [t for t in dict.fromkeys(_TEXTS(body)) if len(t) <= READ_ON_MAX_CHARS * 4 and read_on(t)]
-    for start in starts[:MAX_READ_ON]:
-        for piece in _TEXT_IS(body, t=start):
-            found = _read_on_block(piece.getparent())
-            if found is not None:
-                doomed.append(("readOn", _kind_of(found), found))
     if not doomed:
         return []
     evidence = _Evidence(body, texts)

@@ -57,7 +57,7 @@ from lightsearch.documents.xmlsafe import scrub_surrogates
 THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
 # The cleaning steps around trafilatura, each of which can be switched off (``skip=``) so
 # benchmarks/extraction.py measures what each one is worth on every set.
-STEPS = ("hidden", "furniture", "readOn", "repeats", "copies", "sections", "lead", "standfirst", "head", "tail",
+STEPS = ("hidden", "furniture", "repeats", "copies", "sections", "lead", "standfirst", "head", "tail",
          "labels")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
