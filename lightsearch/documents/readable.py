@@ -5,6 +5,12 @@ reader wants the whole article, so this extractor runs trafilatura in its balanc
 default mode, which scored best on the shared article-extraction benchmark
 (``benchmarks/extraction.py``), keeps tables, and can emit Markdown. Dates come from
 the page's own metadata first, as in Light.
+
+The page is parsed once; metadata, pruning (:mod:`~lightsearch.documents.cleaning`),
+trafilatura and the text steps (:mod:`~lightsearch.documents.sections`,
+:mod:`~lightsearch.documents.repeats`) all read that one tree, whose paragraph texts are
+read once too. Each cleaning step has a name in :data:`STEPS` and can be left out
+(``skip=``), which is how the benchmark measures what each is worth on every set.
 """
 
 from __future__ import annotations
@@ -55,8 +61,8 @@ from lightsearch.documents.titles import choose_title
 from lightsearch.documents.xmlsafe import scrub_surrogates
 
 THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
-# The cleaning steps around trafilatura, each of which can be switched off (``skip=``) so
-# benchmarks/extraction.py measures what each one is worth on every set.
+# The cleaning steps around trafilatura, in the order they run, each of which can be
+# switched off (``skip=``) so benchmarks/extraction.py measures what each is worth.
 STEPS = ("hidden", "furniture", "repeats", "copies", "sections", "lead", "standfirst", "head", "tail",
          "labels")
 

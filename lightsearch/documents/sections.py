@@ -1,21 +1,27 @@
-"""The article as one piece: every section of a split body, one copy of a copied one,
-and no headline or standfirst repeated above the first paragraph.
+"""The article as one piece: every section of a split body, one copy of a copied one, the
+standfirst, and no title, dateline or boilerplate line around it.
 
-Three classes of page where trafilatura's choice of one main node is wrong:
+Each rule decides on what the page shows; where it cannot tell, the text stays as
+trafilatura read it (issue 34 found class words and loose patterns cutting headings and
+appending teasers on pages they were not tuned on):
 
 * **split body** (Condé Nast, many CMSs with ad slots): the article is cut into several
-  sibling containers of the same class, separated by ads and embeds; trafilatura keeps
-  one and loses the rest (issue 18 measured recall 0.35 on such a page). The page is the
-  witness: a container with the same tag and classes as the one holding the extracted
-  paragraphs, under the same kind of parent, is more of the same article.
+  containers of the same class, separated by ads and embeds; trafilatura keeps one and
+  loses the rest (issue 18 measured recall 0.35 on such a page). A container with the same
+  tag and class is joined only when it looks like more of the same article: a close
+  common ancestor at about the same depth, no linked headline of its own (a teaser, a
+  blog index's next post), not a short appeal (:func:`_more_of_the_article`).
 * **copied body** (infinite-scroll and "next article" pages): the same article is in the
   page two or three times, and trafilatura returns every copy. A run of three or more
   paragraphs that already appeared, in the same order, is a copy.
-* **headline and standfirst on top**: the body starts with the page's ``<h1>`` or its
-  description, which the result already carries as ``title``; a date line or the page's
-  URL there too.
-* **other stories and the copyright line at the end**: the body ends with a list of
-  links to other articles (each line mostly anchor text in the page) and "© 2019 ...".
+* **standfirst left out**: trafilatura often drops the teaser above the body; a block just
+  before the body that shows the page's meta description in the same words comes back.
+* **title and dateline on top**: a line that repeats the title (as ``<title>``,
+  ``og:title`` or the first ``<h1>`` states it), a dateline or a known label line goes;
+  a heading that is not the title stays.
+* **other stories, appeals and the copyright line at the end**, **labels anywhere**
+  ("Lesen Sie auch:" and the link it announces): known boilerplate, or lines the page
+  shows as links (:mod:`lightsearch.documents.boilerplate`).
 """
 
 from __future__ import annotations
