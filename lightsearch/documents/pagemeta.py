@@ -38,6 +38,7 @@ class PageMeta:
     description: str | None = None
     url: str | None = None
     headlines: list[str] = field(default_factory=list)  # JSON-LD headlines, for the title
+    metas: dict[str, str] = field(default_factory=dict)  # every meta tag (:func:`meta_tags`)
 
 
 def declared(tree: HtmlElement, url: str | None) -> PageMeta:
@@ -60,7 +61,8 @@ def declared(tree: HtmlElement, url: str | None) -> PageMeta:
     return PageMeta(title=doc.title or (headlines[0] if headlines else None),
                     author=doc.author or (", ".join(dict.fromkeys(authors)) or None),
                     sitename=doc.sitename or (publishers[0] if publishers else None),
-                    description=doc.description, url=doc.url or url, headlines=headlines[:3])
+                    description=doc.description, url=doc.url or url, headlines=headlines[:3],
+                    metas=meta_tags(tree))
 
 
 _LD_JSON = etree.XPath("//script[@type='application/ld+json']/text()")
@@ -99,6 +101,24 @@ def _names(value: object) -> list[str]:
         if isinstance(name, str) and name.strip() and len(name) <= 200:
             out.append(" ".join(name.split()))
     return out
+
+
+_META_TAGS = etree.XPath("//meta[@content][@property or @name or @itemprop]")
+
+
+def meta_tags(tree: HtmlElement) -> dict[str, str]:
+    """The page's ``<meta>`` tags in one pass, the first of each: ``"property=og:title"``,
+    ``"name=description"``, ``"itemprop=datePublished"`` (the attribute's value as the page
+    spells it). Every reader of a meta tag looks it up here (a pass over the page per
+    lookup cost 0.1 ms each)."""
+    found: dict[str, str] = {}
+    for el in _META_TAGS(tree):
+        content = el.get("content")
+        for attr in ("property", "name", "itemprop"):
+            key = el.get(attr)
+            if key:
+                found.setdefault(f"{attr}={key}", content)
+    return found
 
 
 def searched_title(tree: HtmlElement) -> str | None:

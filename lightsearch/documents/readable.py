@@ -51,6 +51,7 @@ from lightsearch.documents.sections import (
     block_texts,
     drop_copies,
     drop_labels,
+    head_of,
     join_sections,
     restore_standfirst,
     strip_head,
@@ -70,8 +71,6 @@ STEPS = ("hidden", "furniture", "repeats", "copies", "sections", "lead", "standf
 # body-wide author search cost 9 ms on a quarter of the pages, more than the rest of the
 # metadata together, and is left out).
 _BYLINES = etree.XPath("//*[@rel='author' or @itemprop='author' or contains(@class, 'byline')]")
-# the page's <meta> tags in one pass (dates, author), then read in each list's order
-_METAS = etree.XPath("//meta[@content][@property or @name or @itemprop]")
 _LANGUAGE = tuple(etree.XPath(xp) for xp in (
     "/html/@lang", "/html/@xml:lang", "//meta[@http-equiv='content-language']/@content"))
 
@@ -167,7 +166,9 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
     blocks = block_texts(tree)  # read once, for pruning's evidence and every step after it
     pruned = prune_unseen(tree, skip=skip, texts=blocks)
     # pruned: a hidden <h1> is no title
-    title = choose_title(Selector(root=tree), url, meta.title, meta.headlines) or _clean(searched_title(tree))
+    title = choose_title(Selector(root=tree), url, meta.title, meta.headlines, meta.metas) or \
+        _clean(searched_title(tree))
+    head = head_of(tree, meta.metas)
     text = _trafilatura(tree, url, markdown)
     if any(pruned.values()) and len(text) < THIN_CHARS:
         # a page that hides its body until a script shows it: read it as marked up
@@ -181,11 +182,12 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
         if "copies" not in skip:
             text = drop_copies(text)
         if "sections" not in skip or "lead" not in skip:
-            text = join_sections(text, tree, blocks, sections="sections" not in skip, lead="lead" not in skip)
+            text = join_sections(text, tree, blocks, sections="sections" not in skip, lead="lead" not in skip,
+                                 head=head)
         if "standfirst" not in skip:
-            text = restore_standfirst(text, tree, blocks)
+            text = restore_standfirst(text, tree, blocks, head)
         if "head" not in skip:
-            text = strip_head(text, tree, blocks, title)
+            text = strip_head(text, tree, blocks, title, head)
         if "tail" not in skip:
             text = strip_tail(text, tree, blocks)
         if "labels" not in skip:
@@ -255,12 +257,7 @@ def _extract_readable(html: str, url: str | None, markdown: bool, skip: frozense
     # whose first use resolves every locale (seconds: issue 18 measured 1.6-5.8 s on one
     # page). The page's declared dates (meta tags, <time datetime>) are read in fast mode;
     # a date written only in running text in an unusual language is the price.
-    metas = {}
-    for el in _METAS(tree):
-        for attr in ("property", "name", "itemprop"):
-            key = el.get(attr)
-            if key:
-                metas.setdefault(f"{attr}={key}", el.get("content"))
+    metas = meta.metas
     published = _first_date(tree, metas, _PUBLISHED_KEYS) or searched_date(tree, meta.url)
     modified = _first_date(tree, metas, _MODIFIED_KEYS)
     language = next((str(v) for xp in _LANGUAGE for v in xp(tree)[:1] if str(v).strip()), "")

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -76,7 +77,7 @@ def _paragraphs(container: HtmlElement, blocks: Blocks) -> list[HtmlElement]:
 
 
 def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
-                  sections: bool = True, lead: bool = True) -> str:
+                  sections: bool = True, lead: bool = True, head: Head | None = None) -> str:
     """``text`` with the paragraphs of same-class sibling sections it left out, each
     inserted where the page has it (after the last extracted line that precedes it), and
     a lead paragraph in a block of its own before the body (see :func:`_lead`).
@@ -107,7 +108,7 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
     sig, count = max(votes.items(), key=lambda kv: kv[1])
     if count < 2:
         return text
-    lead = _lead(lines, matched, order, sig, _descriptions(tree)) if lead else []
+    lead = _lead(lines, matched, order, sig, _descriptions(tree, head)) if lead else []
     if lead:
         at = min(matched.values())
         lines[at:at] = lead
@@ -246,10 +247,31 @@ def _lead_paragraphs(el: HtmlElement) -> list[str]:
 _DESCRIPTIONS = etree.XPath("//meta[@property='og:description' or @name='description' or "
                             "@name='twitter:description']/@content")
 _TITLES = etree.XPath("//title | //meta[@property='og:title' or @name='twitter:title']/@content")
+_TITLE_ELEMENTS = etree.XPath("//title")
 
 
-def _descriptions(tree: HtmlElement) -> set[str]:
-    return {_norm(v) for v in _DESCRIPTIONS(tree)}
+@dataclass
+class Head:
+    """What the page's head states that the rules compare lines with, read once."""
+
+    titles: set[str]  # <title>, og:title, twitter:title, case-folded
+    descriptions: set[str]  # the meta descriptions, normalised
+
+
+def head_of(tree: HtmlElement, metas: dict[str, str] | None = None) -> Head:
+    """The page's :class:`Head`, from its meta tags when the caller has read them
+    (:func:`lightsearch.documents.pagemeta.meta_tags`)."""
+    if metas is None:
+        return Head(titles={_fold(v if isinstance(v, str) else v.text_content()) for v in _TITLES(tree)},
+                    descriptions={_norm(v) for v in _DESCRIPTIONS(tree)})
+    titles = {_fold(el.text_content()) for el in _TITLE_ELEMENTS(tree)}
+    titles.update(_fold(metas[key]) for key in ("property=og:title", "name=twitter:title") if key in metas)
+    return Head(titles=titles, descriptions={_norm(metas[key]) for key in (
+        "property=og:description", "name=description", "name=twitter:description") if key in metas})
+
+
+def _descriptions(tree: HtmlElement, head: Head | None = None) -> set[str]:
+    return head.descriptions if head is not None else {_norm(v) for v in _DESCRIPTIONS(tree)}
 
 
 def _lead(lines: list[str], matched: dict[HtmlElement, int], order: dict[HtmlElement, int],
@@ -296,7 +318,7 @@ def _states(shown: str, described: str) -> bool:
         len(cut) >= 0.5 * len(shown)
 
 
-def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
+def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None = None, head: Head | None = None) -> str:
     """``text`` with the article's standfirst put back above its first line, when
     trafilatura left it out and the page shows it is one: one of the few blocks just
     before the body's first block, in the same article (a close common ancestor), showing
@@ -305,7 +327,7 @@ def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None = Non
     without it the caller never sees them."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
-    described = [d for d in _descriptions(tree) if len(d) >= MIN_STANDFIRST_CHARS]
+    described = [d for d in _descriptions(tree, head) if len(d) >= MIN_STANDFIRST_CHARS]
     if not described:
         return text
     keys = {_line_key(line) for line in lines}
@@ -403,7 +425,8 @@ def drop_copies(text: str) -> str:
     return gap.join(line for line, kept in zip(lines, keep, strict=True) if kept)
 
 
-def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title: str | None = None) -> str:
+def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title: str | None = None,
+               head: Head | None = None) -> str:
     """``text`` without the lines among its first ``HEAD_LINES`` that the page shows are
     not the article's own words: a repeat of the title (``title``, the page's ``<title>``, ``og:title``,
     ``twitter:title``, or its first ``<h1>`` where that states the same title), a
@@ -413,9 +436,8 @@ def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title
     of these stays: the text is then as trafilatura read it."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
-    head = [_line_key(line) for line in lines[:HEAD_LINES]]
-    said = {_fold(title or "")}
-    said.update(_fold(v if isinstance(v, str) else v.text_content()) for v in _TITLES(tree))
+    first = [_line_key(line) for line in lines[:HEAD_LINES]]
+    said = {_fold(title or ""), *(head or head_of(tree)).titles}
     said.discard("")
     # the page's headline: its first <h1>, where it states the title (in other words)
     headline = next(iter(tree.iter("h1")), None)
@@ -425,7 +447,7 @@ def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title
             said.add(shown)
     dated: set[str] | None = None
     dropped = set()
-    for n, key in enumerate(head[: len(lines) - 1]):
+    for n, key in enumerate(first[: len(lines) - 1]):
         folded = _fold(key)
         # a read-on label ("Lesen Sie auch:") is left to drop_labels, which takes its link too
         if not key or folded in said or _URL_LINE.match(key) or \

@@ -47,6 +47,9 @@ _METAS = etree.XPath("//meta[@property='og:title' or @name='twitter:title' or @p
                      "@name='application-name']")
 
 
+_TITLE_METAS = ("og:title", "twitter:title", "og:site_name", "application-name")
+
+
 def _metas(root) -> dict[str, str]:
     """The title and site-name meta tags (the first of each), in one pass."""
     found: dict[str, str] = {}
@@ -108,11 +111,13 @@ def _strip_site(title: str, sites: list[tuple[str, ...]]) -> str:
 
 
 def choose_title(sel: Selector, url: str | None = None, extracted: str | None = None,
-                 headlines: list[str] | None = None) -> str | None:
-    """The page's title, or None when it states none. ``headlines``: the page's JSON-LD
-    headlines when the caller has read them (else they are read here)."""
+                 headlines: list[str] | None = None, metas: dict[str, str] | None = None) -> str | None:
+    """The page's title, or None when it states none. ``headlines`` (the page's JSON-LD
+    headlines) and ``metas`` (its meta tags, ``"property=og:title"`` keys) when the caller
+    has read them, else they are read here."""
     root = sel.root
-    metas = _metas(root)
+    metas = _metas(root) if metas is None else {key.split("=", 1)[1]: value for key, value in metas.items()
+                                                  if key.split("=", 1)[1] in _TITLE_METAS}
     sites = _site_names(metas, url)
     raw_title = _clean(" ".join(str(t) for t in _TITLE_TEXT(root)))
     # order breaks ties: the visible headline first, as the page's readers see it spelt
