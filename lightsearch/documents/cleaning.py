@@ -152,18 +152,20 @@ def _hidden_by_attribute(el: HtmlElement) -> bool:
     return bool(aria) and aria.strip().lower() == "true"
 
 
-def _furniture_word(el: HtmlElement) -> str:
-    """The furniture word of ``el``'s class or id ("gallery", "comments"), or "".
-
-    The class and id are split into words (at spaces, hyphens and underscores) and the
-    words looked up: the same matches as ``_FURNITURE`` at a third of its cost (the
-    alternation tried at every position of every class string)."""
+def _names(el: HtmlElement) -> str:
     names = el.get("class")
     ident = el.get("id")
     if ident:
         names = f"{names} {ident}" if names else ident
-    if not names:
-        return ""
+    return names or ""
+
+
+def _furniture_word(names: str) -> str:
+    """The furniture word of a class and id string ("gallery", "comments"), or "".
+
+    The string is split into words (at spaces, hyphens and underscores) and the words
+    looked up: the same matches as a pattern of furniture words between separators, at a
+    third of its cost (such an alternation is tried at every position of every string)."""
     words = _WORD_BREAK.split(names.lower())
     for i, word in enumerate(words):
         if word in _FURNITURE_WORDS:
@@ -240,8 +242,14 @@ def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
                 el = style.getparent()
                 if not _hidden_by_attribute(el):  # found above already
                     doomed.append(("hidden", _kind_of(el), el))
+    words: dict[str, str] = {}  # class strings repeat ("item", "col-4"): each split once
     for el in body.iter(*_FURNITURE_TAGS) if "furniture" not in skip else ():
-        word = _furniture_word(el)
+        names = _names(el)
+        if not names:
+            continue
+        word = words.get(names)
+        if word is None:
+            word = words[names] = _furniture_word(names)
         if word:
             doomed.append(("furniture", _kind_of(el), el))
             doomed_words.append((word.rstrip("s"), el))

@@ -3,9 +3,9 @@
 trafilatura's ``extract_metadata`` reads everything it knows (categories, tags, licence,
 the registered domain, a body-wide author search on a copy of the page) and took a quarter
 of the reader's time (3.9 ms a page at the median, 17.6 ms at p95 on the shared article
-set). The reader needs five fields, so it reads the head's meta tags with trafilatura's
-reader of them, the page's JSON-LD once (headlines, authors, publisher), and goes to a
-body-wide search only for a field the page does not declare: the date through htmldate (fast mode: no free-text dates, see
+set). The reader needs five fields, so it reads the page's meta tags once (with
+trafilatura's tables of their names), the page's JSON-LD once (headlines, authors,
+publisher), and goes to a body-wide search only for a field the page does not declare: the date through htmldate (fast mode: no free-text dates, see
 ``readable.py``), the title through trafilatura's search only when no heading,
 ``<title>`` or meta title exists at all (:func:`lightsearch.documents.titles.choose_title`
 decides the title otherwise).
@@ -21,7 +21,13 @@ from htmldate import find_date
 from lxml import etree
 from lxml.html import HtmlElement
 from trafilatura.metadata import (
-    examine_meta,
+    METANAME_AUTHOR,
+    METANAME_DESCRIPTION,
+    METANAME_PUBLISHER,
+    METANAME_TITLE,
+    OG_AUTHOR,
+    PROPERTY_AUTHOR,
+    TWITTER_ATTRS,
     extract_sitename,
     extract_title,
 )
@@ -42,12 +48,14 @@ class PageMeta:
 
 
 def declared(tree: HtmlElement, url: str | None) -> PageMeta:
-    """What the head declares: its meta tags and OpenGraph (as trafilatura reads them),
-    then the page's JSON-LD for what they leave out (read once, here, for the title's
-    headlines too)."""
-    doc = examine_meta(tree)
-    if doc.author and " " not in doc.author:
-        doc.author = None  # trafilatura's rule: a one-word author tag is a handle, not a name
+    """What the head declares: its meta tags (read once, :func:`meta_tags`, and looked up
+    with trafilatura's tables of names: OpenGraph first, then the first of the others in
+    page order), then the page's JSON-LD for what they leave out (read once, here, for the
+    title's headlines too)."""
+    metas = meta_tags(tree)
+    author = _first(metas, _OG_AUTHOR) or _first(metas, _AUTHOR)
+    if author and " " not in author:
+        author = None  # trafilatura's rule: a one-word author tag is a handle, not a name
     headlines, authors, publishers = [], [], []
     for node in _json_ld(tree):
         kind = node.get("@type")
@@ -58,11 +66,34 @@ def declared(tree: HtmlElement, url: str | None) -> PageMeta:
         if _ARTICLE_TYPES.search(kinds):
             authors.extend(_names(node.get("author")))
             publishers.extend(_names(node.get("publisher")))
-    return PageMeta(title=doc.title or (headlines[0] if headlines else None),
-                    author=doc.author or (", ".join(dict.fromkeys(authors)) or None),
-                    sitename=doc.sitename or (publishers[0] if publishers else None),
-                    description=doc.description, url=doc.url or url, headlines=headlines[:3],
-                    metas=meta_tags(tree))
+    title = _first(metas, {"property=og:title"}) or _first(metas, _TITLE)
+    sitename = _first(metas, {"property=og:site_name"}) or _first(metas, _PUBLISHER) or _first(metas, _BACKUP_SITE)
+    return PageMeta(title=title or (headlines[0] if headlines else None),
+                    author=author or (", ".join(dict.fromkeys(authors)) or None),
+                    sitename=sitename or (publishers[0] if publishers else None),
+                    description=_first(metas, {"property=og:description"}) or _first(metas, _DESCRIPTION),
+                    url=url, headlines=headlines[:3], metas=metas)
+
+
+# trafilatura's tables of meta tag names, as "attribute=name" keys of :func:`meta_tags`
+_OG_AUTHOR = frozenset(f"property={n}" for n in OG_AUTHOR)
+_AUTHOR = frozenset({f"name={n}" for n in METANAME_AUTHOR} | {f"property={n}" for n in PROPERTY_AUTHOR}
+                    | {"itemprop=author"})
+_TITLE = frozenset({f"name={n}" for n in METANAME_TITLE} | {"itemprop=headline"})
+_DESCRIPTION = frozenset({f"name={n}" for n in METANAME_DESCRIPTION} | {"itemprop=description"})
+_PUBLISHER = frozenset({f"name={n}" for n in METANAME_PUBLISHER} | {"property=article:publisher"})
+_BACKUP_SITE = frozenset(f"name={n}" for n in TWITTER_ATTRS)
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def _first(metas: dict[str, str], keys: frozenset[str] | set[str]) -> str | None:
+    """The first (in page order) non-empty meta tag among ``keys``, tags stripped."""
+    for key, value in metas.items():
+        if key in keys:
+            value = " ".join(_TAGS.sub("", value).split())
+            if value:
+                return value
+    return None
 
 
 _LD_JSON = etree.XPath("//script[@type='application/ld+json']/text()")
@@ -107,17 +138,17 @@ _META_TAGS = etree.XPath("//meta[@content][@property or @name or @itemprop]")
 
 
 def meta_tags(tree: HtmlElement) -> dict[str, str]:
-    """The page's ``<meta>`` tags in one pass, the first of each: ``"property=og:title"``,
-    ``"name=description"``, ``"itemprop=datePublished"`` (the attribute's value as the page
-    spells it). Every reader of a meta tag looks it up here (a pass over the page per
-    lookup cost 0.1 ms each)."""
+    """The page's ``<meta>`` tags in one pass, the first of each, in page order:
+    ``"property=og:title"``, ``"name=description"``, ``"itemprop=datepublished"`` (names
+    lower-cased, as trafilatura reads them). Every reader of a meta tag looks it up here
+    (a pass over the page per lookup cost 0.1 ms each)."""
     found: dict[str, str] = {}
     for el in _META_TAGS(tree):
         content = el.get("content")
         for attr in ("property", "name", "itemprop"):
             key = el.get(attr)
             if key:
-                found.setdefault(f"{attr}={key}", content)
+                found.setdefault(f"{attr}={key.strip().lower()}", content)
     return found
 
 

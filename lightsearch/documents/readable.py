@@ -196,9 +196,9 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
     return _fallback_text(Selector(root=tree)), title
 
 
-_PUBLISHED_KEYS = ("property=article:published_time", "name=article:published_time", "itemprop=datePublished",
-                   "name=date", "name=dc.date", "name=DC.date.issued")
-_MODIFIED_KEYS = ("property=article:modified_time", "property=og:updated_time", "itemprop=dateModified",
+_PUBLISHED_KEYS = ("property=article:published_time", "name=article:published_time", "itemprop=datepublished",
+                   "name=date", "name=dc.date", "name=dc.date.issued")
+_MODIFIED_KEYS = ("property=article:modified_time", "property=og:updated_time", "itemprop=datemodified",
                   "name=last-modified")
 _ARTICLE_TIME = etree.XPath("//article//time[@datetime][1]/@datetime")
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -54,7 +55,19 @@ def _norm(text: str) -> str:
 
 
 def _line_key(line: str) -> str:
+    return _short_line_key(line) if len(line) <= MAX_CACHED_LINE else _key_of(line)
+
+
+# Every step keys the same lines again: the keys of short lines are remembered (at most
+# 1024 lines of 1000 characters, whatever the pages hold).
+MAX_CACHED_LINE = 1000
+
+
+def _key_of(line: str) -> str:
     return _norm(_MARKERS.sub("", line)).strip("*_ ")
+
+
+_short_line_key = lru_cache(maxsize=1024)(_key_of)
 
 
 def _signature(el: HtmlElement) -> tuple[str, frozenset[str]] | None:
