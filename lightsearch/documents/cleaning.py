@@ -61,10 +61,11 @@ MAIN_SHARE = 0.5
 TEXT_SHARE = 0.4  # ... or 40% of the text it shows (a body written in <div>s, a live ticker)
 _FURNITURE_TAGS = ("div", "section", "aside", "ul", "ol", "figure", "span", "nav", "dialog")
 _ALWAYS_DROPPED = ("dialog", "template")
-_HIDDEN_CANDIDATES = etree.XPath(".//*[@hidden or @aria-hidden or self::dialog or self::template]")
+# (a self:: test per element in XPath cost more than a second, tag-filtered pass in C)
+_HIDDEN_CANDIDATES = etree.XPath(".//*[@hidden or @aria-hidden]")
 _STYLES = etree.XPath(".//@style")
 _KEEP_TAGS = {"html", "body", "head", "main", "article"}
-_MAIN_MARKERS = etree.XPath(".//article | .//main | .//*[@itemprop='articleBody'] | .//h1")
+_ARTICLE_BODY = etree.XPath(".//*[@itemprop='articleBody']")
 
 
 _TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
@@ -101,7 +102,7 @@ class _Evidence:
         self._page_text: float | None = None
         self._shown: dict[HtmlElement, float] = {}
         self.holders: set[HtmlElement] = set()
-        anchors = list(_MAIN_MARKERS(body))
+        anchors = [*body.iter("article", "main", "h1"), *_ARTICLE_BODY(body)]
         if own:
             anchors.append(max(own, key=own.__getitem__))
         for anchor in anchors:
@@ -232,7 +233,7 @@ def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
     # Candidates chosen in C (an XPath, a tag filter), the precise tests in Python on the
     # few they return: one Python pass over every element cost twice as much.
     if "hidden" not in skip:
-        for el in _HIDDEN_CANDIDATES(body):
+        for el in (*_HIDDEN_CANDIDATES(body), *body.iter(*_ALWAYS_DROPPED)):
             if _hidden_by_attribute(el):
                 doomed.append(("hidden", _kind_of(el), el))
         # inline styles read as strings, the few that can hide looked at closely

@@ -82,7 +82,10 @@ Blocks = dict  # element -> its normalised text, in document order (see block_te
 def block_texts(tree: HtmlElement) -> Blocks:
     """Each paragraph-like element's normalised text, read once for the rules below
     (reading them per rule cost as much as the rules themselves)."""
-    return {el: _norm(el.text_content()) for el in tree.iter(*_BLOCK_TAGS)}
+    return {el: _norm(el.text_content()) for el in tree.iter(*_BLOCK_TAGS)
+            # a list item that holds a list (a menu's branch) is no line of the text, and
+            # reading its whole branch for every level cost more than all the paragraphs
+            if el.tag != "li" or (el.find("ul") is None and el.find("ol") is None)}
 
 
 def _paragraphs(container: HtmlElement, blocks: Blocks) -> list[HtmlElement]:
