@@ -45,6 +45,8 @@ class PageMeta:
     url: str | None = None
     headlines: list[str] = field(default_factory=list)  # JSON-LD headlines, for the title
     metas: dict[str, str] = field(default_factory=dict)  # every meta tag (:func:`meta_tags`)
+    published: str | None = None  # JSON-LD datePublished / dateModified, as written
+    modified: str | None = None
 
 
 def declared(tree: HtmlElement, url: str | None) -> PageMeta:
@@ -56,7 +58,7 @@ def declared(tree: HtmlElement, url: str | None) -> PageMeta:
     author = _first(metas, _OG_AUTHOR) or _first(metas, _AUTHOR)
     if author and " " not in author:
         author = None  # trafilatura's rule: a one-word author tag is a handle, not a name
-    headlines, authors, publishers = [], [], []
+    headlines, authors, publishers, published, modified = [], [], [], [], []
     for node in _json_ld(tree):
         kind = node.get("@type")
         kinds = " ".join(k for k in (kind if isinstance(kind, list) else [kind]) if isinstance(k, str))
@@ -66,13 +68,17 @@ def declared(tree: HtmlElement, url: str | None) -> PageMeta:
         if _ARTICLE_TYPES.search(kinds):
             authors.extend(_names(node.get("author")))
             publishers.extend(_names(node.get("publisher")))
+            published.extend(v for v in [node.get("datePublished")] if isinstance(v, str))
+            modified.extend(v for v in [node.get("dateModified")] if isinstance(v, str))
     title = _first(metas, {"property=og:title"}) or _first(metas, _TITLE)
     sitename = _first(metas, {"property=og:site_name"}) or _first(metas, _PUBLISHER) or _first(metas, _BACKUP_SITE)
     return PageMeta(title=title or (headlines[0] if headlines else None),
                     author=author or (", ".join(dict.fromkeys(authors)) or None),
                     sitename=sitename or (publishers[0] if publishers else None),
                     description=_first(metas, {"property=og:description"}) or _first(metas, _DESCRIPTION),
-                    url=url, headlines=headlines[:3], metas=metas)
+                    url=url, headlines=headlines[:3], metas=metas,
+                    published=published[0].strip() if published else None,
+                    modified=modified[0].strip() if modified else None)
 
 
 # trafilatura's tables of meta tag names, as "attribute=name" keys of :func:`meta_tags`

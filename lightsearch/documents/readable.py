@@ -203,13 +203,17 @@ _MODIFIED_KEYS = ("property=article:modified_time", "property=og:updated_time", 
 _ARTICLE_TIME = etree.XPath("//article//time[@datetime][1]/@datetime")
 
 
-def _first_date(tree: HtmlElement, metas: dict[str, str], keys: tuple[str, ...]) -> str | None:
+def _first_date(tree: HtmlElement, meta: PageMeta, keys: tuple[str, ...]) -> str | None:
     """The first ISO date among the page's date meta tags, in ``keys`` order (the same
-    order as Light's ``_PUBLISHED_XPATHS``/``_MODIFIED_XPATHS``), then, for the published
-    date, an ``<article>``'s ``<time datetime>``."""
-    values = [metas.get(key) for key in keys]
+    order as Light's ``_PUBLISHED_XPATHS``/``_MODIFIED_XPATHS``), then its JSON-LD date,
+    then, for the published date, an ``<article>``'s ``<time datetime>`` (htmldate's
+    search of the whole page is left for a page that states none of these)."""
+    values = [meta.metas.get(key) for key in keys]
     if keys is _PUBLISHED_KEYS:
+        values.append(meta.published)
         values.extend(str(v) for v in _ARTICLE_TIME(tree)[:1])
+    else:
+        values.append(meta.modified)
     for value in values:
         if value and _ISO_DATE.match(value.strip()):
             return value.strip()
@@ -258,8 +262,8 @@ def _extract_readable(html: str, url: str | None, markdown: bool, skip: frozense
     # page). The page's declared dates (meta tags, <time datetime>) are read in fast mode;
     # a date written only in running text in an unusual language is the price.
     metas = meta.metas
-    published = _first_date(tree, metas, _PUBLISHED_KEYS) or searched_date(tree, meta.url)
-    modified = _first_date(tree, metas, _MODIFIED_KEYS)
+    published = _first_date(tree, meta, _PUBLISHED_KEYS) or searched_date(tree, meta.url)
+    modified = _first_date(tree, meta, _MODIFIED_KEYS)
     language = next((str(v) for xp in _LANGUAGE for v in xp(tree)[:1] if str(v).strip()), "")
     language = language.strip().split("-")[0].split("_")[0].lower() or None
     text, title = _main_text(html, tree, url, markdown, skip, meta)
