@@ -21,9 +21,10 @@ Scores:
 * **shingle** F1 on the shared set: the benchmark's own metric (4-gram token shingles), as
   its evaluate.py defines it;
 * milliseconds per page, p50 and p95, wall and CPU (this thread's), and their ratio to
-  trafilatura called as lightsearch calls it (same run). The reader is timed whole:
-  decoding, parsing, metadata, title and text, as web_fetch calls it. On a shared machine
-  the CPU ratio is the steadier one.
+  trafilatura called as lightsearch calls it (same run). The reader is timed whole
+  (decoding, parsing, metadata with htmldate's date search, title and text, as web_fetch
+  calls it), and its text path alone (``main_text``: the same text, no metadata). On a
+  shared machine the CPU ratio is the steadier one.
 
 ``--steps`` also runs the reader with each cleaning step switched off (``skip=``, see
 ``lightsearch.documents.readable.STEPS``) and with all of them off, and reports each step's
@@ -160,8 +161,10 @@ def readability_lxml(html: str, url: str) -> str:
     return extraction_sets._block_text(lxml_html.fromstring(summary)) if summary.strip() else ""
 
 
+TEXT_ONLY = "lightsearch main_text (text only)"
 SYSTEMS: dict[str, Callable[[str, str], str]] = {
     OURS: ours,
+    TEXT_ONLY: ours_text,
     BASELINE: trafilatura_as_called,
     "trafilatura (default)": trafilatura_default,
     "readability-lxml": readability_lxml,
@@ -330,7 +333,7 @@ def compare(pageset: PageSet, rotation: int, systems: dict[str, Callable[[str, s
               + (f" {r['shingle']['f1']:.3f} |" if shingle else "")
               + f" {r['msP50']:.1f} | {r['msP95']:.1f} | {r['ratioP50']:.2f} | {r['ratioP95']:.2f} |"
               + f" {r['cpuMsP50']:.1f} | {r['cpuMsP95']:.1f} | {r['cpuRatioP50']:.2f} | {r['cpuRatioP95']:.2f} |")
-    peers = [n for n in systems if n not in (OURS, "trafilatura (default)")]
+    peers = [n for n in systems if n not in (OURS, TEXT_ONLY, "trafilatura (default)")]
     for metric in ("sentence", "word"):
         if metric in report[OURS] and peers:
             best = max((report[n][metric]["f1"], n) for n in peers if n != OURS)
@@ -467,7 +470,7 @@ def main() -> int:
         result = compare(pageset, args.rotation + i, systems)
         preds = result.pop("_preds")
         report[pageset.name] = result
-        peers = [n for n in systems if n not in (OURS, "trafilatura (default)")]
+        peers = [n for n in systems if n not in (OURS, TEXT_ONLY, "trafilatura (default)")]
         metric = "word" if pageset.texts else "sentence"
         ok &= not peers or result[OURS][metric]["f1"] >= max(result[n][metric]["f1"] for n in peers)
         if pageset.titles and not args.ours_only:

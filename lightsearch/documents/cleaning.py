@@ -267,6 +267,8 @@ def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
     large = set()
     for group, els in members.items():
         inside = set(els)
+        if len(inside) < 2:
+            continue  # a block alone is judged alone, below
         outer = [el for el in dict.fromkeys(els) if not any(a in inside for a in el.iterancestors())]
         if len(outer) > 1 and evidence.large(outer):
             large.add(group)
