@@ -64,8 +64,8 @@ from lightsearch.documents.xmlsafe import scrub_surrogates
 THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
 # The cleaning steps around trafilatura, in the order they run, each of which can be
 # switched off (``skip=``) so benchmarks/extraction.py measures what each is worth.
-STEPS = ("hidden", "furniture", "repeats", "copies", "sections", "lead", "standfirst", "head", "tail",
-         "labels")
+STEPS = ("hidden", "furniture", "repeats", "copies", "sections", "lead", "standfirst", "title", "head",
+         "tail", "labels")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
 # body-wide author search cost 9 ms on a quarter of the pages, more than the rest of the
@@ -186,8 +186,10 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
                                  head=head)
         if "standfirst" not in skip:
             text = restore_standfirst(text, tree, blocks, head)
-        if "head" not in skip:
-            text = strip_head(text, tree, blocks, title, head)
+        if "title" not in skip or "head" not in skip:
+            # title: a line repeating the title; head: datelines, labels, the URL on top
+            text = strip_head(text, tree, blocks, title, head, repeats="title" not in skip,
+                              others="head" not in skip)
         if "tail" not in skip:
             text = strip_tail(text, tree, blocks)
         if "labels" not in skip:

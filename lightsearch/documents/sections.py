@@ -442,7 +442,7 @@ def drop_copies(text: str) -> str:
 
 
 def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title: str | None = None,
-               head: Head | None = None) -> str:
+               head: Head | None = None, *, repeats: bool = True, others: bool = True) -> str:
     """``text`` without the lines among its first ``HEAD_LINES`` that the page shows are
     not the article's own words: a repeat of the title (``title``, the page's ``<title>``, ``og:title``,
     ``twitter:title``, or its first ``<h1>`` where that states the same title), a
@@ -453,10 +453,10 @@ def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
     first = [_line_key(line) for line in lines[:HEAD_LINES]]
-    said = {_fold(title or ""), *(head or head_of(tree)).titles}
+    said = {_fold(title or ""), *(head or head_of(tree)).titles} if repeats else set()
     said.discard("")
     # the page's headline: its first <h1>, where it states the title (in other words)
-    headline = next(iter(tree.iter("h1")), None)
+    headline = next(iter(tree.iter("h1")), None) if repeats else None
     if headline is not None:
         shown = _fold(headline.text_content())
         if shown and any(_agrees(shown, t) for t in said):
@@ -465,9 +465,13 @@ def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title
     dropped = set()
     for n, key in enumerate(first[: len(lines) - 1]):
         folded = _fold(key)
+        if not key or folded in said:
+            dropped.add(n)
+            continue
+        if not others:
+            continue
         # a read-on label ("Lesen Sie auch:") is left to drop_labels, which takes its link too
-        if not key or folded in said or _URL_LINE.match(key) or \
-                (boilerplate.label(folded) and not boilerplate.read_on(folded)):
+        if _URL_LINE.match(key) or (boilerplate.label(folded) and not boilerplate.read_on(folded)):
             dropped.add(n)
             continue
         if boilerplate.dateline(key):
