@@ -8,106 +8,180 @@ so three classes of page fooled it (issue 18):
   templates, duplicated mobile copies) was returned as article text;
 * **page furniture** -- picture galleries and carousels, video players and their
   modals, "recommended"/"trending" rails: their captions and labels read like prose;
-* **read-on links** -- a paragraph that is only "Read more: <other headline>".
+Readability.js drops the first class the same way (``_isProbablyVisible``). A read-on
+link ("Read more: <other headline>") is dropped from the extracted text instead
+(:func:`lightsearch.documents.sections.drop_labels`): scanning every text of the page for
+one cost more than the rest of pruning and changed nothing the text step does not.
 
-Readability.js drops the first class the same way (``_isProbablyVisible``). The rules
-are structural and never remove the element that holds the article (``<article>``,
-``<main>``, ``itemprop=articleBody``, or anything containing the page's ``<h1>``); the
-caller keeps the unpruned extraction when pruning leaves almost nothing (a page that
-hides its body until a script reveals it).
+A class word alone decides nothing (issue 34 found a theme's ``entry share`` body, a live
+ticker's ``live-match-comments`` and an editorial ``gallery-main-content`` pruned with the
+article in them): an element stays when the page's evidence says it holds the article
+(:class:`_Evidence`): a main marker (``<article>``, ``<main>``, ``itemprop=articleBody``,
+the ``<h1>``) or the core (the container whose own paragraphs carry the most text), or a
+large share of the page's paragraphs or shown text, alone, with its siblings of the same
+class, or with all the blocks of its kind on the page. The caller keeps the unpruned
+extraction when pruning leaves almost nothing (a page that hides its body until a script
+reveals it).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from lxml import etree
 from lxml.html import HtmlElement
 
 _HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)",
                            re.I)
-# Class/id words of furniture trafilatura's own discard list does not know (it already
-# drops share bars, related/next rails, slides, overlays, newsletters, ads).
-_FURNITURE = re.compile(
-    r"(?:^|[\s_-])(?:gallery|galleries|carousel|slideshow|lightbox|modal|popup|jwplayer|vjs|"
-    r"video-?player|media-?player|player-?(?:wrapper|container|controls)|"
-    r"read-?more|readmore|recommended|recommendations|trending|most-?read|you-?may-?like|"
-    r"recirc|recirculation|comments?|comment-?(?:list|form|section|thread)|disqus(?:_thread)?|respond|"
-    r"subscribe(?:-?form)?|subscription|newsletters?|sign-?up|share(?:bar|-?buttons?|-?tools|-?compact|-?caption)?|"
-    r"cookie-?(?:msg|notice|banner|bar|consent|message|law|popup))(?:$|[\s_-])",
-    re.I,
-)
-# A furniture word on the element that holds most of the page's paragraph text names a
+_WORD_BREAK = re.compile(r"[\s_-]+")
+# Class and id words of furniture trafilatura's own discard list does not know (it already
+# drops share bars, related/next rails, slides, overlays, newsletters, ads), and word pairs.
+_FURNITURE_WORDS = frozenset((
+    "gallery", "galleries", "carousel", "slideshow", "lightbox", "modal", "popup", "jwplayer",
+    "vjs", "videoplayer", "mediaplayer", "readmore", "recommended", "recommendations",
+    "trending", "mostread", "youmaylike", "recirc", "recirculation", "comment", "comments",
+    "disqus", "respond", "subscribe", "subscribeform", "subscription", "newsletter",
+    "newsletters", "signup", "share", "sharebar", "sharebutton", "sharebuttons", "sharetools",
+    "sharecompact", "sharecaption", "cookiemsg", "cookienotice", "cookiebanner", "cookiebar",
+    "cookieconsent", "cookiemessage", "cookielaw", "cookiepopup", "commentlist", "commentform",
+    "commentsection", "commentthread", "playerwrapper", "playercontainer", "playercontrols",
+))
+_FURNITURE_PAIRS = frozenset(tuple(pair.split("-")) for pair in (
+    "video-player", "media-player", "player-wrapper", "player-container",
+    "player-controls", "read-more", "most-read", "comment-list", "comment-form",
+    "comment-section", "comment-thread", "subscribe-form", "sign-up", "share-button",
+    "share-buttons", "share-tools", "share-compact", "share-caption", "cookie-msg",
+    "cookie-notice", "cookie-banner", "cookie-bar", "cookie-consent", "cookie-message",
+    "cookie-law", "cookie-popup",
+))
+# A furniture word on the element that holds half the page's paragraph text names a
 # feature of the article ("entry-content-read-more": a body with an expander), not furniture.
-MAIN_SHARE = 0.6
-_FURNITURE_TAGS = {"div", "section", "aside", "ul", "ol", "figure", "span", "nav", "dialog"}
+MAIN_SHARE = 0.5
+TEXT_SHARE = 0.4  # ... or 40% of the text it shows (a body written in <div>s, a live ticker)
+_FURNITURE_TAGS = ("div", "section", "aside", "ul", "ol", "figure", "span", "nav", "dialog")
 _ALWAYS_DROPPED = ("dialog", "template")
-_READ_ON = re.compile(
-    r"^\W*(?:read|see|watch|listen)\s+(?:more|also|next)\b|^\W*continue\s+reading\b|^\W*also\s+read\b|"
-    r"^\W*related(?:\s+(?:articles?|stories|coverage|content))?\b|^\W*more\s*:|^\W*more\s+(?:from|on|must-reads)\b|"
-    r"^\W*you\s+(?:may|might)\s+also\s+like\b|^\W*(?:קראו|קרא|ראו)\s+(?:עוד|גם)|^\W*לכתבה\s+המלאה|"
-    r"^\W*(?:כתבות\s+נוספות|עוד\s+בנושא)|^\W*เรื่องที่เกี่ยวข้อง",
-    re.I,
-)
-READ_ON_MAX_CHARS = 300
-# Every styled element, tested in Python: lowercasing @style in XPath for each element of
-# the page cost twice as much (1.98 against 0.88 ms a page on the shared set).
-_HIDDEN_CANDIDATES = etree.XPath(".//*[@hidden or @aria-hidden or @style] | .//dialog | .//template")
-_FURNITURE_CANDIDATES = etree.XPath(
-    ".//*[self::div or self::section or self::aside or self::ul or self::ol or self::figure or self::span"
-    " or self::nav or self::dialog][@class or @id]")
-_TEXTS = etree.XPath(".//text()[normalize-space()]")
+# (a self:: test per element in XPath cost more than a second, tag-filtered pass in C)
+_HIDDEN_CANDIDATES = etree.XPath(".//*[@hidden or @aria-hidden]")
+_STYLES = etree.XPath(".//@style")
 _KEEP_TAGS = {"html", "body", "head", "main", "article"}
-_MAIN_MARKERS = ".//article | .//main | .//*[@itemprop='articleBody'] | .//h1"
+_ARTICLE_BODY = etree.XPath(".//*[@itemprop='articleBody']")
 
 
-def _paragraph_chars(el: HtmlElement) -> int:
-    return sum(len(p.text_content()) for p in el.iter("p"))
+_TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
+_UNSHOWN = ("script", "style", "noscript", "template")
 
 
-def _protected(el: HtmlElement, kind: str = "", page_chars: int = 0) -> bool:
-    if not isinstance(el.tag, str) or el.tag in _KEEP_TAGS or el.get("itemprop") == "articleBody":
+def _shown_chars(el: HtmlElement) -> float:
+    """Characters of text ``el`` shows (scripts and styles do not count)."""
+    n = _TEXT_LENGTH(el)
+    for hidden in el.iter(*_UNSHOWN):
+        n -= _TEXT_LENGTH(hidden)
+    return n
+
+
+class _Evidence:
+    """Where the page's article is, read once for every pruning decision: each
+    paragraph's length and the page's paragraph text, the page's shown text, the *core*
+    (the element whose own paragraphs carry the most text: the candidate article's
+    container) and every element that holds the core or a marker of the main content
+    (``<article>``, ``<main>``, ``itemprop=articleBody``, the ``<h1>``)."""
+
+    def __init__(self, body: HtmlElement, texts: dict[HtmlElement, str] | None = None):
+        self.body = body
+        self.lengths: dict[HtmlElement, int] = {}
+        own: dict[HtmlElement, int] = {}
+        paragraphs = ((p, len(t)) for p, t in texts.items() if p.tag == "p") if texts is not None else \
+            ((p, len(p.text_content())) for p in body.iter("p"))
+        for p, n in paragraphs:
+            self.lengths[p] = n
+            parent = p.getparent()
+            if parent is not None:
+                own[parent] = own.get(parent, 0) + n
+        self.page_chars = sum(self.lengths.values())
+        self._page_text: float | None = None
+        self._shown: dict[HtmlElement, float] = {}
+        self.holders: set[HtmlElement] = set()
+        anchors = [*body.iter("article", "main", "h1"), *_ARTICLE_BODY(body)]
+        if own:
+            anchors.append(max(own, key=own.__getitem__))
+        for anchor in anchors:
+            if anchor in self.holders:
+                continue
+            self.holders.add(anchor)
+            self.holders.update(anchor.iterancestors())
+
+    def paragraph_chars(self, el: HtmlElement) -> int:
+        return sum(self.lengths.get(p, 0) for p in el.iter("p"))
+
+    def large(self, els: list[HtmlElement]) -> bool:
+        """Whether ``els`` together hold ``MAIN_SHARE`` of the page's paragraph text or
+        ``TEXT_SHARE`` of the text it shows."""
+        if self.page_chars and sum(self.paragraph_chars(el) for el in els) >= MAIN_SHARE * self.page_chars:
+            return True
+        if self._page_text is None:
+            self._page_text = _shown_chars(self.body)
+        return self._page_text > 0 and sum(self.shown(el) for el in els) >= TEXT_SHARE * self._page_text
+
+    def shown(self, el: HtmlElement) -> float:
+        if el not in self._shown:
+            self._shown[el] = _shown_chars(el)
+        return self._shown[el]
+
+    def protects(self, el: HtmlElement) -> bool:
+        """Whether removing ``el`` would remove the article, whatever its class says (a
+        theme's ``entry share`` body, a ``gallery-main-content``, a live ticker's
+        ``live-match-comments``): it holds the core or a main marker, or a large share of
+        the page's paragraphs or shown text (:meth:`large`), alone or with its siblings of
+        the same class (the thirty ``gallery-section`` blocks of a list article)."""
+        if not isinstance(el.tag, str) or el.tag in _KEEP_TAGS or el.get("itemprop") == "articleBody":
+            return True
+        if el in self.holders or self.large([el]):
+            return True
+        parent = el.getparent()
+        kind = (el.get("class") or "").split()[:1]
+        if parent is None or not kind:
+            return False
+        group = [s for s in parent if s.tag == el.tag and (s.get("class") or "").split()[:1] == kind]
+        return len(group) > 1 and self.large(group)
+
+
+def _hidden_by_attribute(el: HtmlElement) -> bool:
+    if el.tag in _ALWAYS_DROPPED or el.get("hidden") is not None:
         return True
-    if el.xpath(_MAIN_MARKERS):
-        return True
-    return kind == "furniture" and page_chars > 0 and _paragraph_chars(el) >= MAIN_SHARE * page_chars
+    aria = el.get("aria-hidden")
+    return bool(aria) and aria.strip().lower() == "true"
 
 
-def _hidden(el: HtmlElement) -> bool:
-    if el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true":
-        return True
-    style = el.get("style")
-    return bool(style) and bool(_HIDDEN_STYLE.search(style))
+def _names(el: HtmlElement) -> str:
+    names = el.get("class")
+    ident = el.get("id")
+    if ident:
+        names = f"{names} {ident}" if names else ident
+    return names or ""
 
 
-def _furniture(el: HtmlElement) -> bool:
-    if el.tag not in _FURNITURE_TAGS:
-        return False
-    names = f"{el.get('class') or ''} {el.get('id') or ''}"
-    return bool(names.strip()) and bool(_FURNITURE.search(names))
+def _furniture_word(names: str) -> str:
+    """The furniture word of a class and id string ("gallery", "comments"), or "".
+
+    The string is split into words (at spaces, hyphens and underscores) and the words
+    looked up: the same matches as a pattern of furniture words between separators, at a
+    third of its cost (such an alternation is tried at every position of every string)."""
+    words = _WORD_BREAK.split(names.lower())
+    for i, word in enumerate(words):
+        if word in _FURNITURE_WORDS:
+            return word
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if nxt and (word, nxt) in _FURNITURE_PAIRS:
+            return f"{word}-{nxt}"
+        if word == "you" and words[i + 1:i + 3] == ["may", "like"]:
+            return "you-may-like"
+    return ""
 
 
-def _read_on(el: HtmlElement) -> bool:
-    if el.tag not in {"p", "li", "div", "h3", "h4", "strong", "a"} or len(el) > 12:
-        return False
-    text = _short_text(el, READ_ON_MAX_CHARS)
-    if not text or not _READ_ON.search(text):
-        return False
-    linked = sum(len(" ".join(a.text_content().split())) for a in el.iter("a"))
-    return linked >= 0.6 * len(text)
-
-
-def _short_text(el: HtmlElement, limit: int) -> str:
-    """The element's text when it has at most ``limit`` characters, else "" (without
-    reading a big subtree to the end)."""
-    size, parts = 0, []
-    for piece in el.itertext():
-        size += len(piece)
-        if size > 4 * limit:
-            return ""
-        parts.append(piece)
-    text = " ".join("".join(parts).split())
-    return text if len(text) <= limit else ""
+def _kind_of(el: HtmlElement) -> str:
+    """Blocks of one kind: the tag and first class name (or the tag alone)."""
+    return f"{el.tag}.{(el.get('class') or '').split(' ', 1)[0]}"
 
 
 def _drop(el: HtmlElement) -> None:
@@ -125,39 +199,83 @@ def _drop(el: HtmlElement) -> None:
     parent.remove(el)
 
 
-def prune_unseen(tree: HtmlElement) -> dict[str, int]:
-    """Remove hidden elements, furniture and read-on links from ``tree`` in place; the
-    counts say what went (the caller reports them)."""
-    counts = {"hidden": 0, "furniture": 0, "readOn": 0}
+def prune_unseen(tree: HtmlElement, skip: Collection[str] = (),
+                 texts: dict[HtmlElement, str] | None = None) -> dict[str, int]:
+    """Remove hidden elements and furniture from ``tree`` in place (a kind named in
+    ``skip`` stays); the counts say what went (the caller reports them).
+
+    ``texts``, the caller's paragraph-like elements with their normalised text (read
+    once for every step), lends its paragraph lengths to the evidence and loses the
+    entries of what was removed."""
+    counts = {"hidden": 0, "furniture": 0}
+    stale: set[HtmlElement] = set()
+    for kind, el in find_unseen(tree, skip, texts):
+        if texts:
+            for inner in el.iter():
+                texts.pop(inner, None)
+            stale.update(a for a in el.iterancestors() if a in texts)
+        _drop(el)
+        counts[kind] += 1
+    for el in stale:  # a paragraph that lost a hidden span reads differently now
+        texts[el] = " ".join(el.text_content().split())
+    return counts
+
+
+def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
+                texts: dict[HtmlElement, str] | None = None) -> list[tuple[str, HtmlElement]]:
+    """The hidden elements and furniture of ``tree`` (outermost only) that do not hold
+    the article (:meth:`_Evidence.protects`), with their kinds."""
     body = tree.find("body") if tree.tag == "html" else tree
     if body is None:
-        return counts
-    doomed: list[tuple[str, HtmlElement]] = []
-    # candidates chosen in XPath (C), the precise test in Python on the few it returns
-    for el in _HIDDEN_CANDIDATES(body):
-        if el.tag in _ALWAYS_DROPPED or _hidden(el):
-            doomed.append(("hidden", el))
-    for el in _FURNITURE_CANDIDATES(body):
-        if _furniture(el):
-            doomed.append(("furniture", el))
-    for piece in _TEXTS(body):
-        if not _READ_ON.search(piece):
+        return []
+    doomed: list[tuple[str, str, HtmlElement]] = []  # (kind, group, element)
+    doomed_words: list[tuple[str, HtmlElement]] = []  # furniture again, grouped by its word
+    # Candidates chosen in C (an XPath, a tag filter), the precise tests in Python on the
+    # few they return: one Python pass over every element cost twice as much.
+    if "hidden" not in skip:
+        for el in (*_HIDDEN_CANDIDATES(body), *body.iter(*_ALWAYS_DROPPED)):
+            if _hidden_by_attribute(el):
+                doomed.append(("hidden", _kind_of(el), el))
+        # inline styles read as strings, the few that can hide looked at closely
+        for style in _STYLES(body):
+            low = style.lower()
+            if ("none" in low or "hidden" in low) and _HIDDEN_STYLE.search(style):
+                el = style.getparent()
+                if not _hidden_by_attribute(el):  # found above already
+                    doomed.append(("hidden", _kind_of(el), el))
+    words: dict[str, str] = {}  # class strings repeat ("item", "col-4"): each split once
+    for el in body.iter(*_FURNITURE_TAGS) if "furniture" not in skip else ():
+        names = _names(el)
+        if not names:
             continue
-        # "Read more:" starts a text node of the read-on block, its link or a <strong> in it
-        el = piece.getparent()
-        for _ in range(3):
-            if el is None:
-                break
-            if _read_on(el):
-                doomed.append(("readOn", el))
-                break
-            el = el.getparent()
-    removed: set[HtmlElement] = set()
-    page_chars = _paragraph_chars(body) if any(kind == "furniture" for kind, _ in doomed) else 0
-    for kind, el in doomed:
-        if any(a in removed for a in el.iterancestors()) or _protected(el, kind, page_chars):
-            continue
-        _drop(el)
-        removed.add(el)
-        counts[kind] += 1
-    return counts
+        word = words.get(names)
+        if word is None:
+            word = words[names] = _furniture_word(names)
+        if word:
+            doomed.append(("furniture", _kind_of(el), el))
+            doomed_words.append((word.rstrip("s"), el))
+    if not doomed:
+        return []
+    evidence = _Evidence(body, texts)
+    # Blocks of one kind that together make up most of the page are the page (a live
+    # ticker's thirty "comment" entries, the hidden slides of a list article): they stay.
+    members: dict[str, list[HtmlElement]] = {}
+    for _, group, el in doomed:
+        members.setdefault(group, []).append(el)
+    for word, el in doomed_words:  # the parts of an editorial "gallery" page, whatever their classes
+        members.setdefault(word, []).append(el)
+    large = set()
+    for group, els in members.items():
+        inside = set(els)
+        if len(inside) < 2:
+            continue  # a block alone is judged alone, below
+        outer = [el for el in dict.fromkeys(els) if not any(a in inside for a in el.iterancestors())]
+        if len(outer) > 1 and evidence.large(outer):
+            large.add(group)
+    kept = {el for word, el in doomed_words if word in large}
+    chosen: dict[HtmlElement, str] = {}
+    for kind, group, el in doomed:
+        if el not in chosen and el not in kept and group not in large and not evidence.protects(el):
+            chosen[el] = kind
+    # outermost only: an element inside another doomed one goes with it
+    return [(kind, el) for el, kind in chosen.items() if not any(a in chosen for a in el.iterancestors())]

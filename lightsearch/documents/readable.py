@@ -5,32 +5,55 @@ reader wants the whole article, so this extractor runs trafilatura in its balanc
 default mode, which scored best on the shared article-extraction benchmark
 (``benchmarks/extraction.py``), keeps tables, and can emit Markdown. Dates come from
 the page's own metadata first, as in Light.
+
+The page is parsed once; metadata, pruning (:mod:`~lightsearch.documents.cleaning`),
+trafilatura and the text steps (:mod:`~lightsearch.documents.sections`,
+:mod:`~lightsearch.documents.repeats`) all read that one tree, whose paragraph texts are
+read once too. Each cleaning step has a name in :data:`STEPS` and can be left out
+(``skip=``), which is how the benchmark measures what each is worth on every set.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import trafilatura
 from lxml import etree
-from lxml.html import HtmlElement, document_fromstring
+from lxml.html import (
+    HtmlComment,
+    HtmlElement,
+    HtmlEntity,
+    HTMLParser,
+    HtmlProcessingInstruction,
+    document_fromstring,
+    fromstring,
+)
 from parsel import Selector
-from trafilatura.utils import load_html
+from trafilatura.utils import is_dubious_html, repair_faulty_html
 
 from lightsearch.documents.cleaning import prune_unseen
 from lightsearch.documents.extract import (
-    _MODIFIED_XPATHS,
-    _PUBLISHED_XPATHS,
+    _ISO_DATE,
     _fallback_text,
-    _first,
     guarded,
+)
+from lightsearch.documents.pagemeta import (
+    PageMeta,
+    declared,
+    searched_date,
+    searched_title,
+    site_name,
 )
 from lightsearch.documents.repeats import restore_repeats
 from lightsearch.documents.sections import (
     block_texts,
     drop_copies,
+    drop_labels,
+    head_of,
     join_sections,
+    restore_standfirst,
     strip_head,
     strip_tail,
 )
@@ -39,13 +62,17 @@ from lightsearch.documents.titles import choose_title
 from lightsearch.documents.xmlsafe import scrub_surrogates
 
 THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
+# The cleaning steps around trafilatura, in the order they run, each of which can be
+# switched off (``skip=``) so benchmarks/extraction.py measures what each is worth.
+STEPS = ("hidden", "furniture", "repeats", "copies", "sections", "lead", "standfirst", "title", "head",
+         "tail", "labels")
 
-_BYLINE_XPATHS = (
-    "//meta[@name='author']/@content",
-    "//meta[@property='article:author']/@content",
-    "//*[@rel='author'][1]//text()",
-    "//*[contains(concat(' ', normalize-space(@class), ' '), ' byline ')][1]//text()",
-)
+# The page's own byline markup, in order, when its head declares no author (trafilatura's
+# body-wide author search cost 9 ms on a quarter of the pages, more than the rest of the
+# metadata together, and is left out).
+_BYLINES = etree.XPath("//*[@rel='author' or @itemprop='author' or contains(@class, 'byline')]")
+_LANGUAGE = tuple(etree.XPath(xp) for xp in (
+    "/html/@lang", "/html/@xml:lang", "//meta[@http-equiv='content-language']/@content"))
 
 
 @dataclass
@@ -65,23 +92,53 @@ def _clean(value: str | None) -> str | None:
     return text or None
 
 
-def main_text(html: str, url: str | None = None, *, markdown: bool = False) -> str:
-    """Just the main text (the benchmark scores this function); ExtractionError when
-    the page cannot be read at all."""
+def main_text(html: str, url: str | None = None, *, markdown: bool = False,
+              skip: Collection[str] = ()) -> str:
+    """Just the main text; ExtractionError when the page cannot be read at all.
+    ``skip`` names cleaning steps (:data:`STEPS`) to leave out."""
     html = scrub_surrogates(html)
-    return guarded("extraction", lambda: _main_text(html, _parsed(html), url, markdown))
+    skip = _checked(skip)
+    def read() -> str:
+        tree = _parsed(html)
+        return _main_text(html, tree, url, markdown, skip, declared(tree, url) if tree is not None else None)[0]
+
+    return guarded("extraction", read)
+
+
+def _checked(skip: Collection[str]) -> frozenset[str]:
+    unknown = set(skip) - set(STEPS)
+    if unknown:
+        raise ValueError(f"skip: unknown cleaning steps {sorted(unknown)} (known: {', '.join(STEPS)})")
+    return frozenset(skip)
+
+
+# trafilatura's parser settings, with lxml's C-level class lookup (every element an
+# HtmlElement) in place of lxml.html's Python one, which ran for every element object made
+# (700,000 calls over the shared set): trafilatura reads the tree 7% faster, to the same text.
+_PARSER = HTMLParser(collect_ids=False, default_doctype=False, encoding="utf-8", remove_comments=True,
+                     remove_pis=True)
+_PARSER.set_element_class_lookup(etree.ElementDefaultClassLookup(
+    element=HtmlElement, comment=HtmlComment, pi=HtmlProcessingInstruction, entity=HtmlEntity))
 
 
 def _parsed(html: str) -> HtmlElement | None:
-    """The page as one tree for metadata, pruning and extraction (parsed once).
-    trafilatura's loader refuses a bare fragment (one element, no ``<html>``); lxml's
-    document parser wraps it instead, as a browser would."""
+    """The page as one tree for metadata, pruning and extraction (parsed once), the way
+    trafilatura's loader parses it. A bare fragment (one element, no ``<html>``), which
+    that loader refuses, is wrapped in a document instead, as a browser would."""
     if not html or not html.strip():
         return None
-    tree = load_html(html)
-    if tree is None:
+    beginning = html[:50].lower()
+    text = repair_faulty_html(html, beginning)
+    tree = None
+    with contextlib.suppress(etree.ParserError, ValueError):
+        try:
+            tree = fromstring(text, parser=_PARSER)
+        except ValueError:  # a string with an encoding declaration
+            tree = fromstring(text.encode("utf-8", "surrogatepass"), parser=_PARSER)
+    if tree is None or (is_dubious_html(beginning) and len(tree) < 2):
+        tree = None
         with contextlib.suppress(etree.ParserError, ValueError):
-            tree = document_fromstring(html)
+            tree = document_fromstring(html, parser=_PARSER)
     return tree
 
 
@@ -99,62 +156,127 @@ def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool) -> str:
     return (text or "").strip()
 
 
-def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: bool) -> str:
-    """trafilatura on the page as a reader sees it (hidden elements and furniture pruned,
-    :mod:`lightsearch.documents.cleaning`), with the page's repeated paragraphs restored.
-    ``tree`` is pruned in place."""
-    if tree is None:
-        return ""
-    pruned = prune_unseen(tree)
+def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: bool,
+               skip: frozenset[str], meta: PageMeta | None) -> tuple[str, str | None]:
+    """(text, title): trafilatura on the page as a reader sees it (hidden elements and
+    furniture pruned, :mod:`lightsearch.documents.cleaning`), with the page's repeated
+    paragraphs restored. ``tree`` is pruned in place."""
+    if tree is None or meta is None:
+        return "", None
+    blocks = block_texts(tree)  # read once, for pruning's evidence and every step after it
+    pruned = prune_unseen(tree, skip=skip, texts=blocks)
+    # pruned: a hidden <h1> is no title
+    title = choose_title(Selector(root=tree), url, meta.title, meta.headlines, meta.metas) or \
+        _clean(searched_title(tree))
+    head = head_of(tree, meta.metas)
     text = _trafilatura(tree, url, markdown)
     if any(pruned.values()) and len(text) < THIN_CHARS:
         # a page that hides its body until a script shows it: read it as marked up
-        text = max(text, _trafilatura(_parsed(html), url, markdown), key=len)
+        whole = _parsed(html)
+        marked_up = _trafilatura(whole, url, markdown) if whole is not None else ""
+        if len(marked_up) > len(text):
+            text, tree, blocks = marked_up, whole, block_texts(whole)
     if text:
-        blocks = block_texts(tree)
-        text = join_sections(drop_copies(restore_repeats(text, tree)), tree, blocks)
-        text = strip_tail(strip_head(text, tree, blocks), tree, blocks)
-        return space_fences(restore_structure(text, tree, url)) if markdown else text
-    return _fallback_text(Selector(root=tree))
+        if "repeats" not in skip:
+            text = restore_repeats(text, tree, blocks)
+        if "copies" not in skip:
+            text = drop_copies(text)
+        if "sections" not in skip or "lead" not in skip:
+            text = join_sections(text, tree, blocks, sections="sections" not in skip, lead="lead" not in skip,
+                                 head=head)
+        if "standfirst" not in skip:
+            text = restore_standfirst(text, tree, blocks, head)
+        if "title" not in skip or "head" not in skip:
+            # title: a line repeating the title; head: datelines, labels, the URL on top
+            text = strip_head(text, tree, blocks, title, head, repeats="title" not in skip,
+                              others="head" not in skip)
+        if "tail" not in skip:
+            text = strip_tail(text, tree, blocks)
+        if "labels" not in skip:
+            text = drop_labels(text, tree, blocks)
+        return (space_fences(restore_structure(text, tree, url)) if markdown else text), title
+    return _fallback_text(Selector(root=tree)), title
 
 
-def extract_readable(html: str, url: str | None = None, *, markdown: bool = False) -> Readable:
+_PUBLISHED_KEYS = ("property=article:published_time", "name=article:published_time", "itemprop=datepublished",
+                   "name=date", "name=dc.date", "name=dc.date.issued")
+_MODIFIED_KEYS = ("property=article:modified_time", "property=og:updated_time", "itemprop=datemodified",
+                  "name=last-modified")
+_ARTICLE_TIME = etree.XPath("//article//time[@datetime][1]/@datetime")
+
+
+def _first_date(tree: HtmlElement, meta: PageMeta, keys: tuple[str, ...]) -> str | None:
+    """The first ISO date among the page's date meta tags, in ``keys`` order (the same
+    order as Light's ``_PUBLISHED_XPATHS``/``_MODIFIED_XPATHS``), then its JSON-LD date,
+    then, for the published date, an ``<article>``'s ``<time datetime>`` (htmldate's
+    search of the whole page is left for a page that states none of these)."""
+    values = [meta.metas.get(key) for key in keys]
+    if keys is _PUBLISHED_KEYS:
+        values.append(meta.published)
+        values.extend(str(v) for v in _ARTICLE_TIME(tree)[:1])
+    else:
+        values.append(meta.modified)
+    for value in values:
+        if value and _ISO_DATE.match(value.strip()):
+            return value.strip()
+    return None
+
+
+def _byline(tree: HtmlElement, metas: dict[str, str]) -> str | None:
+    """The byline the page's markup states: an author meta tag (a one-word one too), then
+    the first ``rel=author``, ``itemprop=author`` or ``byline``-class element (in that
+    order)."""
+    for key in ("name=author", "property=article:author"):
+        text = _clean(metas.get(key))
+        if text:
+            return text
+    found = _BYLINES(tree)
+    for test in (lambda el: el.get("rel") == "author",
+                 lambda el: el.get("itemprop") == "author",
+                 lambda el: "byline" in (el.get("class") or "").split()):
+        for el in found:
+            if test(el):
+                text = _clean(" ".join(el.itertext()))
+                if text:
+                    return text
+    return None
+
+
+def extract_readable(html: str, url: str | None = None, *, markdown: bool = False,
+                     skip: Collection[str] = ()) -> Readable:
     """Everything web_fetch reports about an HTML page; ``text`` may be empty.
+    ``skip`` names cleaning steps (:data:`STEPS`) to leave out (for measuring them).
 
     Raises ExtractionError (``extraction_failed``) when the page cannot be read at all."""
     html = scrub_surrogates(html)
-    return guarded("extraction", lambda: _extract_readable(html, url, markdown))
+    skip = _checked(skip)
+    return guarded("extraction", lambda: _extract_readable(html, url, markdown, skip))
 
 
-def _extract_readable(html: str, url: str | None, markdown: bool) -> Readable:
+def _extract_readable(html: str, url: str | None, markdown: bool, skip: frozenset[str]) -> Readable:
     tree = _parsed(html)
     if tree is None:
         return Readable(title=None, text="")
-    # extensive=False: htmldate's extensive search hands free-text dates to dateparser,
+    meta = declared(tree, url)
+    # Dates are read before pruning (a date in a collapsed header still dates the page).
+    # htmldate in fast mode: its extensive search hands free-text dates to dateparser,
     # whose first use resolves every locale (seconds: issue 18 measured 1.6-5.8 s on one
     # page). The page's declared dates (meta tags, <time datetime>) are read in fast mode;
     # a date written only in running text in an unusual language is the price.
-    meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False)
-    text = _main_text(html, tree, url, markdown)
-    sel = Selector(root=tree)  # pruned: a hidden <h1> is no title
-    title = choose_title(sel, url, meta.title if meta else None)
-    byline = _clean(meta.author if meta else None)
-    if not byline:
-        for xp in _BYLINE_XPATHS:
-            byline = _clean(" ".join(sel.xpath(xp).getall()))
-            if byline:
-                break
-    language = sel.xpath("/html/@lang").get() or sel.xpath("/html/@xml:lang").get()
-    if not language:
-        language = sel.xpath("//meta[@http-equiv='content-language']/@content").get()
-    language = (language or "").strip().split("-")[0].split("_")[0].lower() or None
+    metas = meta.metas
+    published = _first_date(tree, meta, _PUBLISHED_KEYS) or searched_date(tree, meta.url)
+    modified = _first_date(tree, meta, _MODIFIED_KEYS)
+    language = next((str(v) for xp in _LANGUAGE for v in xp(tree)[:1] if str(v).strip()), "")
+    language = language.strip().split("-")[0].split("_")[0].lower() or None
+    text, title = _main_text(html, tree, url, markdown, skip, meta)
+    byline = _clean(meta.author) or _byline(tree, metas)  # the pruned page: a hidden byline is none
     return Readable(
         title=title,
         text=text,
         byline=byline[:200] if byline else None,
         language=language,
-        published_at=_first(sel, _PUBLISHED_XPATHS) or (meta.date if meta else None),
-        modified_at=_first(sel, _MODIFIED_XPATHS),
-        site_name=_clean(meta.sitename if meta else None),
-        description=_clean(meta.description if meta else None),
+        published_at=published,
+        modified_at=modified,
+        site_name=_clean(site_name(tree, meta)),
+        description=_clean(meta.description),
     )

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from lxml.html import HtmlElement
 
-_BLOCKS = ("p", "li", "blockquote", "pre", "h2", "h3", "h4", "td")
+# Table cells are not looked at: a row of equal cells is a table's, and trafilatura keeps
+# tables as they are; reading every cell's text cost more than the rest of the step.
+_BLOCKS = ("p", "li", "blockquote", "pre", "h2", "h3", "h4")
 MIN_REPEAT_CHARS = 50  # shorter blocks are not dropped by trafilatura's guard
 MAX_RUNS = 200
 
@@ -21,20 +23,46 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def _runs(tree: HtmlElement) -> dict[str, int]:
-    """Longest run of identical consecutive sibling blocks, by text."""
+_OTHER_BLOCKS = tuple(tag for tag in _BLOCKS if tag not in ("p", "li", "h2", "h3", "h4"))
+
+
+def _repeated(texts: dict[HtmlElement, str]) -> bool:
+    """Whether a long enough text appears twice among ``texts``."""
+    seen: set[str] = set()
+    for value in texts.values():
+        if len(value) > MIN_REPEAT_CHARS:
+            if value in seen:
+                return True
+            seen.add(value)
+    return False
+
+
+def _runs(tree: HtmlElement, tags: tuple[str, ...] = _BLOCKS) -> dict[str, int]:
+    """Longest run of identical consecutive sibling blocks (of ``tags``), by text."""
     runs: dict[str, int] = {}
-    for el in tree.iter(*_BLOCKS):
+    texts: dict[HtmlElement, str] = {}
+
+    def text_of(el: HtmlElement) -> str:
+        if el not in texts:
+            texts[el] = _norm(el.text_content())
+        return texts[el]
+
+    for el in tree.iter(*tags):
         if len(runs) >= MAX_RUNS:
             break
-        text = _norm(el.text_content())
+        nxt = el.getnext()
+        # only a block followed by a sibling of its tag can start a run: most blocks are
+        # not, and their text is never read here
+        if nxt is None or nxt.tag != el.tag:
+            continue
+        text = text_of(el)
         if len(text) <= MIN_REPEAT_CHARS:
             continue
         prev = el.getprevious()
-        if prev is not None and prev.tag == el.tag and _norm(prev.text_content()) == text:
+        if prev is not None and prev.tag == el.tag and text_of(prev) == text:
             continue  # counted from the run's first element
-        count, nxt = 1, el.getnext()
-        while nxt is not None and nxt.tag == el.tag and _norm(nxt.text_content()) == text:
+        count = 1
+        while nxt is not None and nxt.tag == el.tag and text_of(nxt) == text:
             count += 1
             nxt = nxt.getnext()
         if count > 1:
@@ -42,10 +70,12 @@ def _runs(tree: HtmlElement) -> dict[str, int]:
     return runs
 
 
-def restore_repeats(text: str, tree: HtmlElement) -> str:
+def restore_repeats(text: str, tree: HtmlElement, texts: dict[HtmlElement, str] | None = None) -> str:
     """``text`` (lines from trafilatura) with each repeated paragraph of ``tree`` present
-    as many consecutive times as the page has it."""
-    runs = _runs(tree)
+    as many consecutive times as the page has it. ``texts`` (the page's paragraph-like
+    elements with their normalised text, when the caller has read them) says cheaply
+    when no paragraph, list item or heading repeats at all (most pages)."""
+    runs = _runs(tree, _OTHER_BLOCKS if texts is not None and not _repeated(texts) else _BLOCKS)
     if not runs:
         return text
     markdown_gap = "\n\n" in text
