@@ -10,3 +10,9 @@ from typing import Any
 
 def forever(*_args: Any) -> None:
     time.sleep(3600)
+
+
+def busy(*_args: Any) -> None:
+    """Burns CPU until killed: a reading whose cost no input cap foresaw."""
+    while True:
+        sum(range(10_000))

@@ -201,7 +201,7 @@ async def test_hostile_discovery_and_robots_records_are_dropped_and_fetched_agai
                          FLEET_REDIS_TIMEOUT_MS=2000)
     client = redis_server.client()
     home = f"https://{host}/"
-    plant(client, prefix, "discovery", url_key(home), unsigned(
+    plant(client, prefix, "records", "map:" + url_key(home), unsigned(  # discovery responses share the records
         {"url": home, "status": 200, "headers": {"Content-Type": "text/html"}, "body": "!!not base64!!",
          "retrieved_at": "", "expires_at": time.time() + 600}))
     plant(client, prefix, "robots", f"https://{host}", unsigned(
@@ -210,7 +210,7 @@ async def test_hostile_discovery_and_robots_records_are_dropped_and_fetched_agai
     result = await LightSearch.from_settings(settings).search("owl migration")
     assert result["hits"][0]["url"] == f"https://{host}/owls"
     dropped = result["meta"]["sharedState"]["dropped"]
-    assert dropped.get("discovery/shape") == 1
+    assert dropped.get("records/shape") == 1
     assert dropped.get("robots/shape") == 1
     paths = [e["path"] for e in origins.requests_for(host)]
     assert "/robots.txt" in paths  # read again from the origin
