@@ -1,5 +1,5 @@
 """Hypothesis strategies for hostile results: what a page or an origin could put in front
-of the renderer. Shared by ``tests/test_render_properties.py`` and longer fuzz runs.
+of the renderer. Shared by ``tests/evidence/test_render_properties.py`` and longer fuzz runs.
 
 Text is drawn from real Hebrew (the HeQ paragraphs in the shared data, when present),
 the issue 13 reproducers, fence look-alikes, instruction-like lines, every invisible

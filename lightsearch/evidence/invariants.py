@@ -3,7 +3,7 @@
 :func:`check_render_invariants` renders a result (search, fetch or error) at a byte
 limit, or takes an already rendered text, and returns the promises it breaks, as short
 sentences (an empty list when it keeps them all). The suite's hypothesis properties
-(``tests/test_render_properties.py``) and longer fuzz runs call it; it is written
+(``tests/evidence/test_render_properties.py``) and longer fuzz runs call it; it is written
 independently of :mod:`lightsearch.evidence.render`'s own helpers (its own character table, its
 own line grammar) so that a bug in one is not mirrored in the other.
 

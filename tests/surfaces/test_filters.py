@@ -14,7 +14,7 @@ import pytest
 
 from lightsearch.offline_origins.engine_replay import EngineReplay
 from tests.conftest import coroutine_test, shared_data
-from tests.test_surface_mcp import CLI, clean_env, setting_args, stdio_session
+from tests.surfaces.test_mcp_server import CLI, clean_env, setting_args, stdio_session
 
 
 def lightsearch(*args: str) -> subprocess.CompletedProcess:

@@ -30,7 +30,7 @@ def fresh(replay):
 
 
 def provider(replay, mode, **settings):
-    # Suspension and the answer cache have tests of their own (test_engine_modes.py).
+    # Suspension and the answer cache have tests of their own (tests/providers/engines/test_modes.py).
     return load_provider(merge_settings(replay.settings(), {
         "WEB_SEARCH_PROVIDER": mode, "LOG_LEVEL": "ERROR", "WEB_SEARCH_SUSPENSION": None,
         "WEB_SEARCH_CACHE": None, **settings}), environ={})

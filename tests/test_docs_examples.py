@@ -12,8 +12,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.test_surface_invoke import OPENER
-from tests.test_surface_mcp import clean_env
+from tests.surfaces.test_mcp_server import clean_env
+from tests.surfaces.test_web import OPENER
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -26,7 +26,7 @@ from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test
 from tests.hygiene_world import HEALTHY, QUERY, case_routes, counts, errors, hit_urls, paths, world
 from tests.raw_http import chunked, many_headers, one_long_header, stacked_encodings, stacked_gzip
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOST = "hostile.fetch.test"
 ARTICLE = article_html("Glacier moraine sediment survey").encode()
 # The raw responses carry Content-Type, Content-Length and Connection besides the X-N fields.

@@ -14,7 +14,7 @@ from lightsearch.surfaces.environment import VARIABLES, resolve, settings_from_e
 from lightsearch.surfaces.toolbox import Toolbox
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def box(env: dict[str, str], cmdline: dict | None = None, base: dict | None = None) -> Toolbox:

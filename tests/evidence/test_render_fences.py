@@ -16,7 +16,7 @@ from lightsearch.providers.light import LightSearch
 from tests import render_strategies as rs
 from tests.conftest import ROBOTS_ALLOW, coroutine_test
 from tests.hygiene_world import QUERY, case_routes, errors, world
-from tests.test_read_command import scrapy_read
+from tests.surfaces.commands.test_read import scrapy_read
 
 HOST = "fence.fetch.test"
 PAGE_HTML = ("<!doctype html><html lang='he' dir='rtl'><head><meta charset='utf-8'><title>עמוד ארוך</title>"

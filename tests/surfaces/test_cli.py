@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.test_surface_mcp import CLI, clean_env
+from tests.surfaces.test_mcp_server import CLI, clean_env
 
 
 def run(*args: str, **env: str) -> subprocess.CompletedProcess:

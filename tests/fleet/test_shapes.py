@@ -373,7 +373,7 @@ def test_the_configuration_digest_says_what_changes_the_answer():
 # ------------------------------------------------------------------ the limiter
 @coroutine_test
 async def test_hostile_limiter_state_does_not_break_a_transfer(redis_server, prefix):
-    from tests.test_fleet import limiter
+    from tests.fleet.test_fleet import limiter
 
     lim = limiter(redis_server.url, prefix, 0)
     client = redis_server.client()
@@ -388,7 +388,7 @@ def test_serve_refuses_to_start_with_an_unkeyed_remote_fleet():
     """No connection is made: the refusal comes before any worker or socket."""
     import subprocess
 
-    from tests.test_surface_mcp import CLI, clean_env
+    from tests.surfaces.test_mcp_server import CLI, clean_env
 
     env = clean_env(LIGHTSEARCH_REDIS_URL="redis://10.255.0.1:6379/0")
     done = subprocess.run([*CLI, "serve", "--port", "0"], env=env, capture_output=True, text=True, timeout=120)

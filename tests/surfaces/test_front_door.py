@@ -28,7 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 from lightsearch.errors import LightSearchError
 from lightsearch.surfaces.front_door import allowed_hosts, json_depth_exceeds, load_json, split_host
 from tests.conftest import coroutine_test
-from tests.test_surface_mcp import CLI, Served, clean_env, setting_args, world
+from tests.surfaces.test_mcp_server import CLI, Served, clean_env, setting_args, world
 
 TOKEN = "boundary-test-token-0123456789"
 FETCH = {"name": "web.fetch", "input": {"url": "https://www.nasa.gov/", "maxChars": 40}}

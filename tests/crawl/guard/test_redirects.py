@@ -4,7 +4,7 @@ refresh is checked again, counted, and refused before any connection.
 The redirecting pages are offline origins reached through ``LIGHT_HOST_MAP``; every
 other address the guard lets through goes to a loopback counting server, so a refused
 hop is asserted as zero connections there. Origin confinement of Light searches is the
-crawl's own rule and is tested with the search (tests/test_hygiene_transport.py).
+crawl's own rule and is tested with the search (tests/crawl/test_transport_hygiene.py).
 """
 
 from __future__ import annotations

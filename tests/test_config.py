@@ -6,7 +6,7 @@ One test per surface: the Python API (``LightSearch``, ``WebFetch.fetch``/``fetc
 ``load_provider()`` for Light, Brave and the engines, web_news, ``Toolbox.fetch``,
 Brave's page fetches, the crawl and the API client underneath), ``scrapy
 search|read|news|evaluate`` and ``lightsearch search|news|fetch`` as processes. MCP and the
-invoke endpoint have theirs in test_surface_mcp.py and test_surface_invoke.py.
+invoke endpoint have theirs in tests/surfaces/test_mcp_server.py and tests/surfaces/test_web.py.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from lightsearch.providers.light import LightSearch
 from lightsearch.providers.news import NewsSearch
 from lightsearch.surfaces.toolbox import Toolbox
 from tests.conftest import coroutine_test, shared_data
-from tests.test_surface_mcp import CLI, clean_env, setting_args
+from tests.surfaces.test_mcp_server import CLI, clean_env, setting_args
 
 PAGE = "https://www.nasa.gov/"
 SWITCHES = [("LIGHTSEARCH_NO_WEB", "1"), ("WEB_RETRIEVAL_ENABLED", "false")]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_surface_mcp import CLI, Served, clean_env, world
+from tests.surfaces.test_mcp_server import CLI, Served, clean_env, world
 
 TOKEN = "test-token-0123456789abcdef"
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, never a proxy

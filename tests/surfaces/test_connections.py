@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from lightsearch.surfaces.connections import ConnectionTable
-from tests.test_surface_boundary import invoke
-from tests.test_surface_mcp import Served, clean_env, setting_args, world
+from tests.surfaces.test_front_door import invoke
+from tests.surfaces.test_mcp_server import Served, clean_env, setting_args, world
 
 BROWSE = {"name": "web.browse", "input": {}}  # answered past the door at once (unknown_tool)
 SLOW_HEAD = b"POST /api/skills/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Pad: "
