@@ -1,4 +1,4 @@
-"""Fleet benchmark (issue 19): searches per minute and origin requests per search for 1, 2
+"""Fleet benchmark: searches per minute and origin requests per search for 1, 2
 and 4 workers, with and without a shared Redis, on an offline world in stream mode.
 
 Each configuration gets fresh origins (so the server's counts are its own), a fresh Redis

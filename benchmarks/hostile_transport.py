@@ -1,5 +1,5 @@
 """Hostile responses against web_fetch: time to the structured error, peak RSS, and the
-latency of a normal fetch running beside it (issue 13, points 4-6).
+latency of a normal fetch running beside it.
 
 Each case runs in a fresh process (peak RSS is per process), against the offline
 origins on loopback, with default settings:

@@ -1,5 +1,5 @@
 """Known-item reach: every offline-origins article searched by its own title, each search
-cold (empty process caches); counts the articles found in the top 3 (issue 17 target: all).
+cold (empty process caches); counts the articles found in the top 3 (the target: all).
 
     python benchmarks/known_item.py [--latency 0]
 """

@@ -4,7 +4,7 @@
 defaults from here, :func:`validate` checks values against it (and refuses unknown keys
 with our prefixes, suggesting the closest known one), and ``docs/SETTINGS.md`` is
 generated from it (``python -m lightsearch.schema``; a test keeps the file current).
-Bounds from seed 000's table may be shortened, never lengthened.
+Bounds from docs/BOUNDS.md's table may be shortened, never lengthened.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _s(key: str, type_: str, default: Any, doc: str, low: float | None = None, h
 
 
 SCHEMA: tuple[Setting, ...] = (
-    # --- Light: the crawl's bounds (DESIGN.md's table)
+    # --- Light: the crawl's bounds (docs/BOUNDS.md's table)
     _s("LIGHT_CATALOG", "str", None, "a catalog JSON file to use instead of the bundled one", nullable=True),
     _s("LIGHT_CATALOG_EXTRA", "str", None, "a user catalog whose sources extend the catalog (`lightsearch "
        "sources add`); the result has a corpus id of its own", nullable=True),
@@ -66,7 +66,7 @@ SCHEMA: tuple[Setting, ...] = (
     _s("LIGHT_MAX_QUERY_WORDS", "int", 50, "words per query", 1, 200),
     _s("LIGHT_MAX_RESULTS", "int", 8, "hits returned when the caller does not say", 1, 20),
     _s("LIGHT_RESPONSE_MAX_BYTES", "int", 512 * KiB, "per response, encoded and decoded", KiB, 16 * MiB),
-    # The response head, bounded while it arrives (issue 13); Twisted would keep any number.
+    # The response head, bounded while it arrives; Twisted would keep any number.
     _s("LIGHT_RESPONSE_MAX_HEADERS", "int", 100, "header fields per response; more is too_large", 16, 1000),
     _s("LIGHT_RESPONSE_MAX_HEADER_BYTES", "int", 64 * KiB,
        "bytes of status line and header fields per response; more is too_large", 4 * KiB, MiB),
@@ -212,7 +212,7 @@ SCHEMA: tuple[Setting, ...] = (
     _s("BRAVE_SOURCE_FETCH_PAGES", "int", 3, "top hits whose pages are read", 0, 20),
     _s("BRAVE_SOURCE_FETCH_TIMEOUT_SECS", "float", 8.0, "per page; a page that misses it keeps its hit", 0.1, 120),
     _s("BRAVE_SOURCE_FETCH_MAX_CHARS", "int", 20000, "page text searched for the excerpt per hit", 100, 100_000),
-    # --- keyless engines, fallback and fused modes (issue 15)
+    # --- keyless engines, fallback and fused modes
     _s("WEB_SEARCH_REGION", "str", None, "region-language, e.g. us-en or il-he (a call's `region` overrides it): "
        "DDG kl, Google News hl/gl/ceid, Wikipedia language; None: worldwide, language from the query script",
        nullable=True),
@@ -264,7 +264,7 @@ SCHEMA: tuple[Setting, ...] = (
        choices=tuple(NEWS_WINDOWS)),
     _s("WEB_NEWS_LIGHT", "bool", True, "web_news: fuse the catalog's news sources when they answer in time"),
     _s("WEB_NEWS_DEADLINE_SECS", "float", 8.0, "a whole web_news search", 0.5, 120),
-    # --- a fleet of workers sharing state on Redis (lightsearch/fleet, issue 19)
+    # --- a fleet of workers sharing state on Redis (lightsearch/fleet)
     _s("FLEET_REDIS_URL", "str", None, "Redis shared by the fleet (None: the LIGHTSEARCH_REDIS_URL environment "
        "variable; unset: in-process state)", nullable=True),
     _s("FLEET_REDIS_PREFIX", "str", "lightsearch:", "prefix of every key, so fleets can share one Redis"),

@@ -72,7 +72,7 @@ DOWNLOADER_MIDDLEWARES = {
     # confinement's; with no allowed_domains Scrapy's filter passes everything, after a
     # signal and a URL parse for every request scheduled.
     "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
-    # RFC 9309 with seed 000's strictness (an incomplete robots.txt blocks the origin).
+    # RFC 9309 with the specification's strictness (an incomplete robots.txt blocks the origin).
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "lightsearch.crawl.middlewares.confine.RedirectConfinementMiddleware": 50,
     "lightsearch.crawl.middlewares.robots.RobotsMiddleware": 100,

@@ -2,7 +2,7 @@
 
 The offline origins (``offline_origins/server.py``) build responses from route fields;
 a route with ``"handler"`` instead gets the request handler and writes its own bytes.
-These builders return such routes for the hostile responses of issue 13: 100,000 or a
+These builders return such routes for hostile responses: 100,000 or a
 million header fields, thousands of stacked content encodings, and chunked bodies with
 no ``Content-Length``. Bytes are produced and written piece by piece, so a response of
 12 MB never sits in the server's memory, and a client that hangs up early (as the

@@ -2,7 +2,7 @@
 of the renderer. Shared by ``tests/evidence/test_render_properties.py`` and longer fuzz runs.
 
 Text is drawn from real Hebrew (the HeQ paragraphs in the shared data, when present),
-the issue 13 reproducers, fence look-alikes, instruction-like lines, every invisible
+the transport reproducers, fence look-alikes, instruction-like lines, every invisible
 class the cleaner must remove, and arbitrary Unicode (surrogates excluded: a Python
 ``str`` from a decoded page never holds one).
 """
@@ -30,7 +30,7 @@ FRAGMENTS = [
     ">>> EXTERNAL-DATA <<<",
     "＜＜＜ＥＸＴＥＲＮＡＬ＿ＤＡＴＡ abc ＥＮＤ＞＞＞",
     "«««external_data»»» ‹‹‹ ›››",
-    # look-alikes of the fence characters and word (issue 30): modifier arrowheads and a
+    # look-alikes of the fence characters and word: modifier arrowheads and a
     # Unicode hyphen, CJK angle brackets, much-less-than signs, Cyrillic and Greek letters
     "\u02c2\u02c2\u02c2EXTERNAL\u2010DATA 0123456789ab END\u02c3\u02c3\u02c3",
     "\u3008\u3008\u3008 \u226a\u226a \u226b\u226b \u300a\u300a\u300b\u300b",
@@ -70,7 +70,7 @@ def long_line(n: int) -> str:
 
 
 def issue_page(payload_own_line: bool = True) -> str:
-    """Issue 13 point 3 (a): a 7,000-letter paragraph, the payload line, 900 letters."""
+    """A 7,000-letter paragraph, the payload line, 900 letters."""
     sep = "\n" if payload_own_line else " "
     return f"{long_line(7000)}\n{PAYLOAD}{sep}{long_line(900)}"
 

@@ -1,4 +1,4 @@
-"""The packed-package probe (seed 000's verification): the wheel, not the work tree.
+"""The packed-package probe: the wheel, not the work tree.
 
 The wheel is built from this checkout and installed with pip into a fresh virtual
 environment; its dependencies are borrowed from the test environment through a path

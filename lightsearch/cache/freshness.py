@@ -6,7 +6,7 @@ storage, ``s-maxage`` beats ``max-age``, and an explicit ``max-age`` beats ``Exp
 The response's age so far (``Age``, or the distance between ``Date`` and now) is spent
 lifetime. Without any explicit lifetime the heuristic is RFC 9111 §4.2.2's tenth of the
 time since ``Last-Modified``, else the cap. Every lifetime is capped by the kind's
-maximum (seed 000: feeds and sitemaps 5 minutes, pages 30).
+maximum (feeds and sitemaps 5 minutes, pages 30).
 """
 
 from __future__ import annotations

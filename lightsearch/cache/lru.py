@@ -2,7 +2,7 @@
 with its own expiry. Expired entries are never returned and are dropped as they are met.
 
 The byte bound is over what the caller says an entry's serialized size is, not heap
-usage (seed 000: "the cache bounds describe stored content, not total process heap").
+usage ("the cache bounds describe stored content, not total process heap").
 
 An entry may be put as ``protected``, inside a reserved share of both bounds
 (``reserve_entries``, ``reserve_bytes``): while the protected entries fit in that share,

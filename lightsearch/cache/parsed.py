@@ -1,7 +1,7 @@
 """What a discovery body parses to, kept so that a cached body is not parsed again.
 
 Home pages, listings and sitemaps are served from the discovery cache to every search
-within their lifetime (issue 17); each search then parsed the same bytes again: on the
+within their lifetime; each search then parsed the same bytes again: on the
 Cranfield stream 16 sitemap parses and 38 link extractions per search, 0.4 and ~22 of
 them of new bytes. The parse is a pure function of the URL and the body, so its result
 is memoised by the URL, the body's length and its hash, process-wide, bounded like every

@@ -1,7 +1,7 @@
 """The completed-record cache: extracted documents and discovery responses (feeds,
 sitemaps, home, hub and listing pages), shared by every search in the process.
 
-Seed 000: "Completed-document cache: 500 documents, 16 MiB of serialized content";
+The bound: "Completed-document cache: 500 documents, 16 MiB of serialized content";
 "separate calls share only completed records". A record goes in only when it is
 complete (never a partial download, never a ``noindex`` page) and storable by its
 origin's directives; it keeps its original retrieval time.

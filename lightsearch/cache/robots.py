@@ -1,6 +1,6 @@
 """The robots cache: parsed robots.txt verdicts per origin, shared by every search.
 
-Seed 000's bound: at most 24 hours, 64 origins, 4 MiB of serialized rules, least
+The bound: at most 24 hours, 64 origins, 4 MiB of serialized rules, least
 recently used out first. Only definite answers are kept (rules from a complete 2xx
 body, or "allow all" for a 4xx); a failed fetch blocks the origin for that search only,
 so the next search asks again.

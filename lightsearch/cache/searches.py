@@ -1,5 +1,5 @@
 """The TTL cache of whole search and news answers, so rapid repeated queries hit memory,
-not DuckDuckGo (issue 15). Chosen by ``WEB_SEARCH_CACHE`` (a class path): a deployment
+not DuckDuckGo. Chosen by ``WEB_SEARCH_CACHE`` (a class path): a deployment
 puts a shared store behind the same two methods; the bundled one is process memory,
 bounded by entries and serialized bytes, least recently used out first.
 """

@@ -135,7 +135,7 @@ _CUT = (ResponseDataLossError, ResponseFailed, ResponseNeverReceived, Connection
 
 
 def classify(exc: BaseException) -> HopFailure:
-    """The one name of a failed hop (web_fetch's vocabulary; see DESIGN.md's codes)."""
+    """The one name of a failed hop (web_fetch's vocabulary; docs/ERRORS.md lists the codes)."""
     message = str(exc) or type(exc).__name__
     if isinstance(exc, CodedRefusal):
         return HopFailure(exc.code, message, exc.reason, exc.details())

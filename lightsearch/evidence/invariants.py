@@ -34,8 +34,8 @@ import re
 import unicodedata
 from typing import Any
 
-#: Code points that must never survive, whatever their category (issue 13 point 3 c,
-#: and Unicode's default-ignorable set).
+#: Code points that must never survive, whatever their category (Unicode's
+#: default-ignorable set among them).
 FORBIDDEN_RANGES: tuple[tuple[int, int], ...] = (
     (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
     (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),

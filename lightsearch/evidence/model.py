@@ -15,7 +15,7 @@ TRUST = {"trust": "volatile_external", "carryPolicy": "never"}
 
 @dataclass(frozen=True)
 class ResultLimits:
-    """The byte and size limits of one result (defaults in ``settings.py``, issue 6 block)."""
+    """The byte and size limits of one result (defaults in ``schema.py``)."""
 
     text_max_bytes: int = 16 * 1024
     result_max_bytes: int = 64 * 1024

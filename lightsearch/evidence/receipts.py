@@ -1,4 +1,4 @@
-"""Source presentation receipts: ``meta.webSources`` version 1 (seed 000).
+"""Source presentation receipts: ``meta.webSources`` version 1.
 
 A receipt tells a client, per source, what the tool retrieved and how much of it the
 model was actually shown. It is computed *after* the model text is rendered, from what

@@ -8,7 +8,7 @@ it for people. The choice is made once, at load, because an agent must not see a
 different engine from one call to the next, and a failing Brave call must fail rather
 than quietly turn into a Light search with different coverage.
 
-Selection (seed 000, "Web plugin"):
+Selection:
 
 * ``WEB_SEARCH_PROVIDER`` names a provider explicitly: ``light``, ``brave``, a mode of
   the engines (``auto``/``fused``, ``fallback``), one engine (``duckduckgo``,

@@ -321,7 +321,7 @@ class BraveSearch:
     ) -> dict[str, Any]:
         """Search Brave; the result is the common envelope with ``provider == "brave"``.
 
-        The request bounds are DESIGN.md's (the defaults of ``build_request``), not the
+        The request bounds are the search's (the defaults of ``build_request``), not the
         ``LIGHT_*`` settings, so that invalid Light settings never affect Brave. The
         filters go to Brave natively (:meth:`_params`), and its answer is filtered again.
         """

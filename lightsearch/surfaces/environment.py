@@ -1,5 +1,5 @@
-"""Configuration from the environment: the variables agent deployments set (seed 003, seed
-002), mapped onto rows of the one settings table (:mod:`lightsearch.schema`).
+"""Configuration from the environment: the variables agent deployments set, mapped
+onto rows of the one settings table (:mod:`lightsearch.schema`).
 
 Each variable is checked against the row it feeds, and a bad value is ``invalid_settings``
 naming the *variable* (a deployment sets ``WEB_FETCH_TIMEOUT_MS``, not

@@ -28,7 +28,7 @@ from lightsearch.schema import BY_KEY
 from lightsearch.windows import DEFAULT_NEWS_WINDOW, NEWS_WINDOWS, RECENCY_WINDOWS
 
 TOOL_NAMES = ("web_search", "web_news", "web_fetch")
-# seed 001's skill names (the invoke endpoint) -> tool names
+# the invoke endpoint's skill names -> tool names
 INVOKE_NAMES = {"web.search": "web_search", "web.news": "web_news", "web.fetch": "web_fetch"}
 FORMATS = ("openai", "openai-strict", "anthropic", "mcp")
 FETCH_ALIASES = {"max_length": "maxChars", "start_index": "startIndex"}  # the MCP fetch server's names

@@ -1,5 +1,5 @@
 """``lightsearch serve``: one ASGI app (Starlette) with the MCP streamable HTTP endpoint
-(``/mcp``) and the invoke endpoint of seed 001 (``POST /api/skills/invoke``).
+(``/mcp``) and the invoke endpoint (``POST /api/skills/invoke``).
 
 ``{"name": "web.search" | "web.news" | "web.fetch", "input": {...}}`` answers
 ``{"ok": true, "output": <envelope>, "durationMs": N}`` or ``{"ok": false, "error":

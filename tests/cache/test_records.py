@@ -1,4 +1,4 @@
-"""HTTP freshness (RFC 9111 as seed 000 narrows it) and the process-wide caches."""
+"""HTTP freshness (RFC 9111, narrowed as docs/BOUNDS.md says) and the process-wide caches."""
 
 from __future__ import annotations
 
@@ -272,7 +272,7 @@ async def test_cache_bounds_cannot_exceed_the_seed_table(key, value):
 
 @coroutine_test
 async def test_fresh_home_page_is_not_read_again_and_its_links_cost_no_hop(origins, tmp_path):
-    """Issue 17 item 1: a stream of searches spends its hops on new ground, not on the home page."""
+    """A stream of searches spends its hops on new ground, not on the home page."""
     host = "fresh-home.test"
     routes = {"/": {"body": home_html([("/a", "Glacier moraine sediment survey"), ("/b", "Tidal estuary silt")])},
               "/a": {"body": article_html("Glacier moraine sediment survey"), "headers": {"Cache-Control": "no-store"}},

@@ -1,4 +1,4 @@
-"""Hostile responses at the transport (issue 13, points 4-6), against real loopback origins.
+"""Hostile responses at the transport, against real loopback origins.
 
 The offline origins write the raw bytes (:mod:`tests.raw_http`): 100,000 and a million
 header fields, one 12 MB header, 7,000 stacked gzip layers, chunked bodies with no

@@ -74,7 +74,7 @@ async def test_noindex_page_is_not_served_from_cache_later(origins, tmp_path):
     cfg = world(origins, tmp_path, host, case_routes(**{"/a": {"body": _article_with_meta("robots", "noindex")}}))
     engine = LightSearch.from_settings(cfg)
     await engine.search(QUERY)
-    # The home page is a fresh discovery record and still links /a (issue 17): /a is read
+    # The home page is a fresh discovery record and still links /a: /a is read
     # again, still noindex, and the first read was never stored as evidence.
     origins.add_site(host, case_routes(**{"/": {"body": "<html><body>nothing here</body></html>"},
                                           "/a": {"body": _article_with_meta("robots", "noindex")}}))

@@ -1,4 +1,4 @@
-"""Issue 13, points 1 and 2, for the content parsers: crafted feeds, sitemaps, pages and
+"""Hostile input for the content parsers: crafted feeds, sitemaps, pages and
 links, served by the loopback origins to a real web_fetch or a real Light crawl.
 
 A crafted document either gives a result or a structured error; inside a readable
@@ -42,13 +42,13 @@ def _rss(description: bytes = b"Tide tables", *, decl: bytes = b'<?xml version="
 
 
 READABLE_FEEDS = {
-    # issue 13: UnicodeEncodeError from feedparser's handle_charref
+    # UnicodeEncodeError from feedparser's handle_charref
     "lone surrogate reference": _rss(b"<>&#xD800;"),
-    # issue 13: UnicodeDecodeError from feedparser's convert_to_utf8
+    # UnicodeDecodeError from feedparser's convert_to_utf8
     "encoding 0x80 in the declaration": _rss(decl=b'<?xml version="1.0" encoding="\x80"?>'),
-    # issue 13: ValueError (embedded null character)
+    # ValueError (embedded null character)
     "encoding NUL in the declaration": _rss(decl=b'<?xml version="1.0" encoding="\x00"?>'),
-    # issue 13: ValueError from the SAX parser's namespace split
+    # ValueError from the SAX parser's namespace split
     "bad xmlns": _rss(channel_attrs=b' xmlns:a="\x97\xa3\xe6\xc8\xa0\xcc"').replace(
         b"<item>", b"<item><a:b>x</a:b>"),
     "huge character reference": _rss(b"&#99999999999999999999999;"),

@@ -1,10 +1,10 @@
-"""Property tests for every parser of attacker-controlled documents (issue 13).
+"""Property tests for every parser of attacker-controlled documents.
 
 Each parser gets real samples from the shared data (feeds, sitemaps, robots.txt files,
 article pages), mutated by hypothesis: bytes flipped, cut, deleted, and hostile
 fragments inserted (lone surrogates as character references, NULs and controls, bad
 encodings in the XML declaration, huge numbers, ``http://[``). The property is the
-contract of issue 13: the parser returns its result type, or raises the project's
+contract: the parser returns its result type, or raises the project's
 structured error (a LightSearchError with a code), and nothing else; what it returns
 is safe to hand on (URLs requestable, text encodable). The issue's reproducers are
 pinned as ``@example``. Seeds are fixed (``derandomize``) and examples bounded, so the

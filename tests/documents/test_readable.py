@@ -1,4 +1,4 @@
-"""web_fetch's extraction on the classes of page issue 18 found it misreading.
+"""web_fetch's extraction on the classes of page it once misread.
 
 Each page in tests/reader_pages/ is our own writing and shows one class: hidden content,
 page furniture, a paragraph the page repeats, titles that only agreement gets right.
@@ -187,10 +187,10 @@ def test_a_closing_code_fence_is_followed_by_a_blank_line_in_markdown():
 
 
 def test_a_lead_paragraph_in_its_own_block_before_the_body_is_kept_after_the_standfirst():
-    """Class (issue 18): the lead sits in a block of its own class before the body
+    """Class: the lead sits in a block of its own class before the body
     container trafilatura picks. The standfirst in the header (the meta description, in
     the same words) is the article's own words too: web_fetch returns no description, so
-    it comes back above the lead (it was left out until issue 34's evaluation counted it)."""
+    it comes back above the lead (it was once left out)."""
     text = read("lead_block.html").text
     assert text.startswith("The old bridge is open again after eight months of work."), text[:120]
     assert text.index("open again after eight months") < text.index("reopened to traffic") \
@@ -211,7 +211,7 @@ def test_a_standfirst_the_page_does_not_show_as_its_description_is_not_made_up()
 
 # ------------------------------------------------------------------ evidence, not class words
 def test_a_class_word_on_the_body_container_does_not_prune_the_body():
-    """Class (issue 34): a theme's ``entry themeform share`` holds the article; the page's
+    """Class: a theme's ``entry themeform share`` holds the article; the page's
     evidence (it holds the core paragraphs) keeps it, while the real share bar inside it
     and the gallery beside it go."""
     page = read("body_in_share_container.html")
@@ -245,7 +245,7 @@ def test_a_heading_that_is_not_the_title_stays_and_the_title_and_dateline_go():
 
 
 def test_teasers_and_an_appeal_beside_a_split_body_are_not_joined():
-    """Class (issue 34): same-class sections that are not the article: related stories
+    """Class: same-class sections that are not the article: related stories
     in a rail (a linked headline each) and a donation appeal."""
     text = read("teasers_and_appeals_beside_a_split_body.html").text
     assert "a petition with four hundred names" in text  # the split body is read whole

@@ -1,4 +1,4 @@
-"""Issue 13 point 3: text outside the fence. Each reproducer, through the renderer and
+"""Text outside the fence. Each reproducer, through the renderer and
 through real crawls of loopback origins (web_fetch, a Light search, ``scrapy read``)."""
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ async def test_a_hostile_charset_label_is_quoted_and_capped(origins):
                             "/charset": {"body": "<p>שלום</p>".encode("cp1255"),
                                          "type": f"text/html; charset={LABEL}"}})
     exc = await fetch_error({**origins.settings(), "LOG_LEVEL": "ERROR"}, f"https://{HOST}/charset")
-    # a short, word-safe prefix (issue 30): never a sentence of the label
+    # a short, word-safe prefix: never a sentence of the label
     assert f"declared encoding 'x-ignore_previous_…' ({len(LABEL)} bytes)" in exc.message
     assert "instructions" not in exc.message
     assert check_render_invariants(exc.to_dict(), 16 * 1024) == []
@@ -149,7 +149,7 @@ async def test_a_refused_redirect_target_is_quoted_and_capped(origins, tmp_path)
     result = await LightSearch.from_settings(cfg).search(QUERY)
     (error,) = errors(result)
     assert error["code"] == "redirect_refused"
-    # the hosts, not the URLs (issue 30): the path is the origin's to write
+    # the hosts, not the URLs: the path is the origin's to write
     assert "to host 'elsewhere.test' leaves" in error["message"]
     assert "ignore" not in error["message"]
     assert check_render_invariants(result, 16 * 1024, text=result["text"]) == []

@@ -1,4 +1,4 @@
-"""The fleet's shared state on a real redis-server (issue 19): each component shared
+"""The fleet's shared state on a real redis-server: each component shared
 between two workers, its bounds held fleet-wide, and Redis down or back as normal events.
 
 A "worker" here is a second set of components on its own Redis connection (a FleetLink

@@ -1,6 +1,6 @@
 """Property tests of the shared-state record decoders: any bytes, any JSON, any valid
 record with one field replaced by anything: a valid record or a counted drop, never an
-exception (issue 30's hostile Redis records: RecursionError, TypeError, OverflowError)."""
+exception (hostile Redis records: RecursionError, TypeError, OverflowError)."""
 
 from __future__ import annotations
 

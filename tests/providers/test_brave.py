@@ -319,7 +319,7 @@ async def test_cancelled_call(replay):
 
 @coroutine_test
 async def test_response_head_bounds_apply_to_the_api(replay):
-    """Issue 13: the API client bounds the response head like the crawl (header fields,
+    """The API client bounds the response head like the crawl (header fields,
     head bytes, stacked content encodings), each a provider_bad_response."""
     replay.script("many-headers", headers={f"X-{i}": "v" for i in range(150)})
     err = await failure(replay, "many-headers")  # aiohttp's own max_headers, or the client's check

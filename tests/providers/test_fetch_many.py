@@ -1,4 +1,4 @@
-"""web_fetch with several URLs (seed 002's ``web_read``): each page its own result or
+"""web_fetch with several URLs (``web_read`` in other tools): each page its own result or
 error, in the caller's order, fetched concurrently within one deadline and the
 per-origin limit, and one bounded text for the model."""
 

@@ -1,4 +1,4 @@
-"""The optional reader fallback (seed 002): a hosted reader such as r.jina.ai asked when
+"""The optional reader fallback: a hosted reader such as r.jina.ai asked when
 local extraction is thin. It is off unless WEB_FETCH_READER_URL names one, because it
 sends the URL to a third party; here the reader is a loopback replay of r.jina.ai's
 answer layout, reached through LIGHT_HOST_MAP like every origin."""

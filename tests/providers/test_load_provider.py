@@ -72,7 +72,7 @@ def test_plugin_config_wins_over_settings():
 @pytest.mark.parametrize(("settings", "expected"), [
     ({"WEB_SEARCH_PROVIDER": "light", "BRAVE_SEARCH_API_KEY": "k"}, "light"),
     ({"WEB_SEARCH_PROVIDER": "Brave", "BRAVE_SEARCH_API_KEY": "k"}, "brave"),
-    ({"WEB_SEARCH_PROVIDER": "auto", "BRAVE_SEARCH_API_KEY": "k"}, "fused"),  # issue 15: auto is fused
+    ({"WEB_SEARCH_PROVIDER": "auto", "BRAVE_SEARCH_API_KEY": "k"}, "fused"),  # auto is fused
     ({"WEB_SEARCH_PROVIDER": "fallback"}, "fallback"),
     ({"WEB_SEARCH_PROVIDER": "duckduckgo"}, "duckduckgo"),
     ({"WEB_SEARCH_PROVIDER": " ", "BRAVE_SEARCH_API_KEY": ""}, "light"),

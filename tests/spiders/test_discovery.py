@@ -1,4 +1,4 @@
-"""Issue 17: discovery spends hops where it finds new evidence (real crawls, offline origins)."""
+"""Discovery spends hops where it finds new evidence (real crawls, offline origins)."""
 
 from __future__ import annotations
 

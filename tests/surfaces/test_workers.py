@@ -1,4 +1,4 @@
-"""The fleet as deployed (issue 19): ``lightsearch serve --workers 4`` on one real Redis,
+"""The fleet as deployed: ``lightsearch serve --workers 4`` on one real Redis,
 the offline origins served by this test process, so politeness is counted at the server.
 
 One module, one fleet, in the order an operator would meet things: a burst of searches,

@@ -33,7 +33,7 @@ BLOCKED_NAMES = frozenset({
 BLOCKED_SUFFIXES = (".localhost", ".internal", ".local", ".localdomain", ".home.arpa", ".lan")
 _LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
 # IPv4 parts in ASCII only: ``str.isdigit()`` is also true for "①" or "٣", which
-# ``int()`` then refuses (issue 13).
+# ``int()`` then refuses.
 _DECIMAL = re.compile(r"[0-9]+")
 _OCTAL = re.compile(r"[0-7]+")
 _HEX = re.compile(r"[0-9a-fA-F]+")

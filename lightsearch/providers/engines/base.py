@@ -1,7 +1,7 @@
 """What every engine shares: the query it is given, the hits it returns, and one guarded
 request with the retry rule (429/503 honour ``Retry-After``, capped and inside the
 deadline). An engine returns hits or raises a :class:`ProviderError`; challenge pages,
-shells and markup it does not recognise are errors, never an empty success (seed 003).
+shells and markup it does not recognise are errors, never an empty success.
 """
 
 from __future__ import annotations

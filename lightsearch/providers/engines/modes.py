@@ -1,5 +1,5 @@
-"""The engine modes as one web_search provider: ``fallback`` (seed 001), ``fused``/``auto``
-(seed 002), or one engine alone.
+"""The engine modes as one web_search provider: ``fallback``, ``fused``/``auto``, or one engine
+alone.
 
 Nothing an engine does escapes as an exception: a failure becomes a note and a
 ``meta.engines`` entry, a suspended engine is skipped with its reason and time left, and

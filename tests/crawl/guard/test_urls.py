@@ -219,8 +219,8 @@ async def test_credentials_and_cookies_never_leave(counting):
     assert not sent & {"authorization", "cookie", "proxy-authorization"}
 
 
-# ------------------------------------------------------------------ hostile input (issue 13)
-# Forms the fuzzing of issue 13 found: a port or IPv4 part in non-ASCII digits
+# ------------------------------------------------------------------ hostile input
+# Forms fuzzing found: a port or IPv4 part in non-ASCII digits
 # (``str.isdigit()`` is true for "①"), a host past Python's 4,300-digit int limit, and
 # percent-escaped hosts, which were refused with the misleading reason "zone-id".
 DIGIT_LIMIT_HOST = "http://" + "1" * 4301 + "/"

@@ -1,4 +1,4 @@
-"""robots.txt rules, one case per row, against loopback origins (RFC 9309 + seed 000)."""
+"""robots.txt rules, one case per row, against loopback origins (RFC 9309, stricter where docs/CRAWLING.md says)."""
 
 from __future__ import annotations
 
