@@ -41,13 +41,13 @@ def wheel(tmp_path_factory) -> Path:
     # From a copy of the files git sees: setuptools reuses ./build, whose stale modules
     # would end up in the wheel.
     src = tmp_path_factory.mktemp("src")
-    tracked = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True).stdout
+    tracked = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True, timeout=300).stdout
     for name in filter(None, tracked.decode().split("\0")):
         if (ROOT / name).is_file():
             (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, src / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out), str(src)], check=True, capture_output=True)
+                    "-q", "-w", str(out), str(src)], check=True, capture_output=True, timeout=300)
     (path,) = out.glob("lightsearch-*.whl")
     return path
 
@@ -64,13 +64,13 @@ def test_wheel_installs_one_namespace(wheel):
 
 def test_wheel_search_from_a_hostile_directory(wheel, tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                               check=True, capture_output=True, text=True).stdout.strip())
+                               check=True, capture_output=True, text=True, timeout=300).stdout.strip())
     (site / "borrowed-deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
-                    "--no-index", str(wheel)], check=True, capture_output=True)
+                    "--no-index", str(wheel)], check=True, capture_output=True, timeout=300)
     work = tmp_path / "work"
     (work / "spiders").mkdir(parents=True)
     (work / "spiders" / "__init__.py").write_text("raise ImportError('the user spiders package')\n")
@@ -86,7 +86,7 @@ def test_wheel_search_from_a_hostile_directory(wheel, tmp_path):
     catalog = (ROOT / "catalog" / "sources.json").read_text("utf-8")
     assert "Photosynthesis" not in catalog  # discovered by the crawl, not listed
     where = subprocess.run([str(python), "-c", "import lightsearch; print(lightsearch.__file__)"],
-                           cwd=work, env=env, capture_output=True, text=True, check=True).stdout
+                           cwd=work, env=env, capture_output=True, text=True, check=True, timeout=300).stdout
     assert where.startswith(str(site))
 
 

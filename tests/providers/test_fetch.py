@@ -354,5 +354,5 @@ declared = extract_readable("<html><head><meta property='article:published_time'
                             "</head><body><article>" + body + "</article></body></html>", "https://example.com/b")
 print(get_external_parser.cache_info().currsize, free.published_at, declared.published_at)
 """
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300)
     assert out.stdout.split() == ["0", "None", "2021-12-14"]
