@@ -362,7 +362,7 @@ class BraveSearch:
 
             remaining = self.settings.getfloat("BRAVE_DEADLINE_SECS") - (time.monotonic() - started)
             fetch_errors = await fetch_sources(hits, self.settings, remaining_secs=remaining)
-        from lightsearch.providers.envelope import brave_result
+        from lightsearch.providers.hit_result import brave_result
 
         return brave_result(
             request=request, hits=hits, notes=notes, source_fetch_errors=fetch_errors,

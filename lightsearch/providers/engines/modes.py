@@ -232,7 +232,7 @@ class EngineSearch:
                  cached_age: float | None = None) -> dict[str, Any]:
         """The web_search envelope of ``answer``, rendered now: a fresh fence token, fields
         cleaned, receipts of this text. A cached answer is rendered the same way."""
-        from lightsearch.providers.envelope import engine_result
+        from lightsearch.providers.hit_result import engine_result
 
         notes = [*answer.notes, *shared_state_notes(before, link)]
         result = engine_result(request=request, provider=answer.provider, mode=self.mode, hits=answer.hits,
