@@ -35,7 +35,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from lightsearch.documents.urlkey import url_key
+from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
 
 FORMAT = "lightsearch-source-descriptions"
@@ -94,7 +94,7 @@ class DocumentDescription:
 
     @property
     def key(self) -> str:
-        return url_key(self.url)
+        return canonical_url(self.url)
 
 
 def describe(url: str, kind: str, entries: Sequence[Iterable[str]], *, children: Sequence[str] = (),

@@ -27,7 +27,7 @@ from lightsearch.crawl.run import CrawlDeadline, run_crawl
 from lightsearch.documents.feeds import FeedError, read_feed
 from lightsearch.documents.links import absolute_url
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
-from lightsearch.documents.urlkey import url_key
+from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.plan.catalog import KINDS, LANGUAGES, Catalog, Source, origin_of
 from lightsearch.providers.light import make_settings
@@ -176,7 +176,7 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
     catalog = Catalog(id="probe", version="0", sources=(provisional,), by_id={sid: provisional})
     described = await describe_sources(catalog, overrides, max_documents=PROBE_DOCUMENTS)
     read_at = now_iso()
-    failed = [e for e in described.errors if url_key(e["url"]) == url_key(seed)]
+    failed = [e for e in described.errors if canonical_url(e["url"]) == canonical_url(seed)]
     docs = described.descriptions.of(sid)
     home = next((d for d in docs if d.kind == "seed"), None)
     if home is None:
@@ -184,7 +184,7 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
         raise LightSearchError("source_unreachable", f"{seed} could not be read as a home page: {why['code']}"
                                + (f" ({why['message']})" if why.get("message") else ""),
                                {"url": seed, "sourceErrors": described.errors[:10]})
-    facts = described.pages.get(url_key(home.url), {})
+    facts = described.pages.get(canonical_url(home.url), {})
     evidence: dict[str, Any] = {"seeds": {seed: f"the URL given; read {read_at}"}}
     if language is None:
         language = facts.get("language") if facts.get("language") in LANGUAGES else "en"

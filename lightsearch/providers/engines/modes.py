@@ -35,7 +35,7 @@ from lightsearch.providers.engines.answers import Answer, answer_from_record, co
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery
 from lightsearch.providers.recency import dates_note, within_dates
 from lightsearch.ranking.fusion import RRF_K
-from lightsearch.ranking.normalize import prefer, strip_trackers, url_key
+from lightsearch.ranking.normalize import dedupe_key, prefer, strip_trackers
 from lightsearch.schema import validate
 
 TECHNICAL = re.compile(
@@ -87,7 +87,7 @@ def fuse(outcomes: Sequence[Outcome], weights: dict[str, float], max_results: in
         seen_here: set[str] = set()
         rank = 0
         for hit in outcome.hits:
-            key = url_key(hit.url)
+            key = dedupe_key(hit.url)
             if key in seen_here:
                 continue
             seen_here.add(key)
