@@ -20,7 +20,6 @@ import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -56,6 +55,7 @@ from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.spiders.candidates import CandidateScorer, entry_terms
 from lightsearch.spiders.lookups import lookup_titles
+from lightsearch.timestamps import utc_stamp
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -87,10 +87,6 @@ _MAX_SITEMAP_URLS = 50_000
 _KIND_OF_STAGE = {"seed": "seed", "explore": "listing", "listing": "listing"}
 _STAGE_OF_KIND = {"seed": "seed", "listing": "listing", "feed": "feed"}
 _DESCRIBED_STAGES = frozenset(["feed", "seed", "explore", "listing", "sitemap"])
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 @dataclass
@@ -657,7 +653,7 @@ class DiscoverySpider(Spider):
                 "stage": stage,
                 "status": response.status,
                 "html": response.text,
-                "retrieved_at": now_iso(),
+                "retrieved_at": utc_stamp(),
                 "partial": "download_stopped" in response.flags,
                 "hint": self.hints.get(canonical_url(response.url)),
                 # Origin directives decide whether and how long the record may be reused.

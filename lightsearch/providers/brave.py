@@ -32,6 +32,7 @@ from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderErro
 from lightsearch.providers.recency import dates_note, within_dates
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.schema import validate
+from lightsearch.timestamps import parse_stamp, utc_stamp
 from lightsearch.windows import RECENCY_WINDOWS
 
 PROVIDER = "brave"
@@ -62,10 +63,6 @@ def provider_error(code: str, message: str, **details: Any) -> LightSearchError:
     return ProviderError(code, message, PROVIDER, **details)
 
 
-def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
 def clean_text(value: Any) -> str:
     """Brave marks query terms with ``<strong>`` and escapes entities; agents get plain text."""
     if not isinstance(value, str):
@@ -75,15 +72,8 @@ def clean_text(value: Any) -> str:
 
 def iso_date(value: Any) -> str | None:
     """``page_age`` as an ISO 8601 UTC timestamp (Brave gives UTC without an offset)."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    when = parse_stamp(value)
+    return utc_stamp(when) if when else None
 
 
 @dataclass
@@ -215,7 +205,7 @@ def rate_limit(response: ApiResponse) -> dict[str, Any]:
     info: dict[str, Any] = {"windows": windows[:4], "resetSecs": reset_secs, "resetAt": None}
     if reset_secs is not None:
         at = datetime.now(timezone.utc) + timedelta(seconds=reset_secs)
-        info["resetAt"] = at.isoformat(timespec="seconds").replace("+00:00", "Z")
+        info["resetAt"] = utc_stamp(at)
     return info
 
 
@@ -441,7 +431,7 @@ class BraveSearch:
             raise error_for_response(response)
         try:
             payload = json.loads(response.body)
-            return map_results(payload, retrieved_at=utc_now(),
+            return map_results(payload, retrieved_at=utc_stamp(),
                                snippet_chars=s.getint("BRAVE_SNIPPET_CHARS"))
         except (ValueError, UnicodeDecodeError, TypeError, AttributeError) as exc:
             raise provider_error("provider_bad_response", f"Brave's response could not be read: {exc}",

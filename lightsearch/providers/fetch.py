@@ -18,7 +18,6 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -45,6 +44,7 @@ from lightsearch.isolation.pool import release_pools
 from lightsearch.isolation.tasks import FEED_ENTRIES, summarise_feed
 from lightsearch.schema import BY_KEY, validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
+from lightsearch.timestamps import utc_stamp
 
 MAX_URL_CHARS = 2048
 # the most characters one read may ask for: the bound of the setting that gives the default
@@ -244,7 +244,7 @@ class WebFetch:
             "status": response.status,
             "contentType": page.pop("contentType"),
             **page,
-            "retrievedAt": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "retrievedAt": utc_stamp(),
             **window,
             "partial": partial,
             "redirects": fetched.hops[1:],

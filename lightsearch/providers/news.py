@@ -17,6 +17,7 @@ from lightsearch.errors import invalid_input
 from lightsearch.plan.request import SearchRequest
 from lightsearch.providers.engines.base import EngineHit
 from lightsearch.providers.engines.modes import EngineSearch
+from lightsearch.timestamps import parse_stamp
 from lightsearch.windows import NEWS_WINDOWS
 
 TIERS = 3  # relevance bands; inside one, newest first
@@ -71,9 +72,5 @@ def load_news(overrides: Any = None) -> NewsSearch:
 
 def _epoch(stamp: str | None) -> float:
     """Seconds since the epoch of an ISO timestamp; undated hits sort last in their band."""
-    from datetime import datetime
-
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() if stamp else float("-inf")
-    except ValueError:
-        return float("-inf")
+    when = parse_stamp(stamp)
+    return when.timestamp() if when else float("-inf")
