@@ -15,7 +15,7 @@ import html
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
@@ -29,6 +29,7 @@ from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import domain_notes, filtered, region_value, with_operators
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
+from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.recency import dates_note, within_dates
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.schema import validate
@@ -270,14 +271,13 @@ def validate_brave_settings(settings: Settings) -> None:
     validate(settings, ("BRAVE_",))
 
 
-class BraveSearch:
+class BraveSearch(Provider):
     """web_search through the Brave Search API; chosen by :func:`lightsearch.providers.load_provider`."""
 
     provider = PROVIDER
 
     def __init__(self, settings: Settings) -> None:
-        check_retrieval(settings)
-        self.settings = settings
+        super().__init__(settings)
         key = settings.get("BRAVE_SEARCH_API_KEY")
         self._key = key.strip() if isinstance(key, str) else ""
         if not self._key:
@@ -288,12 +288,6 @@ class BraveSearch:
         if urlsplit(url).scheme != "https" or not urlsplit(url).hostname:
             raise LightSearchError("invalid_settings", "BRAVE_API_URL must be an https:// URL",
                                    {"key": "BRAVE_API_URL", "value": str(url)[:120]})
-
-    @classmethod
-    def from_settings(cls, overrides: Mapping[str, Any] | Settings | None = None) -> BraveSearch:
-        from lightsearch.config import make_settings
-
-        return cls(make_settings(overrides))
 
     # ------------------------------------------------------------------ public
     async def search(

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from lightsearch.cache.descriptions import SourceDescriptions, describe, encode_summary
+from lightsearch.config import make_settings
 from lightsearch.crawl.run import CrawlDeadline, run_crawl
 from lightsearch.documents.feeds import FeedError, read_feed
 from lightsearch.documents.links import absolute_url
@@ -27,7 +28,6 @@ from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.plan.catalog import KINDS, LANGUAGES, Catalog, Source, origin_of
-from lightsearch.providers.light import make_settings
 from lightsearch.spiders.candidates import entry_terms
 from lightsearch.spiders.describe import DescribeSpider
 from lightsearch.timestamps import parse_stamp, utc_stamp

@@ -28,12 +28,6 @@ class NewsSearch(EngineSearch):
         super().__init__(settings, "web_news", environ)
         self.provider = "news"
 
-    @classmethod
-    def from_settings(cls, overrides: Any = None, mode: str = "web_news") -> NewsSearch:
-        from lightsearch.config import make_settings
-
-        return cls(make_settings(overrides))
-
     async def news(self, query: str | Sequence[str], *, when: str | None = None,
                    max_results: int | None = None, region: str | None = None,
                    include_domains: Sequence[str] | None = None, exclude_domains: Sequence[str] | None = None,
