@@ -41,13 +41,11 @@ from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.tasks import FEED_ENTRIES, summarise_feed
 from lightsearch.providers.lifecycle import Provider
-from lightsearch.schema import BY_KEY, validate
+from lightsearch.schema import MAX_CHARS_LIMIT, validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
 from lightsearch.timestamps import utc_stamp
 
 MAX_URL_CHARS = 2048
-# the most characters one read may ask for: the bound of the setting that gives the default
-MAX_CHARS_LIMIT = int(BY_KEY["WEB_FETCH_MAX_CHARS"].high or 0)
 __all__ = ["FEED_ENTRIES", "WebFetch", "summarise_feed"]  # summarise_feed: read in the worker pool now
 
 
