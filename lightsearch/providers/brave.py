@@ -11,9 +11,7 @@ different evidence than the one it asked for.
 from __future__ import annotations
 
 import asyncio
-import html
 import json
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,18 +20,18 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from scrapy.settings import Settings
-from w3lib.html import remove_tags
 
 from lightsearch.config import check_retrieval
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import domain_notes, filtered, region_value, with_operators
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
+from lightsearch.providers.engines.base import clean, iso
 from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.recency import dates_note, within_dates
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.schema import validate
-from lightsearch.timestamps import parse_stamp, utc_stamp
+from lightsearch.timestamps import utc_stamp
 from lightsearch.windows import RECENCY_WINDOWS
 
 PROVIDER = "brave"
@@ -43,7 +41,6 @@ FRESHNESS = {"hour": "pd", "day": "pd", "week": "pw", "month": "pm", "year": "py
 # Brave's own bounds on ``q``: the site: operators of a call's domains fit inside them
 QUERY_MAX_CHARS, QUERY_MAX_WORDS = 400, 50
 EARLIEST = date(1970, 1, 1)  # a date range's start when the call gives only ``before``
-_SPACES = re.compile(r"\s+")
 
 
 def freshness(request: SearchRequest, today: date | None = None) -> str | None:
@@ -62,19 +59,6 @@ def freshness(request: SearchRequest, today: date | None = None) -> str | None:
 
 def provider_error(code: str, message: str, **details: Any) -> LightSearchError:
     return ProviderError(code, message, PROVIDER, **details)
-
-
-def clean_text(value: Any) -> str:
-    """Brave marks query terms with ``<strong>`` and escapes entities; agents get plain text."""
-    if not isinstance(value, str):
-        return ""
-    return _SPACES.sub(" ", html.unescape(remove_tags(value))).strip()
-
-
-def iso_date(value: Any) -> str | None:
-    """``page_age`` as an ISO 8601 UTC timestamp (Brave gives UTC without an offset)."""
-    when = parse_stamp(value)
-    return utc_stamp(when) if when else None
 
 
 @dataclass
@@ -124,15 +108,16 @@ def map_results(payload: Any, *, retrieved_at: str, snippet_chars: int) -> list[
         host = (meta_url.get("hostname") or urlsplit(url).hostname or "").lower()
         source = host.removeprefix("www.")
         language = item.get("language") if isinstance(item.get("language"), str) else None
+        # Brave marks query terms with <strong> and escapes entities: agents get plain text.
         hits.append(BraveHit(
-            title=clean_text(item.get("title")) or url,
+            title=clean(item.get("title")) or url,
             url=url,
             snippet=_snippet(item, snippet_chars),
             source=source,
-            source_name=clean_text(profile.get("name")) or source,
+            source_name=clean(profile.get("name")) or source,
             retrieved_at=retrieved_at,
             rank=len(hits) + 1,
-            published_at=iso_date(item.get("page_age")),
+            published_at=iso(item.get("page_age")),  # UTC without an offset: taken as UTC
             language=language if language and language != "unknown" else None,
         ))
     return hits
@@ -140,10 +125,10 @@ def map_results(payload: Any, *, retrieved_at: str, snippet_chars: int) -> list[
 
 def _snippet(item: dict[str, Any], limit: int) -> str:
     """The description, then the extra snippets the plan returns, within ``limit`` chars."""
-    parts = [clean_text(item.get("description"))]
+    parts = [clean(item.get("description"))]
     extra = item.get("extra_snippets")
     if isinstance(extra, list):
-        parts.extend(clean_text(x) for x in extra)
+        parts.extend(clean(x) for x in extra)
     text = ""
     for part in parts:
         if not part or part in text:

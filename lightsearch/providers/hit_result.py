@@ -20,7 +20,7 @@ from typing import Any
 from scrapy.settings import BaseSettings
 
 from lightsearch.evidence.envelope import build_envelope
-from lightsearch.evidence.excerpts import excerpt
+from lightsearch.evidence.excerpts import excerpt, excerpt_clipped
 from lightsearch.evidence.model import Evidence, ResultLimits
 from lightsearch.plan.request import SearchRequest
 from lightsearch.ranking.tokenize import tokenize
@@ -36,10 +36,6 @@ def term_match(hit: Any, per_query: Sequence[Sequence[str]]) -> float:
         if terms:
             best = max(best, len(terms & tokens) / len(terms))
     return best
-
-
-def _chars(text: str) -> int:
-    return len(" ".join(text.split()))
 
 
 def brave_evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars: int) -> Evidence:
@@ -70,7 +66,7 @@ def brave_evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars: 
         retrieval=retrieval,
         retrieval_error=error,
         extraction_clipped=hit.content_partial,
-        content_clipped=hit.content_truncated or _chars(passage.strip("…")) < _chars(hit.content),
+        content_clipped=hit.content_truncated or excerpt_clipped(passage, hit.content),
         matched=term_match(hit, per_query),
     )
 
