@@ -18,7 +18,7 @@ import json
 import statistics
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,15 +26,13 @@ sys.path.insert(0, str(ROOT))
 
 from lightsearch.documents.extract import ExtractionError  # noqa: E402
 from lightsearch.documents.pdf import read_pdf  # noqa: E402
+from lightsearch.timestamps import utc_stamp  # noqa: E402
 
 
 def _utc(value: str | None) -> str | None:
     if not value:
         return None
-    moment = datetime.fromisoformat(value)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return utc_stamp(datetime.fromisoformat(value))
 
 
 def main(argv: list[str] | None = None) -> int:

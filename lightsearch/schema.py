@@ -287,6 +287,10 @@ SCHEMA: tuple[Setting, ...] = (
 
 BY_KEY: dict[str, Setting] = {s.key: s for s in SCHEMA}
 
+# The most characters one web_fetch read may ask for (``maxChars``, in the tool's schema
+# and where a fetch starts): the bound of the setting that gives the default.
+MAX_CHARS_LIMIT = int(BY_KEY["WEB_FETCH_MAX_CHARS"].high or 0)
+
 
 def defaults() -> dict[str, Any]:
     """Fresh copies of every default (mutable ones must not be shared between settings)."""

@@ -33,7 +33,7 @@ from lightsearch.documents.directives import page_directives
 from lightsearch.documents.feeds import FeedError, read_feed
 from lightsearch.documents.links import NEXT_PAGE, absolute_url, extract_links, looks_like_page
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
-from lightsearch.documents.urlkey import url_key
+from lightsearch.documents.urlkey import canonical_url
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import is_hebrew
 from lightsearch.spiders.candidates import entry_terms
@@ -103,7 +103,7 @@ class DescribeSpider(Spider):
                     yield req
 
     def _request(self, url: str, stage: str, priority: int | None = None, *, via: str) -> Request | None:
-        key = url_key(url)
+        key = canonical_url(url)
         if key in self.requested or len(self.requested) >= self.max_documents or not self.source.admits(url):
             return None
         self.requested.add(key)
@@ -188,7 +188,7 @@ class DescribeSpider(Spider):
                 if self.hubs >= _MAX_HUBS:
                     break
                 if link.in_nav and not link.nofollow and looks_like_page(link.url) \
-                        and url_key(link.url) != url_key(response.url):
+                        and canonical_url(link.url) != canonical_url(response.url):
                     req = self._request(link.url, "listing", _PRIORITY["listing"] + 1, via="navigation")
                     if req is not None:
                         self.hubs += 1

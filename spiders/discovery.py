@@ -20,7 +20,6 @@ import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -47,7 +46,7 @@ from lightsearch.documents.links import (
     score_text,
 )
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
-from lightsearch.documents.urlkey import url_key
+from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.lanes import Lane
@@ -56,6 +55,7 @@ from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.spiders.candidates import CandidateScorer, entry_terms
 from lightsearch.spiders.lookups import lookup_titles
+from lightsearch.timestamps import utc_stamp
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -87,10 +87,6 @@ _MAX_SITEMAP_URLS = 50_000
 _KIND_OF_STAGE = {"seed": "seed", "explore": "listing", "listing": "listing"}
 _STAGE_OF_KIND = {"seed": "seed", "listing": "listing", "feed": "feed"}
 _DESCRIBED_STAGES = frozenset(["feed", "seed", "explore", "listing", "sitemap"])
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 @dataclass
@@ -244,7 +240,7 @@ class DiscoverySpider(Spider):
 
     def _request(self, url: str, source: Source, stage: str, priority: int, depth: int,
                  query_index: int = 0, child: bool = False, reserve: bool = False) -> Request | None:
-        key = url_key(url)
+        key = canonical_url(url)
         if key in self.requested:
             return None
         if stage in _DESCRIBED_STAGES and not self._worth_reading(key, stage, source):
@@ -373,7 +369,7 @@ class DiscoverySpider(Spider):
             return True
         value, doc = known
         if doc.kind == "index":
-            return not any(url_key(c) in self.described for c in doc.children)
+            return not any(canonical_url(c) in self.described for c in doc.children)
         if doc.kind == "sitemap":
             return True  # the allowance decides (_request)
         if stage == "feed" and self.plan.recency:
@@ -416,7 +412,7 @@ class DiscoverySpider(Spider):
             self.crawler.stats.inc_value("light/discovery/candidates_dropped")
             self.gave_up_relevant = self.gave_up_relevant or score > 0
             return None
-        key = url_key(url)
+        key = canonical_url(url)
         if hint:
             self.hints.setdefault(key, hint)
         if key in self.requested:
@@ -657,9 +653,9 @@ class DiscoverySpider(Spider):
                 "stage": stage,
                 "status": response.status,
                 "html": response.text,
-                "retrieved_at": now_iso(),
+                "retrieved_at": utc_stamp(),
                 "partial": "download_stopped" in response.flags,
-                "hint": self.hints.get(url_key(response.url)),
+                "hint": self.hints.get(canonical_url(response.url)),
                 # Origin directives decide whether and how long the record may be reused.
                 "expires_at": fresh.expires_at if fresh.storable else None,
                 "cache_reason": fresh.reason,
@@ -747,8 +743,8 @@ class DiscoverySpider(Spider):
                 continue
             listed = [_Listed(url) for url in sitemaps if source.admits(url)]
             named = order_child_sitemaps(listed, lambda e: score_text(self.query_terms, [], e.loc))
-            known = sorted((e for e in named if url_key(e.loc) in self.described),
-                           key=lambda e: -self.described[url_key(e.loc)][0])
+            known = sorted((e for e in named if canonical_url(e.loc) in self.described),
+                           key=lambda e: -self.described[canonical_url(e.loc)][0])
             for entry in known + [e for e in named if e not in known]:
                 req = self._request(entry.loc, source, "sitemap", PRIORITY["sitemap"] - 10, 0)
                 if req is not None:

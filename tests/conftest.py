@@ -78,7 +78,7 @@ def extraction_workers():
     lanes.pool_settings = _small_pool
     # Started and ready before the first test: tests that time their calls measure
     # the calls, not the fork server's first imports.
-    from lightsearch.providers.light import make_settings
+    from lightsearch.config import make_settings
 
     workers, memory_bytes, _ = lanes.pool_settings(make_settings())
     pool.pool_for(workers, memory_bytes).submit("warm-up", abs, (-1,), budget=60.0).result(timeout=120)

@@ -15,8 +15,8 @@ FOLDERS = {"lightsearch": "lightsearch", "spiders": "lightsearch.spiders", "pipe
            "catalog": "lightsearch.catalog", "offline_origins": "lightsearch.offline_origins"}
 # Floors from the bottom; a module may import its own floor and those below.
 FLOORS = [
-    ("lightsearch.errors", "lightsearch.windows", "lightsearch.filters", "lightsearch.schema", "lightsearch.settings", "lightsearch.config",
-     "lightsearch.catalog"),
+    ("lightsearch.errors", "lightsearch.windows", "lightsearch.timestamps", "lightsearch.filters", "lightsearch.schema",
+     "lightsearch.settings", "lightsearch.config", "lightsearch.catalog"),
     ("lightsearch.cache", "lightsearch.documents", "lightsearch.ranking"),
     ("lightsearch.isolation",),
     ("lightsearch.plan",),

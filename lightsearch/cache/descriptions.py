@@ -35,8 +35,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from lightsearch.documents.urlkey import url_key
+from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
+from lightsearch.timestamps import parse_stamp, utc_stamp
 
 FORMAT = "lightsearch-source-descriptions"
 FORMAT_VERSION = 1
@@ -52,18 +53,11 @@ SUMMARY_MAX_BYTES = 32 * 1024 * 1024
 SETTING = "LIGHT_SOURCE_SUMMARY"
 
 
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
 def age_seconds(seen: str, now: datetime | None = None) -> float:
     """Seconds since ``seen`` (ISO 8601); infinite when it cannot be read."""
-    try:
-        when = datetime.fromisoformat(seen.replace("Z", "+00:00"))
-    except (ValueError, AttributeError):
+    when = parse_stamp(seen)
+    if when is None:
         return float("inf")
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
     return max(0.0, ((now or datetime.now(timezone.utc)) - when).total_seconds())
 
 
@@ -94,7 +88,7 @@ class DocumentDescription:
 
     @property
     def key(self) -> str:
-        return url_key(self.url)
+        return canonical_url(self.url)
 
 
 def describe(url: str, kind: str, entries: Sequence[Iterable[str]], *, children: Sequence[str] = (),
@@ -108,7 +102,7 @@ def describe(url: str, kind: str, entries: Sequence[Iterable[str]], *, children:
         picked = list(entries)
     rows = tuple(frozenset(list(dict.fromkeys(terms))[:ROW_TERMS]) for terms in picked)
     return DocumentDescription(url=url, kind=kind, entries=total, rows=rows,
-                               children=tuple(children[:MAX_CHILDREN]), seen=seen or now_iso())
+                               children=tuple(children[:MAX_CHILDREN]), seen=seen or utc_stamp())
 
 
 @dataclass
@@ -196,7 +190,7 @@ def encode_summary(descriptions: SourceDescriptions, *, catalog: dict[str, str],
     sources = [{"id": sid, "origins": list(origins.get(sid, ())),
                 "documents": [_encode_document(d) for d in descriptions.of(sid)]}
                for sid in sorted(descriptions.documents)]
-    data = {"format": FORMAT, "version": FORMAT_VERSION, "built": built or now_iso(), "catalog": catalog,
+    data = {"format": FORMAT, "version": FORMAT_VERSION, "built": built or utc_stamp(), "catalog": catalog,
             **({"note": note} if note else {}), "sources": sources}
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 

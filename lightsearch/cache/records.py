@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.descriptions import SourceDescriptions
 from lightsearch.cache.lru import BoundedLRU
-from lightsearch.documents.urlkey import url_key
+from lightsearch.documents.urlkey import canonical_url
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -84,10 +84,10 @@ class MemoryRecordCache(SharedInstances):
 
     # ------------------------------------------------------------------ documents
     def put_document(self, doc: Document, expires_at: float) -> bool:
-        key = url_key(doc.url)
+        key = canonical_url(doc.url)
         stored = self.lru.put("doc:" + key, doc, document_size(doc), expires_at)
         if stored and doc.original_url:
-            alias = url_key(doc.original_url)
+            alias = canonical_url(doc.original_url)
             self._aliases.pop(alias, None)
             self._aliases[alias] = key
             while len(self._aliases) > self._max_aliases:
@@ -95,7 +95,7 @@ class MemoryRecordCache(SharedInstances):
         return stored
 
     def get_document(self, url: str) -> Document | None:
-        key = url_key(url)
+        key = canonical_url(url)
         doc = self.lru.get("doc:" + key)
         if doc is None and key in self._aliases:
             doc = self.lru.get("doc:" + self._aliases[key])
@@ -110,14 +110,14 @@ class MemoryRecordCache(SharedInstances):
     # ------------------------------------------------------------------ discovery responses
     def put_response(self, record: StoredResponse) -> bool:
         if self.responses is not None:
-            return self.responses.put(url_key(record.url), record, response_size(record), record.expires_at)
-        return self.lru.put("map:" + url_key(record.url), record, response_size(record), record.expires_at,
+            return self.responses.put(canonical_url(record.url), record, response_size(record), record.expires_at)
+        return self.lru.put("map:" + canonical_url(record.url), record, response_size(record), record.expires_at,
                             protected=True)
 
     def get_response(self, url: str) -> StoredResponse | None:
         if self.responses is not None:
-            return self.responses.get(url_key(url))
-        return self.lru.get("map:" + url_key(url))
+            return self.responses.get(canonical_url(url))
+        return self.lru.get("map:" + canonical_url(url))
 
     # ------------------------------------------------------------------ housekeeping
     def __len__(self) -> int:

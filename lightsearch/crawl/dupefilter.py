@@ -1,6 +1,6 @@
 """Drop a request this crawl has already scheduled, by its method, URL and body as they are.
 
-The discovery spider keeps every URL it has asked for (by ``url_key``), so what reaches
+The discovery spider keeps every URL it has asked for (by ``canonical_url``), so what reaches
 the scheduler twice is a redirect to a page already read, or a sitemap named by both the
 catalog and robots.txt. Scrapy's ``RFPDupeFilter`` fingerprints every request (canonical
 URL, method, body, hashed): on the Cranfield stream, 437 requests a search, ~25 ms of

@@ -18,12 +18,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 
 from parsel import Selector
 
 from lightsearch.documents.xmlsafe import scrub_surrogates
+from lightsearch.timestamps import parse_stamp
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -60,15 +60,7 @@ def _parse(value: str, now: datetime) -> tuple[bool, bool]:
 
 
 def _date(text: str) -> datetime | None:
-    text = text[:200]
-    try:
-        when = parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        try:
-            when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except (ValueError, OverflowError):
-            return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return parse_stamp(text[:200], rfc822=True)
 
 
 def header_values(headers: Response | Iterable[bytes | str], agents: frozenset[str]) -> list[str]:

@@ -28,11 +28,12 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.ranking.tokenize import is_hebrew
+from lightsearch.timestamps import utc_stamp
 
 MAX_TEXT_CHARS = 2_000_000  # past this the rest of the document is counted, not read
 INFLATE_MAX_BYTES = 8 * 1024 * 1024  # per stream and per decoder (pypdf's default: 75 MB)
@@ -179,9 +180,10 @@ def _date(info: Any, name: str) -> str | None:
         return None
     if not isinstance(value, datetime):
         return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    try:
+        return utc_stamp(value)
+    except OverflowError:  # a zone that carries the date off the calendar
+        return None
 
 
 def _clean(text: str) -> str:

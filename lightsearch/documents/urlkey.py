@@ -1,4 +1,12 @@
-"""One canonical form of a URL, remembered.
+"""One canonical form of a URL, remembered: a page's identity for fetching and caching.
+
+:func:`canonical_url` is the key the crawl asks for a URL once by, and the record,
+response and discovery caches store and find a page by (locally and in a fleet's Redis):
+two spellings with the same canonical form are one request and one cache entry. It keeps
+the scheme, a trailing slash and every query argument (tracking ones too), since any of
+them may name another resource. Ranking's looser near-duplicate key, which folds them away
+to merge one page two engines found, is another thing:
+:func:`lightsearch.ranking.normalize.dedupe_key`.
 
 Every search admits the links of the same cached sitemaps, feeds and listings, and looks
 each one up in the record cache: on the Cranfield stream that was 2,400 canonicalisations
@@ -14,6 +22,6 @@ from w3lib.url import canonicalize_url
 
 
 @lru_cache(maxsize=65536)
-def url_key(url: str) -> str:
-    """``w3lib.url.canonicalize_url(url)``; raises what it raises."""
+def canonical_url(url: str) -> str:
+    """``w3lib.url.canonicalize_url(url)``, cached; raises what it raises."""
     return canonicalize_url(url)

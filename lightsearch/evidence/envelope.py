@@ -26,7 +26,6 @@ text and metadata are passive, untrusted evidence. Optional fields (``content``,
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any
 
 from lightsearch.evidence.coverage import coverage
@@ -37,10 +36,7 @@ from lightsearch.evidence.receipts import SourceRecord, attach_web_sources, rece
 from lightsearch.evidence.render import render
 from lightsearch.filters import Filters, domain_notes, filtered
 from lightsearch.ranking.tokenize import tokenize
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+from lightsearch.timestamps import utc_stamp
 
 
 def hit_dict(e: Evidence, content: str | None) -> dict[str, Any]:
@@ -50,7 +46,7 @@ def hit_dict(e: Evidence, content: str | None) -> dict[str, Any]:
         "snippet": e.snippet,
         "source": e.source,
         "sourceName": e.source_name or e.source,
-        "retrievedAt": e.retrieved_at or now_iso(),
+        "retrievedAt": e.retrieved_at or utc_stamp(),
         "score": e.score,
     }
     if e.published_at:

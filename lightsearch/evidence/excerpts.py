@@ -66,3 +66,13 @@ def excerpt(text: str, terms: Iterable[str], max_chars: int) -> str:
     if end == start:  # one sentence longer than the budget: clip_excerpt cuts it
         end = start + 1
     return ("…" if start > 0 else "") + " ".join(sentences[start:end])
+
+
+def excerpt_clipped(passage: str, text: str) -> bool:
+    """Whether the excerpt ``passage`` shows less than the page ``text`` it came from
+    (compared without its ellipses, white space folded as :func:`excerpt` joins sentences)."""
+    return _folded_len(passage.strip("…")) < _folded_len(text)
+
+
+def _folded_len(text: str) -> int:
+    return len(" ".join(text.split()))

@@ -29,7 +29,7 @@ from lightsearch.cache.records import (
     response_size,
 )
 from lightsearch.documents import Document
-from lightsearch.documents.urlkey import url_key
+from lightsearch.documents.urlkey import canonical_url
 from lightsearch.fleet.integrity import Misfit
 from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
 from lightsearch.fleet.shapes import DocumentRecord, ResponseRecord, parse
@@ -93,13 +93,13 @@ class RedisRecordCache(SharedInstances):
 
     # ------------------------------------------------------------------ documents
     def put_document(self, doc: Document, expires_at: float) -> bool:
-        key = "doc:" + url_key(doc.url)
+        key = "doc:" + canonical_url(doc.url)
         # the record says when it expires: a reader drops it then, whatever Redis's TTL says
         raw = json.dumps({**doc.to_dict(), "expires_at": expires_at}, ensure_ascii=False).encode("utf-8")
         try:
             stored = self.store.put(key, raw, document_size(doc), expires_at)
             if stored and doc.original_url:
-                alias = self.link.key("records", "alias", url_key(doc.original_url))
+                alias = self.link.key("records", "alias", canonical_url(doc.original_url))
                 ttl = max(1, int((expires_at - self.store.clock()) * 1000))
                 self.link.call(lambda c: c.set(alias, key, px=ttl))
         except SharedStateUnavailable:
@@ -109,7 +109,7 @@ class RedisRecordCache(SharedInstances):
         return stored
 
     def get_document(self, url: str) -> Document | None:
-        key = "doc:" + url_key(url)
+        key = "doc:" + canonical_url(url)
         try:
             doc = self.store.get_decoded(key, decode_document)
             if doc is None:
@@ -131,7 +131,7 @@ class RedisRecordCache(SharedInstances):
             self.link.drop("records", "alias")
             return None
         doc = self.store.get_decoded(key, decode_document)
-        if doc is not None and (not doc.original_url or url_key(doc.original_url) != alias):
+        if doc is not None and (not doc.original_url or canonical_url(doc.original_url) != alias):
             self.link.drop("records", "alias")
             return None
         return doc
@@ -160,8 +160,8 @@ class RedisRecordCache(SharedInstances):
 
     def _response_key(self, url: str) -> tuple[RedisStore, str]:
         if self.responses is not None:
-            return self.responses, url_key(url)
-        return self.store, _MAP + url_key(url)
+            return self.responses, canonical_url(url)
+        return self.store, _MAP + canonical_url(url)
 
     # ------------------------------------------------------------------ housekeeping
     def _stores(self) -> list[RedisStore]:

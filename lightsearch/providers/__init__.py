@@ -17,6 +17,10 @@ Selection:
 * otherwise a trimmed, non-empty Brave key selects Brave, an absent or blank key Light.
   The key comes from plugin-style config (``braveSearchApiKey``), else the
   ``BRAVE_SEARCH_API_KEY`` setting, else the environment variable of that name.
+
+The bundled providers (and web_fetch's reader) are built, entered and closed alike: they
+share one base, :class:`lightsearch.providers.lifecycle.Provider`. A provider of one's own
+needs only the :class:`SearchProvider` contract.
 """
 
 from __future__ import annotations

@@ -11,27 +11,27 @@ different evidence than the one it asked for.
 from __future__ import annotations
 
 import asyncio
-import html
 import json
-import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from scrapy.settings import Settings
-from w3lib.html import remove_tags
 
 from lightsearch.config import check_retrieval
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import domain_notes, filtered, region_value, with_operators
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
+from lightsearch.providers.engines.base import clean, iso
+from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.recency import dates_note, within_dates
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.schema import validate
+from lightsearch.timestamps import utc_stamp
 from lightsearch.windows import RECENCY_WINDOWS
 
 PROVIDER = "brave"
@@ -41,7 +41,6 @@ FRESHNESS = {"hour": "pd", "day": "pd", "week": "pw", "month": "pm", "year": "py
 # Brave's own bounds on ``q``: the site: operators of a call's domains fit inside them
 QUERY_MAX_CHARS, QUERY_MAX_WORDS = 400, 50
 EARLIEST = date(1970, 1, 1)  # a date range's start when the call gives only ``before``
-_SPACES = re.compile(r"\s+")
 
 
 def freshness(request: SearchRequest, today: date | None = None) -> str | None:
@@ -60,30 +59,6 @@ def freshness(request: SearchRequest, today: date | None = None) -> str | None:
 
 def provider_error(code: str, message: str, **details: Any) -> LightSearchError:
     return ProviderError(code, message, PROVIDER, **details)
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def clean_text(value: Any) -> str:
-    """Brave marks query terms with ``<strong>`` and escapes entities; agents get plain text."""
-    if not isinstance(value, str):
-        return ""
-    return _SPACES.sub(" ", html.unescape(remove_tags(value))).strip()
-
-
-def iso_date(value: Any) -> str | None:
-    """``page_age`` as an ISO 8601 UTC timestamp (Brave gives UTC without an offset)."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 @dataclass
@@ -133,15 +108,16 @@ def map_results(payload: Any, *, retrieved_at: str, snippet_chars: int) -> list[
         host = (meta_url.get("hostname") or urlsplit(url).hostname or "").lower()
         source = host.removeprefix("www.")
         language = item.get("language") if isinstance(item.get("language"), str) else None
+        # Brave marks query terms with <strong> and escapes entities: agents get plain text.
         hits.append(BraveHit(
-            title=clean_text(item.get("title")) or url,
+            title=clean(item.get("title")) or url,
             url=url,
             snippet=_snippet(item, snippet_chars),
             source=source,
-            source_name=clean_text(profile.get("name")) or source,
+            source_name=clean(profile.get("name")) or source,
             retrieved_at=retrieved_at,
             rank=len(hits) + 1,
-            published_at=iso_date(item.get("page_age")),
+            published_at=iso(item.get("page_age")),  # UTC without an offset: taken as UTC
             language=language if language and language != "unknown" else None,
         ))
     return hits
@@ -149,10 +125,10 @@ def map_results(payload: Any, *, retrieved_at: str, snippet_chars: int) -> list[
 
 def _snippet(item: dict[str, Any], limit: int) -> str:
     """The description, then the extra snippets the plan returns, within ``limit`` chars."""
-    parts = [clean_text(item.get("description"))]
+    parts = [clean(item.get("description"))]
     extra = item.get("extra_snippets")
     if isinstance(extra, list):
-        parts.extend(clean_text(x) for x in extra)
+        parts.extend(clean(x) for x in extra)
     text = ""
     for part in parts:
         if not part or part in text:
@@ -215,7 +191,7 @@ def rate_limit(response: ApiResponse) -> dict[str, Any]:
     info: dict[str, Any] = {"windows": windows[:4], "resetSecs": reset_secs, "resetAt": None}
     if reset_secs is not None:
         at = datetime.now(timezone.utc) + timedelta(seconds=reset_secs)
-        info["resetAt"] = at.isoformat(timespec="seconds").replace("+00:00", "Z")
+        info["resetAt"] = utc_stamp(at)
     return info
 
 
@@ -280,14 +256,13 @@ def validate_brave_settings(settings: Settings) -> None:
     validate(settings, ("BRAVE_",))
 
 
-class BraveSearch:
+class BraveSearch(Provider):
     """web_search through the Brave Search API; chosen by :func:`lightsearch.providers.load_provider`."""
 
     provider = PROVIDER
 
     def __init__(self, settings: Settings) -> None:
-        check_retrieval(settings)
-        self.settings = settings
+        super().__init__(settings)
         key = settings.get("BRAVE_SEARCH_API_KEY")
         self._key = key.strip() if isinstance(key, str) else ""
         if not self._key:
@@ -298,12 +273,6 @@ class BraveSearch:
         if urlsplit(url).scheme != "https" or not urlsplit(url).hostname:
             raise LightSearchError("invalid_settings", "BRAVE_API_URL must be an https:// URL",
                                    {"key": "BRAVE_API_URL", "value": str(url)[:120]})
-
-    @classmethod
-    def from_settings(cls, overrides: Mapping[str, Any] | Settings | None = None) -> BraveSearch:
-        from lightsearch.config import make_settings
-
-        return cls(make_settings(overrides))
 
     # ------------------------------------------------------------------ public
     async def search(
@@ -362,7 +331,7 @@ class BraveSearch:
 
             remaining = self.settings.getfloat("BRAVE_DEADLINE_SECS") - (time.monotonic() - started)
             fetch_errors = await fetch_sources(hits, self.settings, remaining_secs=remaining)
-        from lightsearch.providers.envelope import brave_result
+        from lightsearch.providers.hit_result import brave_result
 
         return brave_result(
             request=request, hits=hits, notes=notes, source_fetch_errors=fetch_errors,
@@ -441,7 +410,7 @@ class BraveSearch:
             raise error_for_response(response)
         try:
             payload = json.loads(response.body)
-            return map_results(payload, retrieved_at=utc_now(),
+            return map_results(payload, retrieved_at=utc_stamp(),
                                snippet_chars=s.getint("BRAVE_SNIPPET_CHARS"))
         except (ValueError, UnicodeDecodeError, TypeError, AttributeError) as exc:
             raise provider_error("provider_bad_response", f"Brave's response could not be read: {exc}",

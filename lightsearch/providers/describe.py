@@ -12,27 +12,25 @@ feeds and sitemaps instead (:func:`describe_recorded`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from lightsearch.cache.descriptions import SourceDescriptions, describe, encode_summary, now_iso
+from lightsearch.cache.descriptions import SourceDescriptions, describe, encode_summary
+from lightsearch.config import make_settings
 from lightsearch.crawl.run import CrawlDeadline, run_crawl
 from lightsearch.documents.feeds import FeedError, read_feed
 from lightsearch.documents.links import absolute_url
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
-from lightsearch.documents.urlkey import url_key
+from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.plan.catalog import KINDS, LANGUAGES, Catalog, Source, origin_of
-from lightsearch.providers.light import make_settings
 from lightsearch.spiders.candidates import entry_terms
 from lightsearch.spiders.describe import DescribeSpider
+from lightsearch.timestamps import parse_stamp, utc_stamp
 
 MAX_DOCUMENTS = 48  # discovery documents read per source
 PARALLEL_SOURCES = 4  # sources described at once (the politeness limits hold across them)
@@ -111,19 +109,8 @@ def describe_recorded(catalog: Catalog, recorded: Mapping[str, Path]) -> Describ
 def _recorded_date(feed: Any) -> str | None:
     """The newest entry date of a recorded feed (ISO 8601, UTC): when what it describes was
     published, so a reader of the summary sees how old it is."""
-    dates = []
-    for entry in feed.entries:
-        when = None
-        with contextlib.suppress(TypeError, ValueError, IndexError):
-            when = datetime.fromisoformat((entry.date or "").replace("Z", "+00:00"))
-        if when is None:
-            with contextlib.suppress(TypeError, ValueError, IndexError):
-                when = parsedate_to_datetime(entry.date or "")
-        if when is not None:
-            dates.append(when if when.tzinfo else when.replace(tzinfo=timezone.utc))
-    if not dates:
-        return None
-    return max(dates).astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    dates = [when for entry in feed.entries if (when := parse_stamp(entry.date, rfc822=True))]
+    return utc_stamp(max(dates)) if dates else None
 
 
 def write_summary(path: Path, catalog: Catalog, described: Described, *, note: str = "") -> Path:
@@ -175,8 +162,8 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
                          origins=(origin,), seeds=(seed,))
     catalog = Catalog(id="probe", version="0", sources=(provisional,), by_id={sid: provisional})
     described = await describe_sources(catalog, overrides, max_documents=PROBE_DOCUMENTS)
-    read_at = now_iso()
-    failed = [e for e in described.errors if url_key(e["url"]) == url_key(seed)]
+    read_at = utc_stamp()
+    failed = [e for e in described.errors if canonical_url(e["url"]) == canonical_url(seed)]
     docs = described.descriptions.of(sid)
     home = next((d for d in docs if d.kind == "seed"), None)
     if home is None:
@@ -184,7 +171,7 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
         raise LightSearchError("source_unreachable", f"{seed} could not be read as a home page: {why['code']}"
                                + (f" ({why['message']})" if why.get("message") else ""),
                                {"url": seed, "sourceErrors": described.errors[:10]})
-    facts = described.pages.get(url_key(home.url), {})
+    facts = described.pages.get(canonical_url(home.url), {})
     evidence: dict[str, Any] = {"seeds": {seed: f"the URL given; read {read_at}"}}
     if language is None:
         language = facts.get("language") if facts.get("language") in LANGUAGES else "en"

@@ -18,7 +18,6 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,13 +25,12 @@ from scrapy import Request
 from scrapy.http import Response, TextResponse
 from scrapy.settings import Settings
 
-from lightsearch.config import check_retrieval, make_settings
+from lightsearch.config import check_retrieval
 from lightsearch.crawl.failures import BOUND_REASONS, classify
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
 from lightsearch.crawl.middlewares.robots import RobotsDenied
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
-from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.hygiene import clean_structured
@@ -40,15 +38,14 @@ from lightsearch.evidence.model import TRUST, ResultLimits
 from lightsearch.evidence.render import clip_utf8, error_line, strip_invisible, utf8_len
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
 from lightsearch.isolation import tasks as isolated
-from lightsearch.isolation.lanes import Lane, warm_pool
-from lightsearch.isolation.pool import release_pools
+from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.tasks import FEED_ENTRIES, summarise_feed
-from lightsearch.schema import BY_KEY, validate
+from lightsearch.providers.lifecycle import Provider
+from lightsearch.schema import MAX_CHARS_LIMIT, validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
+from lightsearch.timestamps import utc_stamp
 
 MAX_URL_CHARS = 2048
-# the most characters one read may ask for: the bound of the setting that gives the default
-MAX_CHARS_LIMIT = int(BY_KEY["WEB_FETCH_MAX_CHARS"].high or 0)
 __all__ = ["FEED_ENTRIES", "WebFetch", "summarise_feed"]  # summarise_feed: read in the worker pool now
 
 
@@ -56,32 +53,14 @@ def fetch_error(code: str, message: str, **details: Any) -> LightSearchError:
     return LightSearchError(code, message, details)
 
 
-class WebFetch:
+class WebFetch(Provider):
     """Read one page. Several fetches may run at once in one process."""
 
+    crawls = True
+
     def __init__(self, settings: Settings) -> None:
-        check_retrieval(settings)
-        self.settings = settings
+        super().__init__(settings)
         self._validated = False
-        preload_components(settings)
-        warm_pool(settings)
-
-    @classmethod
-    def from_settings(cls, overrides: dict[str, Any] | Settings | None = None) -> WebFetch:
-        return cls(make_settings(overrides))
-
-    async def __aenter__(self) -> WebFetch:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Release what the process holds for crawls once none is running (the reactor's
-        threads, the idle extraction workers), so a script that searched can exit; the
-        engine stays usable."""
-        release_threads()
-        release_pools()
 
     async def fetch(
         self,
@@ -244,7 +223,7 @@ class WebFetch:
             "status": response.status,
             "contentType": page.pop("contentType"),
             **page,
-            "retrievedAt": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "retrievedAt": utc_stamp(),
             **window,
             "partial": partial,
             "redirects": fetched.hops[1:],

@@ -26,22 +26,21 @@ from lightsearch.cache.descriptions import (
     load_summary,
     summary_path,
 )
-from lightsearch.config import check_retrieval, make_settings, validate_light_settings
+from lightsearch.config import check_retrieval, validate_light_settings
 from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
-from lightsearch.crawl.runtime import preload_components, release_threads
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import domain_notes, filtered
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
-from lightsearch.isolation.lanes import Lane, warm_pool
-from lightsearch.isolation.pool import release_pools
+from lightsearch.isolation.lanes import Lane
 from lightsearch.plan.catalog import Catalog, extend_catalog, load_catalog
 from lightsearch.plan.domains import restrict_catalog
 from lightsearch.plan.estimates import Estimates
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.plan.selection import select_sources
+from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.light_result import assemble
 from lightsearch.providers.recency import dates_note, recency_note, within_dates, within_recency
 from lightsearch.ranking.rank import RankingStopped, rank_documents
@@ -86,36 +85,17 @@ OPENING_HOPS = 4
 ARTICLE_HOPS_PER_SOURCE = 6
 
 
-class LightSearch:
+class LightSearch(Provider):
     """The Light provider: keyless search over the bundled catalog."""
 
     provider = "light"
+    crawls = True
 
     def __init__(self, settings: Settings) -> None:
-        check_retrieval(settings)
-        self.settings = settings
+        super().__init__(settings)
         self._validated = False
         self._catalog: Catalog | None = None
         self._summary: Summary | None = None
-        preload_components(settings)
-        warm_pool(settings)
-
-    @classmethod
-    def from_settings(cls, overrides: dict[str, Any] | Settings | None = None) -> LightSearch:
-        return cls(make_settings(overrides))
-
-    async def __aenter__(self) -> LightSearch:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Release what the process holds for crawls once none is running (the reactor's
-        threads, the idle extraction workers), so a script that searched can exit; the
-        engine stays usable."""
-        release_threads()
-        release_pools()
 
     # ------------------------------------------------------------------ public
     async def search(

@@ -9,7 +9,7 @@ from typing import Any
 from scrapy.settings import BaseSettings
 
 from lightsearch.evidence.envelope import build_envelope
-from lightsearch.evidence.excerpts import excerpt
+from lightsearch.evidence.excerpts import excerpt, excerpt_clipped
 from lightsearch.evidence.model import Evidence, ResultLimits
 from lightsearch.filters import Filters
 from lightsearch.ranking.rank import RankedDocument
@@ -51,15 +51,11 @@ def light_evidence(
             language=doc.language,
             retrieval="cached" if doc.url in cached else "fetched",
             extraction_clipped=doc.partial,
-            content_clipped=_words(passage.strip("…")) < _words(doc.text),
+            content_clipped=excerpt_clipped(passage, doc.text),
             matched=r.matched,
             weighted=r.weighted,
         ))
     return out
-
-
-def _words(text: str) -> int:
-    return len(" ".join(text.split()))
 
 
 def assemble(

@@ -17,6 +17,7 @@ from lightsearch.errors import invalid_input
 from lightsearch.plan.request import SearchRequest
 from lightsearch.providers.engines.base import EngineHit
 from lightsearch.providers.engines.modes import EngineSearch
+from lightsearch.timestamps import parse_stamp
 from lightsearch.windows import NEWS_WINDOWS
 
 TIERS = 3  # relevance bands; inside one, newest first
@@ -26,12 +27,6 @@ class NewsSearch(EngineSearch):
     def __init__(self, settings: Settings, environ: dict[str, str] | None = None) -> None:
         super().__init__(settings, "web_news", environ)
         self.provider = "news"
-
-    @classmethod
-    def from_settings(cls, overrides: Any = None, mode: str = "web_news") -> NewsSearch:
-        from lightsearch.config import make_settings
-
-        return cls(make_settings(overrides))
 
     async def news(self, query: str | Sequence[str], *, when: str | None = None,
                    max_results: int | None = None, region: str | None = None,
@@ -71,9 +66,5 @@ def load_news(overrides: Any = None) -> NewsSearch:
 
 def _epoch(stamp: str | None) -> float:
     """Seconds since the epoch of an ISO timestamp; undated hits sort last in their band."""
-    from datetime import datetime
-
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() if stamp else float("-inf")
-    except ValueError:
-        return float("-inf")
+    when = parse_stamp(stamp)
+    return when.timestamp() if when else float("-inf")

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from lightsearch.filters import Filters
 from lightsearch.ranking.rank import RankedDocument
+from lightsearch.timestamps import parse_stamp
 from lightsearch.windows import RECENCY_WINDOWS
 
 T = TypeVar("T")
@@ -27,15 +28,7 @@ def parse_date(value: str | None) -> datetime | None:
     """An ISO 8601 date or date-time (a web page's claim: anything unreadable is None)."""
     if not value or not isinstance(value, str):
         return None
-    text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        try:
-            when = datetime.fromisoformat(text[:10])
-        except ValueError:
-            return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return parse_stamp(value) or parse_stamp(value.strip()[:10])
 
 
 def within_recency(

@@ -2,7 +2,9 @@
 
 The key ignores the scheme, a trailing slash, ``www.``-less/with host case, fragments, the
 order of query arguments, and tracking arguments (``utm_*`` and the known click ids);
-:func:`prefer` picks which spelling to show (https over http, then the shorter).
+:func:`prefer` picks which spelling to show (https over http, then the shorter). This
+near-duplicate key only merges hits; a page's identity for fetching and caching is the
+stricter :func:`lightsearch.documents.urlkey.canonical_url`.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ def strip_trackers(url: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(kept)))
 
 
-def url_key(url: str) -> str:
-    """The dedupe key: canonical, scheme-less, tracker-free, no trailing slash."""
+def dedupe_key(url: str) -> str:
+    """The near-duplicate key of a hit's URL: canonical, scheme-less, tracker-free, no
+    trailing slash."""
     try:
         canonical = canonicalize_url(strip_trackers(url.strip()))
     except ValueError:

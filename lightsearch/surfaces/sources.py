@@ -27,11 +27,11 @@ from lightsearch.cache.descriptions import (
     SourceDescriptions,
     encode_summary,
     load_summary,
-    now_iso,
     summary_path,
 )
 from lightsearch.errors import LightSearchError
 from lightsearch.plan.catalog import load_catalog, parse_catalog
+from lightsearch.timestamps import utc_stamp
 
 USER_CATALOG_ID = "user"
 
@@ -49,7 +49,7 @@ def read_user_catalog(path: Path) -> dict[str, Any]:
 def write_user_catalog(path: Path, data: dict[str, Any]) -> None:
     parse_catalog(data, str(path), allow_empty=True)  # never write what cannot be read back
     path.parent.mkdir(parents=True, exist_ok=True)
-    data["version"] = now_iso().replace(":", "").replace("-", "")  # a new corpus id for every change
+    data["version"] = utc_stamp().replace(":", "").replace("-", "")  # a new corpus id for every change
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)

@@ -24,7 +24,7 @@ from typing import Any
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.evidence.model import TRUST
 from lightsearch.filters import MAX_DOMAIN_TEXT, MAX_DOMAINS, build_filters
-from lightsearch.schema import BY_KEY
+from lightsearch.schema import MAX_CHARS_LIMIT
 from lightsearch.windows import DEFAULT_NEWS_WINDOW, NEWS_WINDOWS, RECENCY_WINDOWS
 
 TOOL_NAMES = ("web_search", "web_news", "web_fetch")
@@ -37,8 +37,6 @@ FETCH_ALIASES = {"max_length": "maxChars", "start_index": "startIndex"}  # the M
 ONE_OF = {"web_search": ("query", "queries"), "web_fetch": ("url", "urls")}
 SURFACE_PREFIXES = ("WEB_RETRIEVAL_", "WEB_TOOLS_", "WEB_INVOKE_", "WEB_SERVE_", "WEB_SEARCH_")
 PROGRESS_AFTER_SECS = 1.0
-# the most characters one read may ask for: the bound of the setting that gives the default
-MAX_CHARS_LIMIT = int(BY_KEY["WEB_FETCH_MAX_CHARS"].high or 0)
 
 INSTRUCTIONS = """\
 lightsearch gives you the public web: web_search (and web_news for recent events) to discover \

@@ -20,13 +20,14 @@ from lightsearch.cache.descriptions import (
     encode_summary,
     load_summary,
 )
+from lightsearch.config import make_settings
 from lightsearch.errors import LightSearchError
 from lightsearch.plan.catalog import load_catalog
 from lightsearch.plan.estimates import Estimates
 from lightsearch.plan.request import build_request
 from lightsearch.plan.selection import select_sources
 from lightsearch.providers.describe import describe_sources, write_summary
-from lightsearch.providers.light import LightSearch, make_settings
+from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test, home_html, make_world
 
 

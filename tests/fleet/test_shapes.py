@@ -20,7 +20,7 @@ import pytest
 from lightsearch.cache import load_cache
 from lightsearch.config import make_settings
 from lightsearch.documents import Document
-from lightsearch.documents.urlkey import url_key
+from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError
 from lightsearch.fleet.link import FleetLink
 from lightsearch.offline_origins.engine_replay import EngineReplay
@@ -136,9 +136,9 @@ async def test_a_forged_record_is_not_evidence_in_a_signed_fleet(redis_server, p
     forged = doc_record(f"https://{host}/forged", title="Photosynthesis FORGED",
                         text="Photosynthesis photosynthesis chlorophyll light. " * 30)
     client = redis_server.client()
-    plant(client, prefix, "records", "doc:" + url_key(forged["url"]), unsigned(forged))
+    plant(client, prefix, "records", "doc:" + canonical_url(forged["url"]), unsigned(forged))
     forged2 = {**forged, "url": f"https://{host}/forged2"}
-    plant(client, prefix, "records", "doc:" + url_key(forged2["url"]),
+    plant(client, prefix, "records", "doc:" + canonical_url(forged2["url"]),
           b"s1" + b"\x00" * 32 + json.dumps(forged2).encode())
     result = await LightSearch.from_settings(settings).search("photosynthesis")
     assert result["hits"]
@@ -162,9 +162,9 @@ def test_a_genuine_record_does_not_verify_under_another_key_or_secret(redis_serv
     assert a.put_document(doc, now + 60)
     client = redis_server.client()
     ns = f"{prefix}records:"
-    genuine = client.get(ns + "v:doc:" + url_key(doc.url))
+    genuine = client.get(ns + "v:doc:" + canonical_url(doc.url))
     assert genuine.startswith(b"s1")
-    plant(client, prefix, "records", "doc:" + url_key("https://a.test/elsewhere"), genuine)  # moved
+    plant(client, prefix, "records", "doc:" + canonical_url("https://a.test/elsewhere"), genuine)  # moved
     b = load_cache(make_settings({"FLEET_REDIS_URL": redis_server.url, "FLEET_REDIS_PREFIX": prefix,
                                   "FLEET_KEY": KEY, "FLEET_REDIS_TIMEOUT_MS": 2001}), "LIGHT_RECORD_CACHE")
     assert b.get_document("https://a.test/real").title == "real"
@@ -201,7 +201,7 @@ async def test_hostile_discovery_and_robots_records_are_dropped_and_fetched_agai
                          FLEET_REDIS_TIMEOUT_MS=2000)
     client = redis_server.client()
     home = f"https://{host}/"
-    plant(client, prefix, "records", "map:" + url_key(home), unsigned(  # discovery responses share the records
+    plant(client, prefix, "records", "map:" + canonical_url(home), unsigned(  # discovery responses share the records
         {"url": home, "status": 200, "headers": {"Content-Type": "text/html"}, "body": "!!not base64!!",
          "retrieved_at": "", "expires_at": time.time() + 600}))
     plant(client, prefix, "robots", f"https://{host}", unsigned(

@@ -19,13 +19,13 @@ import time
 
 import pytest
 
+from lightsearch.config import make_settings
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation import pool as pools
 from lightsearch.isolation import tasks
 from lightsearch.isolation.fairness import FairQueue
 from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.pool import WorkerPool
-from lightsearch.providers.light import make_settings
 from lightsearch.ranking.rank import RankingStopped, rank_documents
 from tests.conftest import coroutine_test
 
@@ -236,7 +236,7 @@ def test_workers_do_not_run_the_main_script_again(tmp_path):
         import asyncio, os
         from lightsearch.isolation import tasks
         from lightsearch.isolation.lanes import Lane
-        from lightsearch.providers.light import make_settings
+        from lightsearch.config import make_settings
         print("main", os.getpid(), flush=True)
 
         async def main():

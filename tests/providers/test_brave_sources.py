@@ -115,9 +115,9 @@ async def test_a_page_whose_reading_is_stuck_times_out_and_its_reading_is_stoppe
     """The page arrives at once but its reading never ends (a real worker that sleeps, sent
     in place of the reader): the page timeout stops the reading itself (its worker is
     killed), not only the wait for it."""
+    from lightsearch.config import make_settings
     from lightsearch.isolation import tasks
     from lightsearch.isolation.lanes import Lane
-    from lightsearch.providers.light import make_settings
     from tests import stuck as never
 
     monkeypatch.setattr(tasks, "read_body", never.forever)

@@ -24,6 +24,7 @@ from w3lib.html import remove_tags
 
 from lightsearch.filters import NO_FILTERS, Filters, with_operators
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError, retry_after_secs
+from lightsearch.timestamps import parse_stamp, utc_stamp
 
 _SPACES = re.compile(r"\s+")
 RECENCY_DAYS = {"hour": 1 / 24, "day": 1, "week": 7, "month": 31, "year": 366}
@@ -82,26 +83,14 @@ def clean(value: Any) -> str:
 
 def iso(value: Any) -> str | None:
     """A date (ISO string, epoch seconds, or RFC 822) as ISO 8601 UTC, else None."""
-    if value is None or value == "":
-        return None
-    try:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            parsed = datetime.fromtimestamp(float(value), timezone.utc)
-        elif isinstance(value, str):
-            text = value.strip()
-            try:
-                parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-            except ValueError:
-                from email.utils import parsedate_to_datetime
-
-                parsed = parsedate_to_datetime(text)
-        else:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            parsed: datetime | None = datetime.fromtimestamp(float(value), timezone.utc)
+        except (ValueError, OverflowError, OSError):
             return None
-    except (TypeError, ValueError, OverflowError, OSError):
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    else:
+        parsed = parse_stamp(value, rfc822=True)
+    return utc_stamp(parsed) if parsed else None
 
 
 def web_url(value: Any) -> str | None:

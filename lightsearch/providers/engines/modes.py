@@ -33,9 +33,10 @@ from lightsearch.providers.apiclient import ProviderError
 from lightsearch.providers.engines import ENGINES, build_engine, engine_name
 from lightsearch.providers.engines.answers import Answer, answer_from_record, configuration
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery
+from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.recency import dates_note, within_dates
 from lightsearch.ranking.fusion import RRF_K
-from lightsearch.ranking.normalize import prefer, strip_trackers, url_key
+from lightsearch.ranking.normalize import dedupe_key, prefer, strip_trackers
 from lightsearch.schema import validate
 
 TECHNICAL = re.compile(
@@ -87,7 +88,7 @@ def fuse(outcomes: Sequence[Outcome], weights: dict[str, float], max_results: in
         seen_here: set[str] = set()
         rank = 0
         for hit in outcome.hits:
-            key = url_key(hit.url)
+            key = dedupe_key(hit.url)
             if key in seen_here:
                 continue
             seen_here.add(key)
@@ -155,13 +156,12 @@ def filter_notes(filters: Filters, outcomes: Sequence[Outcome], hits: Sequence[E
     return notes
 
 
-class EngineSearch:
+class EngineSearch(Provider):
     """web_search over the engines: ``mode`` is ``fallback``, ``fused`` or an engine name."""
 
     def __init__(self, settings: Settings, mode: str = "fused", environ: dict[str, str] | None = None) -> None:
-        check_retrieval(settings, environ)
+        super().__init__(settings, environ)
         validate(settings, ("WEB_SEARCH_",))
-        self.settings = settings
         self.mode = "fused" if mode == "auto" else mode
         self.environ = environ
         self.provider = self.mode
@@ -170,12 +170,6 @@ class EngineSearch:
         self.cache = load_cache(settings, "WEB_SEARCH_CACHE")
         self.configuration = configuration(settings, environ)
         self.cache_misfits = 0  # cached records that did not fit their shape (dropped)
-
-    @classmethod
-    def from_settings(cls, overrides: Any = None, mode: str = "fused") -> EngineSearch:
-        from lightsearch.config import make_settings
-
-        return cls(make_settings(overrides), mode)
 
     def engine(self, name: str) -> Engine:
         if name not in self._engines:
@@ -232,7 +226,7 @@ class EngineSearch:
                  cached_age: float | None = None) -> dict[str, Any]:
         """The web_search envelope of ``answer``, rendered now: a fresh fence token, fields
         cleaned, receipts of this text. A cached answer is rendered the same way."""
-        from lightsearch.providers.envelope import engine_result
+        from lightsearch.providers.hit_result import engine_result
 
         notes = [*answer.notes, *shared_state_notes(before, link)]
         result = engine_result(request=request, provider=answer.provider, mode=self.mode, hits=answer.hits,

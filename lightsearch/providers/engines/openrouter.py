@@ -8,7 +8,7 @@ import json
 import re
 
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, clean, iso, web_url
-from lightsearch.ranking.normalize import url_key
+from lightsearch.ranking.normalize import dedupe_key
 
 PROMPT = ("Search the web and answer with only a JSON array of up to {n} results for the query, "
           'each {{"title": ..., "url": ..., "snippet": ..., "publishedAt": ISO date or null}}.')
@@ -36,16 +36,16 @@ class OpenRouter(Engine):
         except (KeyError, IndexError, TypeError):
             raise self.unrecognised("JSON without choices[0].message") from None
         items = model_items(message.get("content"))
-        by_key = {url_key(i["url"]): i for i in items}
+        by_key = {dedupe_key(i["url"]): i for i in items}
         hits: list[EngineHit] = []
         seen: set[str] = set()
         for note in message.get("annotations") or []:
             cite = note.get("url_citation") if isinstance(note, dict) and note.get("type") == "url_citation" else None
             url = web_url(cite.get("url")) if isinstance(cite, dict) else None
-            if url is None or url_key(url) in seen:
+            if url is None or dedupe_key(url) in seen:
                 continue
-            seen.add(url_key(url))
-            item = by_key.get(url_key(url), {})
+            seen.add(dedupe_key(url))
+            item = by_key.get(dedupe_key(url), {})
             hits.append(EngineHit(title=clean(item.get("title")) or clean(cite.get("title")) or url, url=url,
                                   snippet=clean(item.get("snippet")) or clean(cite.get("content"))[:400],
                                   published_at=iso(item.get("publishedAt"))))

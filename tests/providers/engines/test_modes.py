@@ -12,7 +12,7 @@ from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
 from lightsearch.providers.engines.base import EngineHit
 from lightsearch.providers.engines.modes import Outcome, fuse
-from lightsearch.ranking.normalize import url_key
+from lightsearch.ranking.normalize import dedupe_key
 from tests.conftest import coroutine_test, shared_data
 
 
@@ -108,7 +108,7 @@ def test_dedupe_removes_utm_and_trailing_slash_twins():
     assert first.url == "https://example.com/page?id=3"  # https preferred, trackers gone
     assert first.engines == ["duckduckgo", "wikipedia"]
     assert first.snippet == "longer snippet here"
-    assert url_key("HTTP://Example.com/a/") == url_key("https://example.com/a?utm_medium=m")
+    assert dedupe_key("HTTP://Example.com/a/") == dedupe_key("https://example.com/a?utm_medium=m")
 
 
 def test_weights_order_the_fusion():
@@ -124,7 +124,7 @@ async def test_dedupe_applies_across_engines_in_fused_mode(fresh):
             b'<a class="result__snippet">iron oxide</a></div></div></body></html>')
     fresh.script("ddg_html", body=twin)
     result = await provider(fresh, "fused").search("iron oxide colour")
-    rust = [h for h in result["hits"] if url_key(h["url"]) == url_key("https://en.wikipedia.org/wiki/Rust")]
+    rust = [h for h in result["hits"] if dedupe_key(h["url"]) == dedupe_key("https://en.wikipedia.org/wiki/Rust")]
     assert len(rust) == 1
     assert rust[0]["url"] == "https://en.wikipedia.org/wiki/Rust"
     assert rust[0]["engines"] == ["duckduckgo", "wikipedia"]

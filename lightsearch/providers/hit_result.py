@@ -1,11 +1,14 @@
-"""Brave hits as provider-neutral evidence, through the one envelope every provider uses.
+"""Search-engine hits (Brave's, the keyless engines') as evidence, and their ``web_search`` result.
 
-Only ``provider``, the top-level ``sourceFetchErrors`` and ``meta.braveSearch`` are
-Brave's own; hits, coverage, the model text and the ``meta.webSources`` receipts come
-from :func:`lightsearch.evidence.envelope.build_envelope` exactly as for Light. A hit whose page
-was read carries it as content (receipt retrieval ``fetched``); a hit whose page fetch
-failed keeps its snippet (retrieval ``failed`` with the error code); a hit never fetched
-is a ``search_result``. Coverage therefore reports the evidence actually retrieved:
+The counterpart of :mod:`lightsearch.providers.light_result` for providers that answer
+with a list of hits rather than crawled pages; both hand their evidence to the one
+envelope every provider returns (:func:`lightsearch.evidence.envelope.build_envelope`).
+Only ``provider``, the top-level ``sourceFetchErrors`` and ``meta.braveSearch`` (or
+``meta.engines``/``meta.engineSearch``) are the provider's own; hits, coverage, the model
+text and the ``meta.webSources`` receipts come from the envelope exactly as for Light. A
+hit whose page was read carries it as content (receipt retrieval ``fetched``); a hit whose
+page fetch failed keeps its snippet (retrieval ``failed`` with the error code); a hit never
+fetched is a ``search_result``. Coverage therefore reports the evidence actually retrieved:
 snippets alone are at most ``weak``.
 """
 
@@ -17,7 +20,7 @@ from typing import Any
 from scrapy.settings import BaseSettings
 
 from lightsearch.evidence.envelope import build_envelope
-from lightsearch.evidence.excerpts import excerpt
+from lightsearch.evidence.excerpts import excerpt, excerpt_clipped
 from lightsearch.evidence.model import Evidence, ResultLimits
 from lightsearch.plan.request import SearchRequest
 from lightsearch.ranking.tokenize import tokenize
@@ -35,12 +38,8 @@ def term_match(hit: Any, per_query: Sequence[Sequence[str]]) -> float:
     return best
 
 
-def _chars(text: str) -> int:
-    return len(" ".join(text.split()))
-
-
-def evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars: int) -> Evidence:
-    """One hit as evidence; a read page contributes the passage around its best match
+def brave_evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars: int) -> Evidence:
+    """One Brave hit as evidence; a read page contributes the passage around its best match
     (as Light's pages do), not its first characters, which are often navigation."""
     terms = {t for query_terms in per_query for t in query_terms}
     passage = excerpt(hit.content, terms, content_chars) if hit.content else ""
@@ -67,7 +66,7 @@ def evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars: int) -
         retrieval=retrieval,
         retrieval_error=error,
         extraction_clipped=hit.content_partial,
-        content_clipped=hit.content_truncated or _chars(passage.strip("…")) < _chars(hit.content),
+        content_clipped=hit.content_truncated or excerpt_clipped(passage, hit.content),
         matched=term_match(hit, per_query),
     )
 
@@ -84,7 +83,7 @@ def brave_result(
 ) -> dict[str, Any]:
     """The ``web_search`` envelope of one Brave search."""
     limits = ResultLimits.from_settings(settings)
-    items = [evidence(h, request.terms, limits.content_max_chars) for h in hits]
+    items = [brave_evidence(h, request.terms, limits.content_max_chars) for h in hits]
     brave_meta = {
         "apiRequests": api_requests,
         "sourceFetches": {
