@@ -167,3 +167,22 @@ def make_world(origins, tmp_path, sites: dict[str, dict[str, Any]], sources: lis
         "LOG_LEVEL": "ERROR",
         **settings,
     }
+
+
+# ------------------------------------------------------------------ replay servers of recorded answers
+@pytest.fixture(scope="module")
+def engine_replay():
+    """The keyless engines' recorded answers, served on loopback (``LIGHT_HOST_MAP``)."""
+    from lightsearch.offline_origins.engine_replay import EngineReplay
+    server = EngineReplay(shared_data("search-provider-responses")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def brave_replay():
+    """Brave's recorded API answers, served on loopback."""
+    from lightsearch.offline_origins.brave_replay import BraveReplay
+    server = BraveReplay(shared_data("search-provider-responses", "brave_api")).start()
+    yield server
+    server.stop()

@@ -20,14 +20,13 @@ import pytest
 
 from lightsearch.config import make_settings, retrieval_switch
 from lightsearch.errors import LightSearchError
-from lightsearch.offline_origins.engine_replay import EngineReplay
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
 from lightsearch.providers.fetch import WebFetch
 from lightsearch.providers.light import LightSearch
 from lightsearch.providers.news import NewsSearch
 from lightsearch.surfaces.toolbox import Toolbox
-from tests.conftest import coroutine_test, shared_data
+from tests.conftest import coroutine_test
 from tests.surfaces.test_mcp_server import CLI, clean_env, setting_args
 
 PAGE = "https://www.nasa.gov/"
@@ -46,13 +45,6 @@ async def refused(call) -> LightSearchError:
     except LightSearchError as exc:
         return exc
     raise AssertionError("the call answered with the kill switch off")
-
-
-@pytest.fixture(scope="module")
-def replay():
-    server = EngineReplay(shared_data("search-provider-responses")).start()
-    yield server
-    server.stop()
 
 
 def test_the_switch_reads_settings_and_environment(monkeypatch):
@@ -105,12 +97,12 @@ async def test_setting_alone_stops_the_python_api(origins, offline_settings):
 
 
 @coroutine_test
-async def test_load_provider_for_light_brave_and_the_engines(replay, monkeypatch):
+async def test_load_provider_for_light_brave_and_the_engines(engine_replay, monkeypatch):
     """Every provider ``load_provider`` builds, loaded while on: each search stops at its
-    start and the engine replay sees no request."""
-    replay.reset()
+    start and the engine engine_replay sees no request."""
+    engine_replay.reset()
     # the host map alone keeps every provider on loopback, were the switch ever to fail
-    base = merge_settings(replay.settings(), {"LOG_LEVEL": "ERROR", "BRAVE_SEARCH_API_KEY": "k",
+    base = merge_settings(engine_replay.settings(), {"LOG_LEVEL": "ERROR", "BRAVE_SEARCH_API_KEY": "k",
                                               "LIGHT_HOST_MAP_ONLY": True})
     providers = [load_provider({**base, "WEB_SEARCH_PROVIDER": name}, environ={})
                  for name in ("light", "brave", "auto", "fallback", "duckduckgo", "wikipedia")]
@@ -123,7 +115,7 @@ async def test_load_provider_for_light_brave_and_the_engines(replay, monkeypatch
         with pytest.raises(LightSearchError) as info:
             load_provider({**base, "WEB_SEARCH_PROVIDER": name}, environ={})
         assert_disabled(info.value)
-    assert all(replay.count(e) == 0 for e in ("ddg_html", "ddg_lite", "wikipedia", "news", "brave"))
+    assert all(engine_replay.count(e) == 0 for e in ("ddg_html", "ddg_lite", "wikipedia", "news", "brave"))
 
 
 @coroutine_test

@@ -8,19 +8,11 @@ import time
 import pytest
 
 from lightsearch.errors import LightSearchError
-from lightsearch.offline_origins.brave_replay import BraveReplay
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
-from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test, shared_data
+from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test
 
 HOSTS = ("hello-a.test", "hello-b.test", "hello-c.test")
-
-
-@pytest.fixture(scope="module")
-def replay():
-    server = BraveReplay(shared_data("search-provider-responses", "brave_api")).start()
-    yield server
-    server.stop()
 
 
 def page(title: str) -> dict:
@@ -49,18 +41,18 @@ def point_top_hits_at(hosts) -> callable:
     return transform
 
 
-def provider(replay, origins_settings, key, **settings):
-    return load_provider(merge_settings(origins_settings, replay.settings(key), {
+def provider(brave_replay, origins_settings, key, **settings):
+    return load_provider(merge_settings(origins_settings, brave_replay.settings(key), {
         "LOG_LEVEL": "ERROR", "BRAVE_SOURCE_FETCH": True, **settings}), environ={})
 
 
 @coroutine_test
-async def test_top_pages_are_read_in_parallel(replay, origins):
+async def test_top_pages_are_read_in_parallel(brave_replay, origins):
     routes = {host: {"/hello": {**page(f"Hello from {host}"), "delay": 0.6}} for host in HOSTS}
     settings = serve(origins, routes)
-    replay.script("parallel", transform=point_top_hits_at(HOSTS))
+    brave_replay.script("parallel", transform=point_top_hits_at(HOSTS))
     started = time.monotonic()
-    result = await provider(replay, settings, "parallel", BRAVE_SOURCE_FETCH_PAGES=3).search(
+    result = await provider(brave_replay, settings, "parallel", BRAVE_SOURCE_FETCH_PAGES=3).search(
         "hello world program", max_results=5)
     elapsed = time.monotonic() - started
     assert result["provider"] == "brave"
@@ -82,16 +74,16 @@ async def test_top_pages_are_read_in_parallel(replay, origins):
 
 
 @coroutine_test
-async def test_a_page_that_hangs_keeps_its_hit(replay, origins):
+async def test_a_page_that_hangs_keeps_its_hit(brave_replay, origins):
     hang = "hello-hang.test"
     settings = serve(origins, {
         HOSTS[0]: {"/hello": page("Hello A")},
         hang: {"/hello": {**page("Hello hang"), "delay": 5}},
     })
-    replay.script("hang", transform=point_top_hits_at([HOSTS[0], hang]))
+    brave_replay.script("hang", transform=point_top_hits_at([HOSTS[0], hang]))
     started = time.monotonic()
     # the page timeout covers reading the page too, not only its download
-    result = await provider(replay, settings, "hang", BRAVE_SOURCE_FETCH_PAGES=2,
+    result = await provider(brave_replay, settings, "hang", BRAVE_SOURCE_FETCH_PAGES=2,
                             BRAVE_SOURCE_FETCH_TIMEOUT_SECS=2.0).search("hello world program")
     assert time.monotonic() - started < 5
     urls = [h["url"] for h in result["hits"]]
@@ -111,7 +103,7 @@ async def test_a_page_that_hangs_keeps_its_hit(replay, origins):
 
 
 @coroutine_test
-async def test_a_page_whose_reading_is_stuck_times_out_and_its_reading_is_stopped(replay, origins, monkeypatch):
+async def test_a_page_whose_reading_is_stuck_times_out_and_its_reading_is_stopped(brave_replay, origins, monkeypatch):
     """The page arrives at once but its reading never ends (a real worker that sleeps, sent
     in place of the reader): the page timeout stops the reading itself (its worker is
     killed), not only the wait for it."""
@@ -123,11 +115,11 @@ async def test_a_page_whose_reading_is_stuck_times_out_and_its_reading_is_stoppe
     monkeypatch.setattr(tasks, "read_body", never.forever)
     stuck = "hello-stuck.test"
     settings = serve(origins, {stuck: {"/hello": page("Hello stuck")}})
-    replay.script("stuck", transform=point_top_hits_at([stuck]))
+    brave_replay.script("stuck", transform=point_top_hits_at([stuck]))
     pool = Lane(make_settings(settings)).pool
     killed = pool.stats.killed_time + pool.stats.killed_cancelled
     started = time.monotonic()
-    result = await provider(replay, settings, "stuck", BRAVE_SOURCE_FETCH_PAGES=1, LIGHT_POOL_TASK_SECS=60,
+    result = await provider(brave_replay, settings, "stuck", BRAVE_SOURCE_FETCH_PAGES=1, LIGHT_POOL_TASK_SECS=60,
                             BRAVE_SOURCE_FETCH_TIMEOUT_SECS=2.0).search("hello world program")
     assert time.monotonic() - started < 10  # the timeout plus web_fetch's grace, on a busy machine
     assert f"https://{stuck}/hello" in [h["url"] for h in result["hits"]]
@@ -142,16 +134,16 @@ async def test_a_page_whose_reading_is_stuck_times_out_and_its_reading_is_stoppe
 
 
 @coroutine_test
-async def test_coverage_reports_the_evidence_actually_retrieved(replay, origins):
+async def test_coverage_reports_the_evidence_actually_retrieved(brave_replay, origins):
     hang = "hello-only.test"
     routes = {"/hello": {**page("Hello only"), "delay": 5}}
     settings = serve(origins, {hang: routes})
-    replay.script("only", transform=point_top_hits_at([hang]))
+    brave_replay.script("only", transform=point_top_hits_at([hang]))
     # the page timeout covers reading the page too, not only its download
     kwargs = {"BRAVE_SOURCE_FETCH_PAGES": 1, "BRAVE_SOURCE_FETCH_TIMEOUT_SECS": 2.0}
-    timed_out = await provider(replay, settings, "only", **kwargs).search("hello world program")
+    timed_out = await provider(brave_replay, settings, "only", **kwargs).search("hello world program")
     routes["/hello"]["delay"] = 0
-    read = await provider(replay, settings, "only", **kwargs).search("hello world program")
+    read = await provider(brave_replay, settings, "only", **kwargs).search("hello world program")
     assert [h["url"] for h in timed_out["hits"]] == [h["url"] for h in read["hits"]]
     assert timed_out["sourceFetchErrors"][0]["code"] == "timeout"
     assert read["sourceFetchErrors"] == []
@@ -161,15 +153,15 @@ async def test_coverage_reports_the_evidence_actually_retrieved(replay, origins)
 
 
 @coroutine_test
-async def test_failed_pages_are_recorded_with_their_code(replay, origins):
+async def test_failed_pages_are_recorded_with_their_code(brave_replay, origins):
     settings = serve(origins, {
         "hello-404.test": {},
         "hello-robots.test": {"/robots.txt": {"body": "User-agent: *\nDisallow: /\n",
                                               "type": "text/plain"}},
     })
-    replay.script("fails", transform=point_top_hits_at(["hello-404.test", "hello-robots.test",
+    brave_replay.script("fails", transform=point_top_hits_at(["hello-404.test", "hello-robots.test",
                                                         "unmapped.example"]))
-    result = await provider(replay, settings, "fails").search("hello world")
+    result = await provider(brave_replay, settings, "fails").search("hello world")
     codes = {e["url"]: e["code"] for e in result["sourceFetchErrors"]}
     assert codes["https://hello-404.test/hello"] == "http_status"
     assert codes["https://hello-robots.test/hello"] == "robots_disallowed"
@@ -178,31 +170,31 @@ async def test_failed_pages_are_recorded_with_their_code(replay, origins):
 
 
 @coroutine_test
-async def test_source_fetches_can_be_switched_off(replay, origins):
+async def test_source_fetches_can_be_switched_off(brave_replay, origins):
     settings = serve(origins, {HOSTS[0]: {"/hello": page("Hello A")}})
-    replay.script("off", transform=point_top_hits_at(HOSTS[:1]))
-    result = await provider(replay, settings, "off", BRAVE_SOURCE_FETCH=False).search("hello world")
+    brave_replay.script("off", transform=point_top_hits_at(HOSTS[:1]))
+    result = await provider(brave_replay, settings, "off", BRAVE_SOURCE_FETCH=False).search("hello world")
     assert origins.requests_for(HOSTS[0]) == []
     assert result["sourceFetchErrors"] == []
     assert result["coverage"]["level"] == "weak"
 
 
 @coroutine_test
-async def test_disabled_web_fetch_means_no_source_fetches(replay, origins):
+async def test_disabled_web_fetch_means_no_source_fetches(brave_replay, origins):
     settings = serve(origins, {HOSTS[0]: {"/hello": page("Hello A")}})
-    replay.script("nofetch", transform=point_top_hits_at(HOSTS[:1]))
-    result = await provider(replay, settings, "nofetch", WEB_FETCH_ENABLED=False).search("hello world")
+    brave_replay.script("nofetch", transform=point_top_hits_at(HOSTS[:1]))
+    result = await provider(brave_replay, settings, "nofetch", WEB_FETCH_ENABLED=False).search("hello world")
     assert origins.requests_for(HOSTS[0]) == []
     assert any("web_fetch is disabled" in n for n in result["notes"])
     assert result["hits"]
 
 
 @coroutine_test
-async def test_cancelling_during_source_fetches(replay, origins):
+async def test_cancelling_during_source_fetches(brave_replay, origins):
     hang = "hello-cancel.test"
     settings = serve(origins, {hang: {"/hello": {**page("Hello cancel"), "delay": 5}}})
-    replay.script("cancel-fetch", transform=point_top_hits_at([hang]))
-    search = provider(replay, settings, "cancel-fetch", BRAVE_SOURCE_FETCH_PAGES=1,
+    brave_replay.script("cancel-fetch", transform=point_top_hits_at([hang]))
+    search = provider(brave_replay, settings, "cancel-fetch", BRAVE_SOURCE_FETCH_PAGES=1,
                       BRAVE_SOURCE_FETCH_TIMEOUT_SECS=8).search("hello world")
     task = asyncio.ensure_future(search)
     for _ in range(200):
@@ -221,12 +213,12 @@ async def test_cancelling_during_source_fetches(replay, origins):
 
 
 @coroutine_test
-async def test_search_deadline_bounds_the_page_timeouts(replay, origins):
+async def test_search_deadline_bounds_the_page_timeouts(brave_replay, origins):
     hang = "hello-deadline.test"
     settings = serve(origins, {hang: {"/hello": {**page("Hello deadline"), "delay": 8}}})
-    replay.script("deadline-fetch", transform=point_top_hits_at([hang]))
+    brave_replay.script("deadline-fetch", transform=point_top_hits_at([hang]))
     started = time.monotonic()
-    result = await provider(replay, settings, "deadline-fetch", BRAVE_SOURCE_FETCH_PAGES=1,
+    result = await provider(brave_replay, settings, "deadline-fetch", BRAVE_SOURCE_FETCH_PAGES=1,
                             BRAVE_SOURCE_FETCH_TIMEOUT_SECS=30,
                             BRAVE_DEADLINE_SECS=4.5).search("hello world")
     assert time.monotonic() - started < 4.5
@@ -234,14 +226,14 @@ async def test_search_deadline_bounds_the_page_timeouts(replay, origins):
 
 
 @coroutine_test
-async def test_a_read_page_shows_its_best_passage(replay, origins):
+async def test_a_read_page_shows_its_best_passage(brave_replay, origins):
     host = "hello-long.test"
     filler = [f"Paragraph {i} is about gardening, tomatoes and the weather in spring." for i in range(60)]
     body = article_html("Long page", [*filler, "The hello world program is the first program a "
                                       "learner writes, printing a greeting.", *filler])
     settings = serve(origins, {host: {"/hello": {"body": body}}})
-    replay.script("long", transform=point_top_hits_at([host]))
-    result = await provider(replay, settings, "long", BRAVE_SOURCE_FETCH_PAGES=1,
+    brave_replay.script("long", transform=point_top_hits_at([host]))
+    result = await provider(brave_replay, settings, "long", BRAVE_SOURCE_FETCH_PAGES=1,
                             RESULT_CONTENT_MAX_CHARS=400).search("hello world program")
     hit = result["hits"][0]
     assert "hello world program is the first program" in hit["content"]
@@ -252,12 +244,12 @@ async def test_a_read_page_shows_its_best_passage(replay, origins):
 
 
 @coroutine_test
-async def test_a_page_cut_short_is_evidence_marked_in_its_receipt(replay, origins):
+async def test_a_page_cut_short_is_evidence_marked_in_its_receipt(brave_replay, origins):
     host = "hello-cut.test"
     body = article_html("Hello cut", ["The hello world program prints a greeting. " * 40])
     settings = serve(origins, {host: {"/hello": {"body": body, "truncate": 4000}}})
-    replay.script("cut", transform=point_top_hits_at([host]))
-    result = await provider(replay, settings, "cut", BRAVE_SOURCE_FETCH_PAGES=1).search("hello world")
+    brave_replay.script("cut", transform=point_top_hits_at([host]))
+    result = await provider(brave_replay, settings, "cut", BRAVE_SOURCE_FETCH_PAGES=1).search("hello world")
     assert result["sourceFetchErrors"] == []
     assert "hello world program" in result["hits"][0]["content"]
     receipt = result["meta"]["webSources"]["entries"][0]

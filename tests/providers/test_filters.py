@@ -11,14 +11,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lightsearch.offline_origins.brave_replay import BraveReplay
-from lightsearch.offline_origins.engine_replay import EngineReplay
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
 from lightsearch.providers.light import LightSearch
 from lightsearch.providers.news import NewsSearch
 from lightsearch.surfaces.toolbox import Toolbox
-from tests.conftest import ROBOTS_ALLOW, coroutine_test, home_html, make_world, shared_data
+from tests.conftest import ROBOTS_ALLOW, coroutine_test, home_html, make_world
 
 
 def hosts(result):
@@ -137,21 +135,14 @@ async def test_light_in_the_offline_world_through_the_front_door(offline_setting
 
 
 # ============================================================================= engines
-@pytest.fixture(scope="module")
-def replay():
-    server = EngineReplay(shared_data("search-provider-responses")).start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
-def fresh(replay):
-    replay.reset()
-    return replay
+def fresh(engine_replay):
+    engine_replay.reset()
+    return engine_replay
 
 
-def engines(replay, mode, **settings):
-    return load_provider(merge_settings(replay.settings(), {
+def engines(engine_replay, mode, **settings):
+    return load_provider(merge_settings(engine_replay.settings(), {
         "WEB_SEARCH_PROVIDER": mode, "LOG_LEVEL": "ERROR", "WEB_SEARCH_SUSPENSION": None,
         "WEB_SEARCH_CACHE": None, "WEB_SEARCH_TAVILY_API_KEY": "tvly-test",
         "WEB_SEARCH_OPENROUTER_API_KEY": "or-test", **settings}), environ={})
@@ -301,15 +292,8 @@ async def test_fused_search_filters_every_engine_and_never_serves_an_unfiltered_
 
 
 # ============================================================================= Brave
-@pytest.fixture(scope="module")
-def brave_replay():
-    server = BraveReplay(shared_data("search-provider-responses", "brave_api")).start()
-    yield server
-    server.stop()
-
-
-def brave(replay, key, **settings):
-    return load_provider({**replay.settings(key), "BRAVE_SOURCE_FETCH": False, "LOG_LEVEL": "ERROR", **settings},
+def brave(engine_replay, key, **settings):
+    return load_provider({**engine_replay.settings(key), "BRAVE_SOURCE_FETCH": False, "LOG_LEVEL": "ERROR", **settings},
                          environ={})
 
 

@@ -1,4 +1,4 @@
-"""web_news and the engine command-line options, against the engine replay."""
+"""web_news and the engine command-line options, against the engine engine_replay."""
 
 from __future__ import annotations
 
@@ -9,26 +9,18 @@ import sys
 import pytest
 
 from lightsearch.errors import LightSearchError
-from lightsearch.offline_origins.engine_replay import EngineReplay
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers.news import NewsSearch
-from tests.conftest import coroutine_test, shared_data
-
-
-@pytest.fixture(scope="module")
-def replay():
-    server = EngineReplay(shared_data("search-provider-responses")).start()
-    yield server
-    server.stop()
+from tests.conftest import coroutine_test
 
 
 @coroutine_test
-async def test_news_is_google_news_newest_first_with_publishers(replay):
-    replay.reset()
-    news = NewsSearch.from_settings(merge_settings(replay.settings(), {"WEB_NEWS_LIGHT": False}))
+async def test_news_is_google_news_newest_first_with_publishers(engine_replay):
+    engine_replay.reset()
+    news = NewsSearch.from_settings(merge_settings(engine_replay.settings(), {"WEB_NEWS_LIGHT": False}))
     result = await news.news("統一教会", when="7d", max_results=20)
     assert result["provider"] == "news"
-    assert replay.requests_for("news")[0]["params"]["q"] == "統一教会 when:7d"
+    assert engine_replay.requests_for("news")[0]["params"]["q"] == "統一教会 when:7d"
     hits = result["hits"]
     assert all(h["engines"] == ["news"] for h in hits)
     assert all(h.get("publisher") for h in hits)
@@ -39,9 +31,9 @@ async def test_news_is_google_news_newest_first_with_publishers(replay):
 
 
 @coroutine_test
-async def test_news_survives_a_failing_light_member(replay):
-    replay.reset()
-    settings = merge_settings(replay.settings(), {"LIGHT_CATALOG": "/no/such/catalog.json", "LOG_LEVEL": "ERROR"})
+async def test_news_survives_a_failing_light_member(engine_replay):
+    engine_replay.reset()
+    settings = merge_settings(engine_replay.settings(), {"LIGHT_CATALOG": "/no/such/catalog.json", "LOG_LEVEL": "ERROR"})
     result = await NewsSearch.from_settings(settings).news("elections", when="1d")
     assert result["provider"] == "news"
     assert result["meta"]["engines"]["news"]["status"] == "ok"
@@ -61,32 +53,32 @@ def run(*args, cwd):
                           timeout=120, check=False)
 
 
-def settings_args(replay):
-    return ["-s", f"LIGHT_HOST_MAP={json.dumps(replay.host_map())}", "-s",
-            f"WEB_SEARCH_TLS_CA_FILE={replay.ca_file}"]
+def settings_args(engine_replay):
+    return ["-s", f"LIGHT_HOST_MAP={json.dumps(engine_replay.host_map())}", "-s",
+            f"WEB_SEARCH_TLS_CA_FILE={engine_replay.ca_file}"]
 
 
-def test_search_command_with_provider_region_and_engine_table(replay, tmp_path):
-    proc = run("search", *settings_args(replay), "--provider", "auto", "--region", "de-de", "rust oxide colour",
+def test_search_command_with_provider_region_and_engine_table(engine_replay, tmp_path):
+    proc = run("search", *settings_args(engine_replay), "--provider", "auto", "--region", "de-de", "rust oxide colour",
                cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "· duckduckgo" in proc.stdout or "· wikipedia" in proc.stdout
     assert "provider fused" in proc.stdout
-    assert replay.requests_for("ddg_html")[-1]["params"]["kl"] == "de-de"
-    as_json = run("search", *settings_args(replay), "--provider", "wikipedia", "-o", "json", "rust",
+    assert engine_replay.requests_for("ddg_html")[-1]["params"]["kl"] == "de-de"
+    as_json = run("search", *settings_args(engine_replay), "--provider", "wikipedia", "-o", "json", "rust",
                   cwd=tmp_path)
     envelope = json.loads(as_json.stdout)
     assert envelope["provider"] == "wikipedia"
     assert envelope["results"]
 
 
-def test_news_command(replay, tmp_path):
-    proc = run("news", *settings_args(replay), "-s", "WEB_NEWS_LIGHT=False", "--when", "1h", "-o", "json",
+def test_news_command(engine_replay, tmp_path):
+    proc = run("news", *settings_args(engine_replay), "-s", "WEB_NEWS_LIGHT=False", "--when", "1h", "-o", "json",
                "markets", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     envelope = json.loads(proc.stdout)
     assert envelope["provider"] == "news"
-    assert replay.requests_for("news")[-1]["params"]["q"] == "markets when:1h"
+    assert engine_replay.requests_for("news")[-1]["params"]["q"] == "markets when:1h"
     bad = run("news", "--when", "2w", "x", cwd=tmp_path)
     assert bad.returncode != 0
 

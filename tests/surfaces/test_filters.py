@@ -12,8 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lightsearch.offline_origins.engine_replay import EngineReplay
-from tests.conftest import coroutine_test, shared_data
+from tests.conftest import coroutine_test
 from tests.surfaces.test_mcp_server import CLI, clean_env, setting_args, stdio_session
 
 
@@ -26,15 +25,8 @@ def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
                           text=True, timeout=180)
 
 
-@pytest.fixture(scope="module")
-def replay():
-    server = EngineReplay(shared_data("search-provider-responses")).start()
-    yield server
-    server.stop()
-
-
-def replay_args(replay) -> list[str]:
-    return setting_args({"LIGHT_HOST_MAP": replay.host_map(), "WEB_SEARCH_TLS_CA_FILE": replay.ca_file})
+def replay_args(engine_replay) -> list[str]:
+    return setting_args({"LIGHT_HOST_MAP": engine_replay.host_map(), "WEB_SEARCH_TLS_CA_FILE": engine_replay.ca_file})
 
 
 def test_lightsearch_search_flags_reach_light_and_the_table_says_what_they_did():
@@ -64,12 +56,12 @@ def test_lightsearch_filter_errors_name_the_flag(flags, words):
     assert "excludeDomains" not in done.stderr
 
 
-def test_lightsearch_news_flags_reach_google_news(replay):
-    replay.reset()
-    done = lightsearch("news", *replay_args(replay), "-s", "WEB_NEWS_LIGHT=false", "--exclude-domain", "asahi.com",
+def test_lightsearch_news_flags_reach_google_news(engine_replay):
+    engine_replay.reset()
+    done = lightsearch("news", *replay_args(engine_replay), "-s", "WEB_NEWS_LIGHT=false", "--exclude-domain", "asahi.com",
                        "--region", "jp-ja", "--after", "2024-02-01", "--before", "2024-02-10", "-o", "json", "選挙")
     assert done.returncode == 0, done.stderr
-    params = replay.requests_for("news")[-1]["params"]
+    params = engine_replay.requests_for("news")[-1]["params"]
     assert params["q"] == "選挙 -site:asahi.com after:2024-01-31 before:2024-02-11"
     assert params["ceid"] == "JP:ja"
     result = json.loads(done.stdout)
@@ -77,18 +69,18 @@ def test_lightsearch_news_flags_reach_google_news(replay):
     assert not any("asahi.com" in h.get("publisherUrl", "") for h in result["hits"])
 
 
-def test_scrapy_search_and_news_take_the_flags(replay, tmp_path):
-    replay.reset()
-    done = scrapy("search", *replay_args(replay), "--provider", "ddg_html", "--include-domain", "cloudwego.io",
+def test_scrapy_search_and_news_take_the_flags(engine_replay, tmp_path):
+    engine_replay.reset()
+    done = scrapy("search", *replay_args(engine_replay), "--provider", "ddg_html", "--include-domain", "cloudwego.io",
                   "--region", "de-de", "-o", "json", "eino", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    params = replay.requests_for("ddg_html")[-1]["params"]
+    params = engine_replay.requests_for("ddg_html")[-1]["params"]
     assert (params["q"], params["kl"]) == ("eino site:cloudwego.io", "de-de")
     assert all(urlsplit(h["url"]).hostname.endswith("cloudwego.io") for h in json.loads(done.stdout)["hits"])
-    news = scrapy("news", *replay_args(replay), "-s", "WEB_NEWS_LIGHT=false", "--exclude-domain", "nhk.or.jp",
+    news = scrapy("news", *replay_args(engine_replay), "-s", "WEB_NEWS_LIGHT=false", "--exclude-domain", "nhk.or.jp",
                   "--before", "2024-02-10", "-o", "json", "markets", cwd=tmp_path)
     assert news.returncode == 0, news.stderr
-    assert replay.requests_for("news")[-1]["params"]["q"] == "markets -site:nhk.or.jp before:2024-02-11"
+    assert engine_replay.requests_for("news")[-1]["params"]["q"] == "markets -site:nhk.or.jp before:2024-02-11"
     bad = scrapy("search", "--offline", "--before", "soon", "x", cwd=tmp_path)
     assert bad.returncode != 0
     assert "--before must be a day written YYYY-MM-DD" in bad.stdout + bad.stderr
@@ -108,9 +100,9 @@ CLIENT = textwrap.dedent("""
 """)
 
 
-def test_the_client_takes_the_filters_per_call(replay):
-    replay.reset()
-    settings = {"LIGHT_HOST_MAP": replay.host_map(), "WEB_SEARCH_TLS_CA_FILE": replay.ca_file,
+def test_the_client_takes_the_filters_per_call(engine_replay):
+    engine_replay.reset()
+    settings = {"LIGHT_HOST_MAP": engine_replay.host_map(), "WEB_SEARCH_TLS_CA_FILE": engine_replay.ca_file,
                 "WEB_SEARCH_PROVIDER": "ddg_html", "WEB_SEARCH_CACHE": None, "WEB_NEWS_LIGHT": False,
                 "LOG_LEVEL": "ERROR"}
     done = subprocess.run([sys.executable, "-c", CLIENT, json.dumps(settings)], env=clean_env(),
@@ -122,9 +114,9 @@ def test_the_client_takes_the_filters_per_call(replay):
     assert out["filters"] == {"excludeDomains": ["github.com"], "region": "il-he"}
     assert out["second"] is None
     assert out["news"] == {"includeDomains": ["nhk.or.jp"], "after": "2024-02-01"}
-    kl = [r["params"]["kl"] for r in replay.requests_for("ddg_html")]
+    kl = [r["params"]["kl"] for r in engine_replay.requests_for("ddg_html")]
     assert kl == ["il-he", "wt-wt"]  # the call's region, then none: never the process's
-    assert replay.requests_for("news")[-1]["params"]["q"] == "markets site:nhk.or.jp after:2024-01-31"
+    assert engine_replay.requests_for("news")[-1]["params"]["q"] == "markets site:nhk.or.jp after:2024-01-31"
 
 
 @coroutine_test

@@ -1,4 +1,4 @@
-"""The keyless engines, one by one, against recorded responses on a loopback replay."""
+"""The keyless engines, one by one, against recorded responses on a loopback engine_replay."""
 
 from __future__ import annotations
 
@@ -9,36 +9,28 @@ from lightsearch.offline_origins.engine_replay import (
     DDG_EMPTY,
     SEARXNG_403,
     SPA,
-    EngineReplay,
 )
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
-from tests.conftest import coroutine_test, shared_data
-
-
-@pytest.fixture(scope="module")
-def replay():
-    server = EngineReplay(shared_data("search-provider-responses")).start()
-    yield server
-    server.stop()
+from tests.conftest import coroutine_test
 
 
 @pytest.fixture
-def fresh(replay):
-    replay.reset()
-    return replay
+def fresh(engine_replay):
+    engine_replay.reset()
+    return engine_replay
 
 
-def provider(replay, mode, **settings):
+def provider(engine_replay, mode, **settings):
     # Suspension and the answer cache have tests of their own (tests/providers/engines/test_modes.py).
-    return load_provider(merge_settings(replay.settings(), {
+    return load_provider(merge_settings(engine_replay.settings(), {
         "WEB_SEARCH_PROVIDER": mode, "LOG_LEVEL": "ERROR", "WEB_SEARCH_SUSPENSION": None,
         "WEB_SEARCH_CACHE": None, **settings}), environ={})
 
 
-async def search(replay, mode, query="rust programming", **kw):
+async def search(engine_replay, mode, query="rust programming", **kw):
     settings = kw.pop("settings", {})
-    return await provider(replay, mode, **settings).search(query, **kw)
+    return await provider(engine_replay, mode, **settings).search(query, **kw)
 
 
 def engine_error(result, engine):

@@ -1,4 +1,4 @@
-"""Fallback, fused, suspension, the answer cache and retries, against the engine replay."""
+"""Fallback, fused, suspension, the answer cache and retries, against the engine engine_replay."""
 
 from __future__ import annotations
 
@@ -7,30 +7,23 @@ import time
 import pytest
 
 from lightsearch.cache.suspension import MemorySuspensions, suspension_secs
-from lightsearch.offline_origins.engine_replay import CHALLENGE, EngineReplay
+from lightsearch.offline_origins.engine_replay import CHALLENGE
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
 from lightsearch.providers.engines.base import EngineHit
 from lightsearch.providers.engines.modes import Outcome, fuse
 from lightsearch.ranking.normalize import dedupe_key
-from tests.conftest import coroutine_test, shared_data
-
-
-@pytest.fixture(scope="module")
-def replay():
-    server = EngineReplay(shared_data("search-provider-responses")).start()
-    yield server
-    server.stop()
+from tests.conftest import coroutine_test
 
 
 @pytest.fixture
-def fresh(replay):
-    replay.reset()
-    return replay
+def fresh(engine_replay):
+    engine_replay.reset()
+    return engine_replay
 
 
-def provider(replay, mode, **settings):
-    return load_provider(merge_settings(replay.settings(), {"WEB_SEARCH_PROVIDER": mode, "LOG_LEVEL": "ERROR",
+def provider(engine_replay, mode, **settings):
+    return load_provider(merge_settings(engine_replay.settings(), {"WEB_SEARCH_PROVIDER": mode, "LOG_LEVEL": "ERROR",
                                                             **settings}), environ={})
 
 

@@ -7,17 +7,7 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from lightsearch.offline_origins.brave_replay import BraveReplay
-from tests.conftest import shared_data
-
-
-@pytest.fixture(scope="module")
-def replay():
-    server = BraveReplay(shared_data("search-provider-responses", "brave_api")).start()
-    yield server
-    server.stop()
 
 
 def scrapy(*args: str, cwd, key: str | None) -> subprocess.CompletedProcess:
@@ -30,19 +20,19 @@ def scrapy(*args: str, cwd, key: str | None) -> subprocess.CompletedProcess:
     )
 
 
-def brave_args(replay: BraveReplay) -> list[str]:
-    return ["-s", f"BRAVE_API_URL={replay.url}", "-s", f"BRAVE_TLS_CA_FILE={replay.ca_file}",
-            "-s", f"LIGHT_HOST_MAP={json.dumps(replay.host_map())}", "-s", "BRAVE_SOURCE_FETCH=False"]
+def brave_args(brave_replay: BraveReplay) -> list[str]:
+    return ["-s", f"BRAVE_API_URL={brave_replay.url}", "-s", f"BRAVE_TLS_CA_FILE={brave_replay.ca_file}",
+            "-s", f"LIGHT_HOST_MAP={json.dumps(brave_replay.host_map())}", "-s", "BRAVE_SOURCE_FETCH=False"]
 
 
-def test_json_output_has_brave_hits_in_lights_shape(replay, tmp_path):
-    proc = scrapy(*brave_args(replay), "-o", "json", "hello world", cwd=tmp_path, key=" k ")
+def test_json_output_has_brave_hits_in_lights_shape(brave_replay, tmp_path):
+    proc = scrapy(*brave_args(brave_replay), "-o", "json", "hello world", cwd=tmp_path, key=" k ")
     assert proc.returncode == 0, proc.stderr
     brave = json.loads(proc.stdout)
     assert brave["provider"] == "brave"
-    assert brave["hits"][0]["url"] == replay.recording()["web"]["results"][0]["url"]
+    assert brave["hits"][0]["url"] == brave_replay.recording()["web"]["results"][0]["url"]
     assert len(brave["hits"]) == 8
-    (request,) = replay.requests_for("k")  # the key was trimmed
+    (request,) = brave_replay.requests_for("k")  # the key was trimmed
     assert request["params"]["q"] == "hello world"
 
     light_proc = scrapy("--offline", "-o", "json", "photosynthesis chlorophyll",
@@ -60,30 +50,30 @@ def test_json_output_has_brave_hits_in_lights_shape(replay, tmp_path):
     assert set(brave["coverage"]) == set(light["coverage"])
 
 
-def test_table_and_text_output(replay, tmp_path):
-    table = scrapy(*brave_args(replay), "hello world", cwd=tmp_path, key="k")
+def test_table_and_text_output(brave_replay, tmp_path):
+    table = scrapy(*brave_args(brave_replay), "hello world", cwd=tmp_path, key="k")
     assert table.returncode == 0, table.stderr
     lines = table.stdout.strip().splitlines()
     assert lines[0].startswith("1. ")
     assert "provider brave" in lines[-1]
-    text = scrapy(*brave_args(replay), "-o", "text", "hello world", cwd=tmp_path, key="k")
+    text = scrapy(*brave_args(brave_replay), "-o", "text", "hello world", cwd=tmp_path, key="k")
     assert text.returncode == 0, text.stderr
     assert "brave" in text.stdout
 
 
-def test_brave_failure_is_an_error_not_a_light_search(replay, tmp_path):
-    replay.script("cli-bad", status=401, body=b"{}")
-    proc = scrapy(*brave_args(replay), "hello world", cwd=tmp_path, key="cli-bad")
+def test_brave_failure_is_an_error_not_a_light_search(brave_replay, tmp_path):
+    brave_replay.script("cli-bad", status=401, body=b"{}")
+    proc = scrapy(*brave_args(brave_replay), "hello world", cwd=tmp_path, key="cli-bad")
     assert proc.returncode == 1
     assert "provider_auth" in proc.stderr
     assert proc.stdout == ""
-    as_json = scrapy(*brave_args(replay), "-o", "json", "hello world", cwd=tmp_path, key="cli-bad")
+    as_json = scrapy(*brave_args(brave_replay), "-o", "json", "hello world", cwd=tmp_path, key="cli-bad")
     assert json.loads(as_json.stdout)["error"]["code"] == "provider_auth"
 
 
-def test_explicit_light_provider_ignores_the_key(replay, tmp_path):
-    proc = scrapy(*brave_args(replay), "-s", "WEB_SEARCH_PROVIDER=light", "--offline", "-o", "json",
+def test_explicit_light_provider_ignores_the_key(brave_replay, tmp_path):
+    proc = scrapy(*brave_args(brave_replay), "-s", "WEB_SEARCH_PROVIDER=light", "--offline", "-o", "json",
                   "photosynthesis chlorophyll", cwd=tmp_path, key="explicit")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["provider"] == "light"
-    assert replay.requests_for("explicit") == []
+    assert brave_replay.requests_for("explicit") == []
