@@ -186,3 +186,27 @@ def brave_replay():
     server = BraveReplay(shared_data("search-provider-responses", "brave_api")).start()
     yield server
     server.stop()
+
+
+async def cancel_once_reached(task: asyncio.Future, reached: Callable[[], bool], within: float = 5.0) -> None:
+    """Cancel ``task`` once ``reached()`` says its request is at the server, then check that
+    it ends as a ``cancelled`` LightSearchError within ``within`` seconds (generous: a busy
+    machine is slow, never stuck)."""
+    import time
+
+    from lightsearch.errors import LightSearchError
+
+    for _ in range(250):
+        await asyncio.sleep(0.02)
+        if reached():
+            break
+    else:
+        pytest.fail("the request never reached the server, so cancelling proves nothing")
+    task.cancel()
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError) as info:
+        await task
+    assert isinstance(info.value, LightSearchError)
+    assert info.value.code == "cancelled"
+    assert task.cancelled()
+    assert time.monotonic() - started < within
