@@ -2,7 +2,8 @@
 
 It reads what each source publishes about itself (lookup pages, feeds, sitemaps, seed
 pages, and the sitemaps its robots.txt names), turns every link it learns of into a
-candidate scored lexically against the queries, and fetches the best candidates within
+candidate scored lexically against the queries (in the search's frontier,
+plan/frontier.py, which the scheduler reads too), and fetches the best candidates within
 the hop budget. Fetched pages go to the lightsearch.pipelines as items; everything that went wrong
 is kept per source, because an agent needs to know what was not consulted and why.
 
@@ -15,11 +16,10 @@ entry or link inside a readable document is dropped and counted
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -52,9 +52,10 @@ from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.limits import SMALL_BODY_BYTES
+from lightsearch.plan.candidates import entry_terms
 from lightsearch.plan.catalog import Source, origin_of
+from lightsearch.plan.frontier import SearchFrontier
 from lightsearch.ranking.tokenize import tokenize
-from lightsearch.spiders.candidates import CandidateScorer, entry_terms
 from lightsearch.spiders.lookups import lookup_titles
 
 if TYPE_CHECKING:
@@ -91,23 +92,6 @@ _DESCRIBED_STAGES = frozenset(["feed", "seed", "explore", "listing", "sitemap"])
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-@dataclass
-class CrawlPlan:
-    """What one invocation crawls: the queries and the ranked sources."""
-
-    queries: tuple[str, ...]
-    sources: tuple[Source, ...]
-    recency: str | None = None
-    max_results: int = 8
-    started_monotonic: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    terms: tuple[tuple[str, ...], ...] = ()  # the request's, tokenized once (plan/request.py)
-    # Sources opened only with the hops the others leave (the frontier's ``reserve``).
-    reserve: frozenset[str] = frozenset()
-    # What the sources are known to publish, scored for these queries (plan/estimates.py).
-    estimates: Any = None
 
 
 @dataclass(frozen=True)
@@ -163,23 +147,19 @@ def order_child_sitemaps(entries: list[Any], named: Any) -> list[Any]:
 class DiscoverySpider(Spider):
     name = "light_discovery"
 
-    def __init__(self, plan: CrawlPlan, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, frontier: SearchFrontier, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.plan = plan
-        self.started_monotonic = plan.started_monotonic
-        self.query_terms = [set(t) for t in plan.terms or [tokenize(q) for q in plan.queries]]
-        self.sources = {s.id: s for s in plan.sources}
-        self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
+        # The search's candidate state, shared with the scheduler; the plan it was made for.
+        self.frontier = frontier
+        self.plan = frontier.plan
+        self.query_terms = frontier.query_terms
+        self.sources = frontier.sources
+        self.source_rank = frontier.source_rank
+        self.scorer = frontier.scorer
         self.hints: dict[str, dict[str, Any]] = {}
         self.requested: set[str] = set()
         self.sitemaps_read = 0
         self.explored: dict[str, int] = {}
-        self.admitted_scores: list[float] = []  # min-heap: the best candidates' scores
-        # listed entries sharing no query term: made requests only when the frontier has
-        # nothing better (release_deferred)
-        self.deferred: list[tuple[str, Source, int, int]] = []
-        self.gave_up_relevant = False  # a candidate sharing a query term was not admitted
-        self.scorer = CandidateScorer(self.query_terms)
         # described discovery documents of the selected sources: url key -> likely relevant
         # pages named, and each source's best (set when the crawl opens, _plan_described)
         self.described: dict[str, tuple[float, DocumentDescription]] = {}
@@ -190,7 +170,6 @@ class DiscoverySpider(Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.max_depth = crawler.settings.getint("LIGHT_DISCOVERY_MAX_DEPTH")
         spider.max_sitemaps = crawler.settings.getint("LIGHT_DISCOVERY_MAX_SITEMAPS")
-        spider.max_candidates = crawler.settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
         spider.max_response = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
         spider.explore = crawler.settings.getbool("LIGHT_DISCOVERY_EXPLORE")
         spider.page_max_age = crawler.settings.getfloat("LIGHT_PAGE_MAX_AGE_SECS")
@@ -199,8 +178,10 @@ class DiscoverySpider(Spider):
         spider.agents = frozenset(
             a.lower() for a in (crawler.settings.get("ROBOTSTXT_USER_AGENT"), crawler.settings.get("BOT_NAME")) if a
         )
-        if getattr(spider, "lane", None) is None:  # the search's lane, given by its caller
-            spider.lane = Lane(crawler.settings, name="crawl")
+        if spider.frontier.lane is None:  # the search's lane, given by its caller
+            spider.frontier.lane = Lane(crawler.settings, name="crawl")
+        spider.lane = spider.frontier.lane
+        spider.frontier.open(spider._candidate)  # what a deferred entry becomes when released
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
         crawler.signals.connect(spider._callback_failed, signal=signals.spider_error)
         return spider
@@ -401,20 +382,15 @@ class DiscoverySpider(Spider):
         A ``listed`` entry (a feed's or a sitemap's: the site says it is a document) that
         shares no term with the query is still admitted, last of all: its words may be in
         another script than its slug (a Hebrew title behind a Latin URL), and a hop left
-        unused finds nothing (issue 17: "stop only on the budget, the deadline or an empty
-        frontier"). The frontier keeps the best ``LIGHT_DISCOVERY_MAX_CANDIDATES`` of them
+        unused finds nothing (a search stops only on its budget, its deadline or an empty
+        frontier). The frontier keeps the best ``LIGHT_DISCOVERY_MAX_CANDIDATES`` of them
         by their current scores (crawl/scheduler.py), not the first ones met."""
         score, query_index = scored
         if depth > self.max_depth or (score <= 0 and not listed) or not source.admits(url) \
                 or not looks_like_page(url):
             return None
-        best = self.admitted_scores
-        if len(best) >= self.max_candidates and score <= best[0]:
-            # the frontier keeps the best candidates: one no better than the weakest of the
-            # best so far would be given up there, so it is not made a request at all (a
-            # stream search re-admits every cached sitemap entry: 3,200 a search)
+        if self.frontier.outranked(score):
             self.crawler.stats.inc_value("light/discovery/candidates_dropped")
-            self.gave_up_relevant = self.gave_up_relevant or score > 0
             return None
         key = url_key(url)
         if hint:
@@ -425,49 +401,20 @@ class DiscoverySpider(Spider):
             # Read only when no candidate sharing a term is left, so not made a request
             # (and sent through the engine) until then: 40% of a stream search's
             # admissions, nearly all of them never read.
-            if len(self.deferred) >= self.max_candidates:
+            if not self.frontier.defer(url, source, depth, query_index, score):
                 self.crawler.stats.inc_value("light/discovery/candidates_dropped")
-                return None
-            self.deferred.append((url, source, depth, query_index))
-            self._keep_score(score)
             return None
         request = self._candidate(url, source, depth, query_index)
         if request is not None:
-            self._keep_score(score)
+            self.frontier.keep_score(score)
         return request
-
-    def _keep_score(self, score: float) -> None:
-        best = self.admitted_scores
-        if len(best) >= self.max_candidates:
-            heapq.heapreplace(best, score)
-        else:
-            heapq.heappush(best, score)
 
     def _candidate(self, url: str, source: Source, depth: int, query_index: int) -> Request | None:
         request = self._request(url, source, "page", 0, depth, query_index)
         if request is not None:
             request.meta["candidate"] = url  # the scorer's key: the frontier rescores it
-            request.priority = self.candidate_priority(request)
+            request.priority = self.frontier.priority(request)
         return request
-
-    def release_deferred(self) -> list[Request]:
-        """The listed entries sharing no query term, as requests: the frontier asks for
-        them when it has no other candidate left."""
-        pending, self.deferred = self.deferred, []
-        out = [self._candidate(url, source, depth, qi) for url, source, depth, qi in pending]
-        return [r for r in out if r is not None]
-
-    def candidate_priority(self, request: Request) -> int:
-        """A candidate page's priority from its score against the pool as it stands: 30..100
-        for a relevant one, less for every link depth and source rank; below zero for a
-        listed entry sharing no query term (read only with hops nothing else wants)."""
-        meta = request.meta
-        score, query_index = self.scorer.rescore(meta["candidate"])
-        meta["query_index"] = query_index
-        rank = self.source_rank.get(meta["source_id"], 0)
-        if score <= 0:
-            return -rank - 20
-        return int(30 + 70 * score) - 5 * (meta.get("depth", 1) - 1) - rank
 
     # ------------------------------------------------------------------ parsers
     def _source(self, response: Response) -> Source:
@@ -766,12 +713,6 @@ class DiscoverySpider(Spider):
         """A fetched document none of which could be read: a source error, never silence."""
         self.crawler.stats.inc_value(UNREADABLE)
         self._error(source, url, stage, code, message, **extra)
-
-    def record_error(self, source_id: str, url: str, stage: str, code: str, message: str = "") -> None:
-        """A later component (the extraction pipeline) lost a document of this crawl."""
-        source = self.sources.get(source_id)
-        if source is not None:
-            self._error(source, url, stage, code, message)
 
     def _callback_failed(self, failure: Failure, response: Response | Failure, spider: Spider) -> None:
         """The last line of defence: a parser exception the parsers above did not turn into
