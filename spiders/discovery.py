@@ -29,7 +29,7 @@ from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from lightsearch.cache import load_cache
-from lightsearch.cache.descriptions import DocumentDescription, age_seconds, describe
+from lightsearch.cache.descriptions import describe
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.parsed import known, parsed, remember
 from lightsearch.crawl import signals as light_signals
@@ -54,6 +54,7 @@ from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.limits import SMALL_BODY_BYTES
 from lightsearch.plan.candidates import entry_terms
 from lightsearch.plan.catalog import Source, origin_of
+from lightsearch.plan.crawlplan import DescribedReads
 from lightsearch.plan.frontier import SearchFrontier
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.spiders.lookups import lookup_titles
@@ -72,13 +73,6 @@ LINKS_DROPPED = "light/links/dropped"
 UNREADABLE = "light/discovery/unreadable"  # documents that are a source error of their own
 _MAX_EXPLORE_PER_SOURCE = 3
 _MAX_ROBOTS_SITEMAPS = 64  # sitemaps of one robots.txt considered (the allowance reads fewer)
-# A described discovery document is read when it is likely to name at least this share of
-# the likely relevant pages the best described one names; a weaker one costs a hop for
-# little (a home page listing ten new titles, a feed of twenty, an archive page of fifty).
-DESCRIBED_FLOOR = 0.5
-# A description this old no longer decides that a feed, seed or listing page goes unread
-# (a sitemap's described entries only say which to read first); rebuild a summary daily.
-TRUST_SECS = 24 * 3600.0
 SKIPPED = "light/discovery/skipped_described"
 _MAX_FEED_ENTRIES = 200
 _MAX_SITEMAP_URLS = 50_000
@@ -86,7 +80,6 @@ _MAX_SITEMAP_URLS = 50_000
 
 # Discovery stages and the kinds of document description they read and write.
 _KIND_OF_STAGE = {"seed": "seed", "explore": "listing", "listing": "listing"}
-_STAGE_OF_KIND = {"seed": "seed", "listing": "listing", "feed": "feed"}
 _DESCRIBED_STAGES = frozenset(["feed", "seed", "explore", "listing", "sitemap"])
 
 
@@ -160,10 +153,9 @@ class DiscoverySpider(Spider):
         self.requested: set[str] = set()
         self.sitemaps_read = 0
         self.explored: dict[str, int] = {}
-        # described discovery documents of the selected sources: url key -> likely relevant
-        # pages named, and each source's best (set when the crawl opens, _plan_described)
-        self.described: dict[str, tuple[float, DocumentDescription]] = {}
-        self.best_described = 0.0
+        # which described discovery documents are read first and which not at all (set
+        # when the crawl opens: it depends on what the record cache holds then)
+        self.described: DescribedReads | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DiscoverySpider:
@@ -228,7 +220,8 @@ class DiscoverySpider(Spider):
         key = url_key(url)
         if key in self.requested:
             return None
-        if stage in _DESCRIBED_STAGES and not self._worth_reading(key, stage, source):
+        if stage in _DESCRIBED_STAGES and self.described is not None \
+                and not self.described.worth_reading(key, stage, source):
             self.crawler.stats.inc_value(SKIPPED)
             return None
         if stage == "sitemap" and not self._fresh_discovery(url):
@@ -272,98 +265,20 @@ class DiscoverySpider(Spider):
 
     # ------------------------------------------------------------------ described sources
     def _plan_described(self) -> dict[str, list[Request]]:
-        """The described discovery documents worth reading first, as requests by source.
-
-        A source whose described documents name likely relevant pages for these queries
-        is read by them: first its sitemaps naming the most (across the selected sources,
-        within the search's sitemap allowance; fresh cached ones are free), read directly
-        without the index that names them; then its listing, hub, feed and seed pages that
-        name at least ``DESCRIBED_FLOOR`` of what the best document names, and every fresh
-        cached one that names any (it costs no hop). Their titles sharpen the scores of
-        pages the sitemaps name, and a process that keeps what it reads (a record cache)
-        serves them to the searches of the next minutes: over a stream of Cranfield
-        searches, nDCG@10 0.320-0.323 with none read, 0.322-0.328 with those over the
-        floor, 0.330-0.338 with every cached one too (for 0.1 s more at the p50: 2.10-2.18
-        s against 1.99-2.02). A search with no record cache has no later search to serve:
-        there a page counts only for the share of its source's sitemap estimate the
-        planned sitemaps leave unread (each lists the whole site), and a cold search reads
-        0.4 archive pages instead of 2.8 (p50/p95 1.42/2.09 s instead of 1.70/2.37,
-        nDCG@10 0.257 against 0.243). Priorities follow the estimates. A source nothing
-        described matches is read as if undescribed."""
-        estimates = self.plan.estimates
-        if estimates is None:
-            return {}
-        ranked: list[tuple[float, Source, DocumentDescription]] = []
-        for source in self.plan.sources:
-            docs = estimates.ranked_documents(source.id)
-            if not docs or docs[0][0] <= 0:
-                continue
-            for value, doc in docs:
-                self.described[doc.key] = (value, doc)
-                # a source kept in reserve is opened by what it is known to name, like any
-                # other: its best document may name more than the first sources' weakest
-                ranked.append((value, source, doc))
-        if not ranked:
-            return {}
-        ranked.sort(key=lambda e: -e[0])
-        self.best_described = ranked[0][0]
-        plan: list[tuple[float, Source, DocumentDescription, str]] = []
-        places = self.max_sitemaps
-        mapped: dict[str, float] = {}  # source -> its sitemaps' estimate, all of them
-        unread: dict[str, float] = {}  # source -> the part no planned sitemap names
-        for value, source, doc in ranked:
-            if doc.kind != "sitemap":
-                continue
-            mapped[source.id] = mapped.get(source.id, 0.0) + value
-            fresh = self._fresh_discovery(doc.url)
-            if value <= 0 or (not fresh and places <= 0):
-                unread[source.id] = unread.get(source.id, 0.0) + value
-                continue
-            places -= 0 if fresh else 1
-            plan.append((value, source, doc, "sitemap"))
-        for value, source, doc in ranked:
-            if doc.kind not in _STAGE_OF_KIND or value <= 0:
-                continue
-            new = value
-            if self.records is None and mapped.get(source.id):
-                new = value * unread.get(source.id, 0.0) / mapped[source.id]
-            if new >= DESCRIBED_FLOOR * self.best_described or self._fresh_discovery(doc.url):
-                plan.append((new, source, doc, _STAGE_OF_KIND[doc.kind]))
-            else:
-                # not planned, and not read when another document links it either
-                self.described[doc.key] = (new, doc)
+        """The described discovery documents worth reading first (plan/crawlplan.py), as
+        requests by source, at priorities that follow their estimates."""
+        reads = self.described = DescribedReads(self.plan, fresh=self._fresh_discovery,
+                                                max_sitemaps=self.max_sitemaps,
+                                                keeps_records=self.records is not None)
         planned: dict[str, list[Request]] = {}
-        for value, source, doc, stage in plan:
-            rank = self.source_rank[source.id]
-            priority = PRIORITY["sitemap"] + int(30 * value / self.best_described) - rank
-            self.described[doc.key] = (max(value, DESCRIBED_FLOOR * self.best_described), doc)
-            req = self._request(doc.url, source, stage, priority, 0, child=stage == "sitemap")
+        for read in reads.planned:
+            rank = self.source_rank[read.source.id]
+            priority = PRIORITY["sitemap"] + int(30 * read.value / reads.best) - rank
+            req = self._request(read.doc.url, read.source, read.stage, priority, 0, child=read.stage == "sitemap")
             if req is not None:
-                req.meta["described"] = round(value, 3)
-                planned.setdefault(source.id, []).append(req)
+                req.meta["described"] = round(read.value, 3)
+                planned.setdefault(read.source.id, []).append(req)
         return planned
-
-    def _worth_reading(self, key: str, stage: str, source: Source) -> bool:
-        """False for a described discovery document naming too few likely relevant pages
-        (a sitemap index whose children are described names none itself: they are read
-        directly). A news source's feeds and home page, which change by the hour, are always
-        read, and so is any feed for a search with a recency window; a description older
-        than ``TRUST_SECS`` decides nothing."""
-        known = self.described.get(key)
-        if known is None or not self.best_described:
-            return True
-        value, doc = known
-        if doc.kind == "index":
-            return not any(url_key(c) in self.described for c in doc.children)
-        if doc.kind == "sitemap":
-            return True  # the allowance decides (_request)
-        if stage == "feed" and self.plan.recency:
-            return True
-        if doc.kind in ("feed", "seed") and source.kind == "news":
-            return True
-        if age_seconds(doc.seen) > TRUST_SECS:
-            return True
-        return value >= DESCRIBED_FLOOR * self.best_described
 
     def _learn(self, source: Source, response: Response, kind: str, rows: Any, children: Any = ()) -> None:
         """Describe a discovery document just read (its entries' terms, never a body) into
@@ -694,8 +609,9 @@ class DiscoverySpider(Spider):
                 continue
             listed = [_Listed(url) for url in sitemaps if source.admits(url)]
             named = order_child_sitemaps(listed, lambda e: score_text(self.query_terms, [], e.loc))
-            known = sorted((e for e in named if url_key(e.loc) in self.described),
-                           key=lambda e: -self.described[url_key(e.loc)][0])
+            value = self.described.value if self.described is not None else (lambda _key: None)
+            known = sorted((e for e in named if value(url_key(e.loc)) is not None),
+                           key=lambda e: -(value(url_key(e.loc)) or 0.0))
             for entry in known + [e for e in named if e not in known]:
                 req = self._request(entry.loc, source, "sitemap", PRIORITY["sitemap"] - 10, 0)
                 if req is not None:
