@@ -351,8 +351,8 @@ def withheld_note(withheld: dict[str, int]) -> str:
 
 
 def joined_documents(settings: Settings, fetched: list[Document]) -> list[Document]:
-    """Fresh completed records of earlier searches join this one's evidence (seed 000:
-    "source IDs may include fresh cached evidence"); the cache drops expired records as it
+    """Fresh completed records of earlier searches join this one's evidence (a result's
+    sources may include fresh cached evidence); the cache drops expired records as it
     lists them, so an expired record never reaches result assembly."""
     cache = load_cache(settings, "LIGHT_RECORD_CACHE")
     if cache is None:
