@@ -163,10 +163,13 @@ def crawler() -> Any:
 
 def spider() -> Any:
     from lightsearch.plan.catalog import Source
-    from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
+    from lightsearch.plan.crawlplan import CrawlPlan
+    from lightsearch.plan.frontier import SearchFrontier
+    from lightsearch.spiders.discovery import DiscoverySpider
 
     source = Source(id="s", name="S", language="en", kind="news", origins=("https://example.com",), seeds=())
-    return DiscoverySpider.from_crawler(crawler(), plan=CrawlPlan(queries=("zebra guide",), sources=(source,)))
+    plan = CrawlPlan(queries=("zebra guide",), sources=(source,))
+    return DiscoverySpider.from_crawler(crawler(), frontier=SearchFrontier(plan, crawler().settings))
 
 
 def response(body: bytes, headers: dict[str, Any], stage: str = "page", kind: str = "html",

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import DropItem
 
+from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import record_stop
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.tasks import light_document
+from lightsearch.plan.frontier import frontier_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -42,8 +44,8 @@ class ExtractionPipeline:
         return cls(crawler)
 
     def lane(self) -> Lane:
-        """The search's lane (the spider's), or one of this crawl's own."""
-        lane = getattr(self.crawler.spider, "lane", None)
+        """The search's lane (its frontier's), or one of this crawl's own."""
+        lane = frontier_of(self.crawler).lane
         if lane is None:
             if self._lane is None:
                 self._lane = Lane(self.crawler.settings, name="extraction")
@@ -61,12 +63,20 @@ class ExtractionPipeline:
                 record_stop(stats, "deadline")  # the search's time ran out while it was read
             elif exc.details.get("reason"):
                 stats.inc_value(f"light/extract/{exc.details['reason']}")
-            record = getattr(self.crawler.spider, "record_error", None)
-            if record is not None:
-                record(item.get("source_id", ""), item["url"], item.get("stage", "page"), exc.code, exc.message)
+            self._lost(item, exc)
             raise DropItem(f"extraction failed for {item['url']}") from None
         if doc is None:
             self.crawler.stats.inc_value("light/extract/empty")
             raise DropItem(f"no main text in {item['url']}")
         self.crawler.stats.inc_value("light/extract/documents")
         return doc
+
+    def _lost(self, item: dict[str, Any], exc: LightSearchError) -> None:
+        """A page of one of the search's sources that could not be read is that source's
+        error, reported like the spider's own (``source_failed``)."""
+        source_id = item.get("source_id", "")
+        if frontier_of(self.crawler).source(source_id) is None:
+            return
+        error = {"source": source_id, "url": item["url"], "stage": item.get("stage", "page"),
+                 "code": exc.code, "message": exc.message}
+        self.crawler.signals.send_catch_log(light_signals.source_failed, error=error)

@@ -34,9 +34,9 @@ from lightsearch.documents.feeds import FeedError, read_feed
 from lightsearch.documents.links import NEXT_PAGE, absolute_url, extract_links, looks_like_page
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import canonical_url
+from lightsearch.plan.candidates import entry_terms
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import is_hebrew
-from lightsearch.spiders.candidates import entry_terms
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -79,7 +79,6 @@ class DescribeSpider(Spider):
     def __init__(self, source: Source, max_documents: int = 48, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.source = source
-        self.sources = {source.id: source}  # the redirect confinement reads it
         self.max_documents = max_documents
         self.requested: set[str] = set()
         self.hubs = 0

@@ -2,7 +2,8 @@
 
 It reads what each source publishes about itself (lookup pages, feeds, sitemaps, seed
 pages, and the sitemaps its robots.txt names), turns every link it learns of into a
-candidate scored lexically against the queries, and fetches the best candidates within
+candidate scored lexically against the queries (in the search's frontier,
+plan/frontier.py, which the scheduler reads too), and fetches the best candidates within
 the hop budget. Fetched pages go to the lightsearch.pipelines as items; everything that went wrong
 is kept per source, because an agent needs to know what was not consulted and why.
 
@@ -15,11 +16,10 @@ entry or link inside a readable document is dropped and counted
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -28,7 +28,7 @@ from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from lightsearch.cache import load_cache
-from lightsearch.cache.descriptions import DocumentDescription, age_seconds, describe
+from lightsearch.cache.descriptions import describe
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.parsed import known, parsed, remember
 from lightsearch.crawl import signals as light_signals
@@ -51,9 +51,11 @@ from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.limits import SMALL_BODY_BYTES
+from lightsearch.plan.candidates import entry_terms
 from lightsearch.plan.catalog import Source, origin_of
+from lightsearch.plan.crawlplan import DescribedReads
+from lightsearch.plan.frontier import SearchFrontier
 from lightsearch.ranking.tokenize import tokenize
-from lightsearch.spiders.candidates import CandidateScorer, entry_terms
 from lightsearch.spiders.lookups import lookup_titles
 from lightsearch.timestamps import utc_stamp
 
@@ -71,13 +73,6 @@ LINKS_DROPPED = "light/links/dropped"
 UNREADABLE = "light/discovery/unreadable"  # documents that are a source error of their own
 _MAX_EXPLORE_PER_SOURCE = 3
 _MAX_ROBOTS_SITEMAPS = 64  # sitemaps of one robots.txt considered (the allowance reads fewer)
-# A described discovery document is read when it is likely to name at least this share of
-# the likely relevant pages the best described one names; a weaker one costs a hop for
-# little (a home page listing ten new titles, a feed of twenty, an archive page of fifty).
-DESCRIBED_FLOOR = 0.5
-# A description this old no longer decides that a feed, seed or listing page goes unread
-# (a sitemap's described entries only say which to read first); rebuild a summary daily.
-TRUST_SECS = 24 * 3600.0
 SKIPPED = "light/discovery/skipped_described"
 _MAX_FEED_ENTRIES = 200
 _MAX_SITEMAP_URLS = 50_000
@@ -85,25 +80,9 @@ _MAX_SITEMAP_URLS = 50_000
 
 # Discovery stages and the kinds of document description they read and write.
 _KIND_OF_STAGE = {"seed": "seed", "explore": "listing", "listing": "listing"}
-_STAGE_OF_KIND = {"seed": "seed", "listing": "listing", "feed": "feed"}
 _DESCRIBED_STAGES = frozenset(["feed", "seed", "explore", "listing", "sitemap"])
 
 
-@dataclass
-class CrawlPlan:
-    """What one invocation crawls: the queries and the ranked sources."""
-
-    queries: tuple[str, ...]
-    sources: tuple[Source, ...]
-    recency: str | None = None
-    max_results: int = 8
-    started_monotonic: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    terms: tuple[tuple[str, ...], ...] = ()  # the request's, tokenized once (plan/request.py)
-    # Sources opened only with the hops the others leave (the frontier's ``reserve``).
-    reserve: frozenset[str] = frozenset()
-    # What the sources are known to publish, scored for these queries (plan/estimates.py).
-    estimates: Any = None
 
 
 @dataclass(frozen=True)
@@ -159,34 +138,28 @@ def order_child_sitemaps(entries: list[Any], named: Any) -> list[Any]:
 class DiscoverySpider(Spider):
     name = "light_discovery"
 
-    def __init__(self, plan: CrawlPlan, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, frontier: SearchFrontier, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.plan = plan
-        self.started_monotonic = plan.started_monotonic
-        self.query_terms = [set(t) for t in plan.terms or [tokenize(q) for q in plan.queries]]
-        self.sources = {s.id: s for s in plan.sources}
-        self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
+        # The search's candidate state, shared with the scheduler; the plan it was made for.
+        self.frontier = frontier
+        self.plan = frontier.plan
+        self.query_terms = frontier.query_terms
+        self.sources = frontier.sources
+        self.source_rank = frontier.source_rank
+        self.scorer = frontier.scorer
         self.hints: dict[str, dict[str, Any]] = {}
         self.requested: set[str] = set()
         self.sitemaps_read = 0
         self.explored: dict[str, int] = {}
-        self.admitted_scores: list[float] = []  # min-heap: the best candidates' scores
-        # listed entries sharing no query term: made requests only when the frontier has
-        # nothing better (release_deferred)
-        self.deferred: list[tuple[str, Source, int, int]] = []
-        self.gave_up_relevant = False  # a candidate sharing a query term was not admitted
-        self.scorer = CandidateScorer(self.query_terms)
-        # described discovery documents of the selected sources: url key -> likely relevant
-        # pages named, and each source's best (set when the crawl opens, _plan_described)
-        self.described: dict[str, tuple[float, DocumentDescription]] = {}
-        self.best_described = 0.0
+        # which described discovery documents are read first and which not at all (set
+        # when the crawl opens: it depends on what the record cache holds then)
+        self.described: DescribedReads | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DiscoverySpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.max_depth = crawler.settings.getint("LIGHT_DISCOVERY_MAX_DEPTH")
         spider.max_sitemaps = crawler.settings.getint("LIGHT_DISCOVERY_MAX_SITEMAPS")
-        spider.max_candidates = crawler.settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
         spider.max_response = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
         spider.explore = crawler.settings.getbool("LIGHT_DISCOVERY_EXPLORE")
         spider.page_max_age = crawler.settings.getfloat("LIGHT_PAGE_MAX_AGE_SECS")
@@ -195,8 +168,10 @@ class DiscoverySpider(Spider):
         spider.agents = frozenset(
             a.lower() for a in (crawler.settings.get("ROBOTSTXT_USER_AGENT"), crawler.settings.get("BOT_NAME")) if a
         )
-        if getattr(spider, "lane", None) is None:  # the search's lane, given by its caller
-            spider.lane = Lane(crawler.settings, name="crawl")
+        if spider.frontier.lane is None:  # the search's lane, given by its caller
+            spider.frontier.lane = Lane(crawler.settings, name="crawl")
+        spider.lane = spider.frontier.lane
+        spider.frontier.open(spider._candidate)  # what a deferred entry becomes when released
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
         crawler.signals.connect(spider._callback_failed, signal=signals.spider_error)
         return spider
@@ -243,7 +218,8 @@ class DiscoverySpider(Spider):
         key = canonical_url(url)
         if key in self.requested:
             return None
-        if stage in _DESCRIBED_STAGES and not self._worth_reading(key, stage, source):
+        if stage in _DESCRIBED_STAGES and self.described is not None \
+                and not self.described.worth_reading(key, stage, source):
             self.crawler.stats.inc_value(SKIPPED)
             return None
         if stage == "sitemap" and not self._fresh_discovery(url):
@@ -287,98 +263,20 @@ class DiscoverySpider(Spider):
 
     # ------------------------------------------------------------------ described sources
     def _plan_described(self) -> dict[str, list[Request]]:
-        """The described discovery documents worth reading first, as requests by source.
-
-        A source whose described documents name likely relevant pages for these queries
-        is read by them: first its sitemaps naming the most (across the selected sources,
-        within the search's sitemap allowance; fresh cached ones are free), read directly
-        without the index that names them; then its listing, hub, feed and seed pages that
-        name at least ``DESCRIBED_FLOOR`` of what the best document names, and every fresh
-        cached one that names any (it costs no hop). Their titles sharpen the scores of
-        pages the sitemaps name, and a process that keeps what it reads (a record cache)
-        serves them to the searches of the next minutes: over a stream of Cranfield
-        searches, nDCG@10 0.320-0.323 with none read, 0.322-0.328 with those over the
-        floor, 0.330-0.338 with every cached one too (for 0.1 s more at the p50: 2.10-2.18
-        s against 1.99-2.02). A search with no record cache has no later search to serve:
-        there a page counts only for the share of its source's sitemap estimate the
-        planned sitemaps leave unread (each lists the whole site), and a cold search reads
-        0.4 archive pages instead of 2.8 (p50/p95 1.42/2.09 s instead of 1.70/2.37,
-        nDCG@10 0.257 against 0.243). Priorities follow the estimates. A source nothing
-        described matches is read as if undescribed."""
-        estimates = self.plan.estimates
-        if estimates is None:
-            return {}
-        ranked: list[tuple[float, Source, DocumentDescription]] = []
-        for source in self.plan.sources:
-            docs = estimates.ranked_documents(source.id)
-            if not docs or docs[0][0] <= 0:
-                continue
-            for value, doc in docs:
-                self.described[doc.key] = (value, doc)
-                # a source kept in reserve is opened by what it is known to name, like any
-                # other: its best document may name more than the first sources' weakest
-                ranked.append((value, source, doc))
-        if not ranked:
-            return {}
-        ranked.sort(key=lambda e: -e[0])
-        self.best_described = ranked[0][0]
-        plan: list[tuple[float, Source, DocumentDescription, str]] = []
-        places = self.max_sitemaps
-        mapped: dict[str, float] = {}  # source -> its sitemaps' estimate, all of them
-        unread: dict[str, float] = {}  # source -> the part no planned sitemap names
-        for value, source, doc in ranked:
-            if doc.kind != "sitemap":
-                continue
-            mapped[source.id] = mapped.get(source.id, 0.0) + value
-            fresh = self._fresh_discovery(doc.url)
-            if value <= 0 or (not fresh and places <= 0):
-                unread[source.id] = unread.get(source.id, 0.0) + value
-                continue
-            places -= 0 if fresh else 1
-            plan.append((value, source, doc, "sitemap"))
-        for value, source, doc in ranked:
-            if doc.kind not in _STAGE_OF_KIND or value <= 0:
-                continue
-            new = value
-            if self.records is None and mapped.get(source.id):
-                new = value * unread.get(source.id, 0.0) / mapped[source.id]
-            if new >= DESCRIBED_FLOOR * self.best_described or self._fresh_discovery(doc.url):
-                plan.append((new, source, doc, _STAGE_OF_KIND[doc.kind]))
-            else:
-                # not planned, and not read when another document links it either
-                self.described[doc.key] = (new, doc)
+        """The described discovery documents worth reading first (plan/crawlplan.py), as
+        requests by source, at priorities that follow their estimates."""
+        reads = self.described = DescribedReads(self.plan, fresh=self._fresh_discovery,
+                                                max_sitemaps=self.max_sitemaps,
+                                                keeps_records=self.records is not None)
         planned: dict[str, list[Request]] = {}
-        for value, source, doc, stage in plan:
-            rank = self.source_rank[source.id]
-            priority = PRIORITY["sitemap"] + int(30 * value / self.best_described) - rank
-            self.described[doc.key] = (max(value, DESCRIBED_FLOOR * self.best_described), doc)
-            req = self._request(doc.url, source, stage, priority, 0, child=stage == "sitemap")
+        for read in reads.planned:
+            rank = self.source_rank[read.source.id]
+            priority = PRIORITY["sitemap"] + int(30 * read.value / reads.best) - rank
+            req = self._request(read.doc.url, read.source, read.stage, priority, 0, child=read.stage == "sitemap")
             if req is not None:
-                req.meta["described"] = round(value, 3)
-                planned.setdefault(source.id, []).append(req)
+                req.meta["described"] = round(read.value, 3)
+                planned.setdefault(read.source.id, []).append(req)
         return planned
-
-    def _worth_reading(self, key: str, stage: str, source: Source) -> bool:
-        """False for a described discovery document naming too few likely relevant pages
-        (a sitemap index whose children are described names none itself: they are read
-        directly). A news source's feeds and home page, which change by the hour, are always
-        read, and so is any feed for a search with a recency window; a description older
-        than ``TRUST_SECS`` decides nothing."""
-        known = self.described.get(key)
-        if known is None or not self.best_described:
-            return True
-        value, doc = known
-        if doc.kind == "index":
-            return not any(canonical_url(c) in self.described for c in doc.children)
-        if doc.kind == "sitemap":
-            return True  # the allowance decides (_request)
-        if stage == "feed" and self.plan.recency:
-            return True
-        if doc.kind in ("feed", "seed") and source.kind == "news":
-            return True
-        if age_seconds(doc.seen) > TRUST_SECS:
-            return True
-        return value >= DESCRIBED_FLOOR * self.best_described
 
     def _learn(self, source: Source, response: Response, kind: str, rows: Any, children: Any = ()) -> None:
         """Describe a discovery document just read (its entries' terms, never a body) into
@@ -397,20 +295,15 @@ class DiscoverySpider(Spider):
         A ``listed`` entry (a feed's or a sitemap's: the site says it is a document) that
         shares no term with the query is still admitted, last of all: its words may be in
         another script than its slug (a Hebrew title behind a Latin URL), and a hop left
-        unused finds nothing (issue 17: "stop only on the budget, the deadline or an empty
-        frontier"). The frontier keeps the best ``LIGHT_DISCOVERY_MAX_CANDIDATES`` of them
+        unused finds nothing (a search stops only on its budget, its deadline or an empty
+        frontier). The frontier keeps the best ``LIGHT_DISCOVERY_MAX_CANDIDATES`` of them
         by their current scores (crawl/scheduler.py), not the first ones met."""
         score, query_index = scored
         if depth > self.max_depth or (score <= 0 and not listed) or not source.admits(url) \
                 or not looks_like_page(url):
             return None
-        best = self.admitted_scores
-        if len(best) >= self.max_candidates and score <= best[0]:
-            # the frontier keeps the best candidates: one no better than the weakest of the
-            # best so far would be given up there, so it is not made a request at all (a
-            # stream search re-admits every cached sitemap entry: 3,200 a search)
+        if self.frontier.outranked(score):
             self.crawler.stats.inc_value("light/discovery/candidates_dropped")
-            self.gave_up_relevant = self.gave_up_relevant or score > 0
             return None
         key = canonical_url(url)
         if hint:
@@ -421,49 +314,20 @@ class DiscoverySpider(Spider):
             # Read only when no candidate sharing a term is left, so not made a request
             # (and sent through the engine) until then: 40% of a stream search's
             # admissions, nearly all of them never read.
-            if len(self.deferred) >= self.max_candidates:
+            if not self.frontier.defer(url, source, depth, query_index, score):
                 self.crawler.stats.inc_value("light/discovery/candidates_dropped")
-                return None
-            self.deferred.append((url, source, depth, query_index))
-            self._keep_score(score)
             return None
         request = self._candidate(url, source, depth, query_index)
         if request is not None:
-            self._keep_score(score)
+            self.frontier.keep_score(score)
         return request
-
-    def _keep_score(self, score: float) -> None:
-        best = self.admitted_scores
-        if len(best) >= self.max_candidates:
-            heapq.heapreplace(best, score)
-        else:
-            heapq.heappush(best, score)
 
     def _candidate(self, url: str, source: Source, depth: int, query_index: int) -> Request | None:
         request = self._request(url, source, "page", 0, depth, query_index)
         if request is not None:
             request.meta["candidate"] = url  # the scorer's key: the frontier rescores it
-            request.priority = self.candidate_priority(request)
+            request.priority = self.frontier.priority(request)
         return request
-
-    def release_deferred(self) -> list[Request]:
-        """The listed entries sharing no query term, as requests: the frontier asks for
-        them when it has no other candidate left."""
-        pending, self.deferred = self.deferred, []
-        out = [self._candidate(url, source, depth, qi) for url, source, depth, qi in pending]
-        return [r for r in out if r is not None]
-
-    def candidate_priority(self, request: Request) -> int:
-        """A candidate page's priority from its score against the pool as it stands: 30..100
-        for a relevant one, less for every link depth and source rank; below zero for a
-        listed entry sharing no query term (read only with hops nothing else wants)."""
-        meta = request.meta
-        score, query_index = self.scorer.rescore(meta["candidate"])
-        meta["query_index"] = query_index
-        rank = self.source_rank.get(meta["source_id"], 0)
-        if score <= 0:
-            return -rank - 20
-        return int(30 + 70 * score) - 5 * (meta.get("depth", 1) - 1) - rank
 
     # ------------------------------------------------------------------ parsers
     def _source(self, response: Response) -> Source:
@@ -743,8 +607,9 @@ class DiscoverySpider(Spider):
                 continue
             listed = [_Listed(url) for url in sitemaps if source.admits(url)]
             named = order_child_sitemaps(listed, lambda e: score_text(self.query_terms, [], e.loc))
-            known = sorted((e for e in named if canonical_url(e.loc) in self.described),
-                           key=lambda e: -self.described[canonical_url(e.loc)][0])
+            value = self.described.value if self.described is not None else (lambda _key: None)
+            known = sorted((e for e in named if value(canonical_url(e.loc)) is not None),
+                           key=lambda e: -(value(canonical_url(e.loc)) or 0.0))
             for entry in known + [e for e in named if e not in known]:
                 req = self._request(entry.loc, source, "sitemap", PRIORITY["sitemap"] - 10, 0)
                 if req is not None:
@@ -762,12 +627,6 @@ class DiscoverySpider(Spider):
         """A fetched document none of which could be read: a source error, never silence."""
         self.crawler.stats.inc_value(UNREADABLE)
         self._error(source, url, stage, code, message, **extra)
-
-    def record_error(self, source_id: str, url: str, stage: str, code: str, message: str = "") -> None:
-        """A later component (the extraction pipeline) lost a document of this crawl."""
-        source = self.sources.get(source_id)
-        if source is not None:
-            self._error(source, url, stage, code, message)
 
     def _callback_failed(self, failure: Failure, response: Response | Failure, spider: Spider) -> None:
         """The last line of defence: a parser exception the parsers above did not turn into

@@ -11,7 +11,6 @@ download handler. The spider yields what happened as one item (:class:`FetchedPa
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,7 +64,6 @@ class FetchSpider(Spider):
         self.allowed_ports = allowed_ports
         self.trusted_hosts = trusted_hosts
         self.meta_refresh_max_delay = meta_refresh_max_delay
-        self.started_monotonic = time.monotonic()
         self.hops: list[str] = [url]
 
     async def start(self) -> AsyncIterator[Request]:

@@ -40,9 +40,19 @@ def modules() -> dict[str, Path]:
     return out
 
 
-def imports(path: Path, name: str) -> set[str]:
+def imports(path: Path, name: str, runtime: bool = False) -> set[str]:
+    """The project modules ``path`` imports (lazy imports too); with ``runtime``, not those
+    only a type checker reads (``if TYPE_CHECKING:``)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    tree = ast.parse(path.read_text("utf-8"))
+    skipped: set[int] = set()
+    if runtime:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+                skipped.update(id(n) for child in node.body for n in ast.walk(child))
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING
 
 from lightsearch.crawl.failures import CodedRefusal
+from lightsearch.plan.frontier import frontier_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -58,8 +59,8 @@ class HopGate:
         self.hops = 0
 
     def started(self) -> float:
-        spider = getattr(self.crawler, "spider", None)
-        return getattr(spider, "started_monotonic", None) or time.monotonic()
+        """When the search started: its frontier's clock (plan/frontier.py)."""
+        return frontier_of(self.crawler).started
 
     def refusal(self) -> str | None:
         """The budget that forbids a new hop now, or None."""

@@ -20,6 +20,7 @@ from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.runtime import crawl_slot, ensure_reactor
 from lightsearch.errors import LightSearchError
+from lightsearch.plan.frontier import CrawlFrontier, Frontier, attach
 
 
 class CrawlDeadline(Exception):
@@ -39,14 +40,20 @@ class CrawlCancelled(Exception):
         self.outcome = outcome
 
 
-async def run_crawl(settings: Settings, spider_cls: type, deadline: float, **spider_kwargs: Any) -> CrawlOutcome:
+async def run_crawl(settings: Settings, spider_cls: type, deadline: float, *, frontier: Frontier | None = None,
+                    **spider_kwargs: Any) -> CrawlOutcome:
     """Crawl with ``spider_cls`` until it closes and return what it produced.
+
+    ``frontier`` is the search's candidate state (plan/frontier.py): the spider gets it
+    as its ``frontier`` argument and the components through the crawler. A crawl without
+    one gets a plain :class:`CrawlFrontier` (its budgets' clock starts now), which its
+    spider never sees.
 
     Items, consulted sources and source errors are collected from the crawler's signals
     as they happen, so a crawl stopped at its deadline still reports what it had (on
     :class:`CrawlDeadline` / :class:`CrawlCancelled`, raised after the crawl is stopped).
-    A ``lane`` among ``spider_kwargs`` (the call's place in the worker pool,
-    lightsearch/isolation) is closed first then, so no extraction keeps the crawl open.
+    The frontier's ``lane`` (the search's place in the worker pool, lightsearch/isolation)
+    is closed first then, so no extraction keeps the crawl open.
     """
     check_retrieval(settings)  # below every surface: no crawl starts with the switch off
     ensure_reactor()
@@ -55,10 +62,15 @@ async def run_crawl(settings: Settings, spider_cls: type, deadline: float, **spi
         # spider loader from a frozen deep copy of the settings, a second copy per search
         # (about 10 ms) for a lookup by spider name that never happens here.
         crawler = Crawler(spider_cls, settings)
+        if frontier is not None:
+            spider_kwargs["frontier"] = frontier
+        else:
+            frontier = CrawlFrontier()
+        attach(crawler, frontier)
         outcome = CrawlOutcome()
         _collect(crawler, outcome)
         task = asyncio.ensure_future(crawler.crawl_async(**spider_kwargs))
-        lane = spider_kwargs.get("lane")
+        lane = frontier.lane
         try:
             await asyncio.wait_for(asyncio.shield(task), timeout=deadline)
         except asyncio.TimeoutError:

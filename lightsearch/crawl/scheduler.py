@@ -6,7 +6,7 @@ With 24 hops per search that order decides what is found.
 
 Two kinds of request wait here. **Discovery documents** (lookups, feeds, sitemaps, home,
 hub and listing pages) say what a source has; **candidates** are the pages they list.
-Issue 17 measured cold searches fetching articles as soon as the first feed named them:
+Cold searches were measured fetching articles as soon as the first feed named them:
 13.6 article hops a search, 0.55 of them relevant, chosen among the ~230 pages two
 sources' newest documents listed. Reading the map first pays more: a child sitemap names
 100 pages for one hop, and the best 8 of 700 names beat the best 14 of 230. So the
@@ -20,8 +20,8 @@ frontier works in two phases:
 Discovery documents are kept in one best-first heap per (source, query) bucket and handed
 out by *effective* priority: lexical priority minus a fairness charge for every hop the
 source and the query have already been given, so no source or query starves another.
-Candidates are rescored whenever the spider's candidate pool has changed (their idf is
-the pool's: spiders/candidates.py) and the same charges apply; the best
+Candidates are rescored whenever the search's candidate pool has changed (their idf is
+the pool's: plan/candidates.py) and the same charges apply; the best
 ``LIGHT_DISCOVERY_MAX_CANDIDATES`` are kept, by their current scores.
 
 It also prefers requests whose origin has nothing in flight, so one busy origin does not
@@ -31,6 +31,11 @@ orders the reads, it does not choose them. And in the map phase a discovery docu
 weaker than what a document in flight may name (a sitemap index names child sitemaps)
 waits for it. Without these two a search's reads depended on the load: cold Cranfield
 nDCG@10 was 0.21 one search at a time and 0.16 four at a time.
+
+The scheduler knows the search only through its frontier (plan/frontier.py, the one
+object the spider and the scheduler share): the page allowance, candidate priorities
+against the pool as it stands, and the listed entries the frontier keeps back until no
+candidate is left. It never reads the spider.
 
 A request marked ``reserve`` (the opening of a source the plan keeps in reserve) waits
 until the first sources' discovery documents are read (in the map phase) or no
@@ -50,6 +55,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from lightsearch.crawl.budget import HOPS, HOPS_BY_STAGE, record_stop
+from lightsearch.plan.frontier import Frontier, frontier_of
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -79,6 +85,7 @@ class FrontierScheduler:
         self.max_candidates = settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
         self.max_pages = settings.getint("LIGHT_MAX_PAGE_HOPS")
         self.page_allowance = self.max_pages  # per request, set when the spider opens
+        self.frontier: Frontier = frontier_of(crawler)
         self._buckets: dict[tuple[str, int], list[tuple[float, int, Request]]] = {}
         # pending candidates: (priority, arrival, slot, (source, query), request), kept by
         # priority once rescored
@@ -98,18 +105,15 @@ class FrontierScheduler:
 
     # ------------------------------------------------------------------ BaseScheduler
     def open(self, spider: Spider) -> Any:
-        # LIGHT_MAX_PAGE_HOPS for each of the request's queries, never fewer than the
-        # results it asked for (a crawl without a plan, web_fetch's, has no pages to bound)
-        plan = getattr(spider, "plan", None)
-        self.page_allowance = (max(self.max_pages * max(1, len(plan.queries)), plan.max_results)
-                               if plan is not None else self.max_pages)
+        self.frontier = frontier_of(self.crawler)
+        self.page_allowance = self.frontier.page_allowance(self.max_pages)
         return self.df.open()
 
     def has_pending_requests(self) -> bool:
-        return self._pending > 0 or bool(self._candidates) or bool(self._deferred())
+        return self._pending > 0 or bool(self._candidates) or self.frontier.deferred() > 0
 
     def __len__(self) -> int:
-        return self._pending + len(self._candidates) + len(self._deferred())
+        return self._pending + len(self._candidates) + self.frontier.deferred()
 
     def enqueue_request(self, request: Request) -> bool:
         if not request.dont_filter and self.df.request_seen(request):
@@ -132,10 +136,10 @@ class FrontierScheduler:
 
     def next_request(self) -> Request | None:
         if self._hops_spent():
-            if self._candidates or self._deferred():
+            if self._candidates or self.frontier.deferred():
                 self._give_up_candidates("hops")
         elif self._pages_spent():
-            if self._candidates or self._deferred() or self._pending:
+            if self._candidates or self.frontier.deferred() or self._pending:
                 # what a discovery document names now could not be read: it goes too
                 self._give_up_candidates("page_hops", discovery=True)
             return None
@@ -238,15 +242,12 @@ class FrontierScheduler:
                 top.append(entry)
         return self._candidates.pop(idle_first(top, busy))[4]
 
-    def _deferred(self) -> list[Any]:
-        return getattr(self.crawler.spider, "deferred", None) or []
-
     def _next_deferred(self, busy: set[str]) -> Request | None:
-        """No candidate sharing a query term is left: the spider's listed entries that
-        share none become candidates now (spiders/discovery.py keeps them until then)."""
-        if not self._deferred():
+        """No candidate sharing a query term is left: the listed entries that share none
+        become candidates now (the frontier keeps them back until then)."""
+        if not self.frontier.deferred():
             return None
-        for request in self.crawler.spider.release_deferred():
+        for request in self.frontier.release_deferred():
             self.crawler.stats.inc_value("light/frontier/enqueued")
             self._add_candidate(request)
         return self._next_candidate(busy)
@@ -258,13 +259,12 @@ class FrontierScheduler:
 
     def _rescore(self) -> None:
         """Rescore with the pool as it stands (when it changed) and keep them by priority."""
-        spider = self.crawler.spider
-        scorer = getattr(spider, "scorer", None)
-        if scorer is not None and scorer.version != self._scored:
-            self._scored = scorer.version
+        version = self.frontier.version
+        if version != self._scored:
+            self._scored = version
             entries = []
             for _, order, slot, _, request in self._candidates:
-                request.priority = spider.candidate_priority(request)
+                request.priority = self.frontier.priority(request)
                 key = (request.meta.get("source_id", ""), int(request.meta.get("query_index", 0)))
                 entries.append((request.priority, order, slot, key, request))
             self._candidates = entries
@@ -289,10 +289,9 @@ class FrontierScheduler:
         out one by one, each went through the engine and the downloader middlewares to be
         refused by the hop budget: 232 a search on the Cranfield stream, a third of its CPU."""
         record_stop(self.crawler.stats, reason)
-        deferred = self._deferred()
-        self.crawler.stats.inc_value("light/frontier/unread", len(self._candidates) + len(deferred))
+        unread = len(self._candidates) + self.frontier.give_up_deferred()
+        self.crawler.stats.inc_value("light/frontier/unread", unread)
         self._candidates.clear()
-        deferred.clear()
         if discovery and self._pending:
             self.crawler.stats.inc_value("light/frontier/unread_discovery", self._pending)
             self._buckets.clear()
@@ -301,7 +300,7 @@ class FrontierScheduler:
     def close(self, reason: str) -> Any:
         # The bound keeps the best candidates, so it only stopped the search short when the
         # search ended for no other reason with candidates given up.
-        if self._dropped or getattr(self.crawler.spider, "gave_up_relevant", False):
+        if self._dropped or self.frontier.gave_up_relevant:
             record_stop(self.crawler.stats, "candidates")
         return self.df.close(reason)
 

@@ -27,8 +27,9 @@ from lightsearch.documents.links import absolute_url
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
+from lightsearch.plan.candidates import entry_terms
 from lightsearch.plan.catalog import KINDS, LANGUAGES, Catalog, Source, origin_of
-from lightsearch.spiders.candidates import entry_terms
+from lightsearch.plan.frontier import CrawlFrontier
 from lightsearch.spiders.describe import DescribeSpider
 from lightsearch.timestamps import parse_stamp, utc_stamp
 
@@ -63,7 +64,8 @@ async def describe_sources(catalog: Catalog, overrides: Mapping[str, Any] | None
         async with gate:
             try:
                 outcome = await run_crawl(settings, DescribeSpider, settings.getfloat("LIGHT_DEADLINE_SECS"),
-                                          source=source, max_documents=max_documents)
+                                          frontier=CrawlFrontier([source]), source=source,
+                                          max_documents=max_documents)
             except CrawlDeadline as exc:
                 outcome = exc.outcome
             for item in outcome.items:

@@ -35,16 +35,16 @@ from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import domain_notes, filtered
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.isolation.lanes import Lane
-from lightsearch.plan.catalog import Catalog, extend_catalog, load_catalog
+from lightsearch.plan.catalog import Catalog, Source, extend_catalog, load_catalog
+from lightsearch.plan.crawlplan import CrawlPlan, make_plan
 from lightsearch.plan.domains import restrict_catalog
-from lightsearch.plan.estimates import Estimates
+from lightsearch.plan.frontier import SearchFrontier
 from lightsearch.plan.request import SearchRequest, build_request
-from lightsearch.plan.selection import select_sources
 from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.light_result import assemble
 from lightsearch.providers.recency import dates_note, recency_note, within_dates, within_recency
 from lightsearch.ranking.rank import RankingStopped, rank_documents
-from lightsearch.spiders.discovery import CrawlPlan, DiscoverySpider
+from lightsearch.spiders.discovery import DiscoverySpider
 
 logger = logging.getLogger(__name__)
 
@@ -79,10 +79,6 @@ HYGIENE_COUNTS = {
 }
 
 
-
-
-OPENING_HOPS = 4
-ARTICLE_HOPS_PER_SOURCE = 6
 
 
 class LightSearch(Provider):
@@ -153,25 +149,12 @@ class LightSearch(Provider):
         if filters.region:
             notes.append(f"region {filters.region}: Light does not search by region; its catalog sources are "
                          "chosen by the query's language")
-        estimates = Estimates.build(request.terms, self._described(searchable))
-        selected = select_sources(
-            searchable, request, s.getint("LIGHT_MAX_SOURCES"),
-            min_sources=min(s.getint("LIGHT_MIN_SOURCES"), s.getint("LIGHT_MAX_SOURCES")),
-            keep_ratio=s.getfloat("LIGHT_SOURCE_KEEP_RATIO"),
-            estimates=estimates,
-        )
-        first = self._affordable(selected, s.getint("LIGHT_FIRST_SOURCES"))
-        reserve = frozenset(sel.source.id for sel in selected if sel not in first)
-        plan = CrawlPlan(
-            queries=request.queries,
-            sources=tuple(sel.source for sel in selected),
-            reserve=reserve,
-            recency=request.recency,
-            max_results=request.max_results,
-            started_monotonic=started,
-            terms=request.terms,
-            estimates=estimates,
-        )
+        records = load_cache(s, "LIGHT_RECORD_CACHE")
+
+        def opened(source: Source) -> bool:
+            return records is not None and bool(source.seeds) and records.get_response(source.seeds[0]) is not None
+
+        plan = make_plan(request, searchable, self._described(searchable), s, opened=opened, started=started)
         link = link_of(s)
         shared_before = snapshot(link)
         deadline = s.getfloat("LIGHT_DEADLINE_SECS")
@@ -179,20 +162,23 @@ class LightSearch(Provider):
         # deadline, so a page still being read then costs that page, and the search
         # returns what it has with time to rank it; the hard deadline is an error.
         lane = Lane(s, name="search", deadline_at=started + deadline - min(RANKING_RESERVE_SECS, deadline / 5))
+        # the search's candidate state, shared by its spider and its scheduler
+        frontier = SearchFrontier(plan, s, lane=lane)
         try:
-            return await self._crawl_and_rank(request, catalog, plan, lane, link, shared_before,
+            return await self._crawl_and_rank(request, catalog, frontier, link, shared_before,
                                               searchable=searchable, notes=notes, catalog_notes=catalog_notes)
         finally:
             lane.close()
 
-    async def _crawl_and_rank(self, request: SearchRequest, catalog: Catalog, plan: CrawlPlan, lane: Lane,
+    async def _crawl_and_rank(self, request: SearchRequest, catalog: Catalog, frontier: SearchFrontier,
                               link: Any, shared_before: Any, *, searchable: Catalog, notes: list[str],
                               catalog_notes: list[str]) -> dict[str, Any]:
         s = self.settings
         filters = request.filters
-        started = plan.started_monotonic or time.monotonic()
+        plan = frontier.plan
+        started = frontier.started
         try:
-            outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), plan=plan, lane=lane)
+            outcome = await run_crawl(s, DiscoverySpider, s.getfloat("LIGHT_DEADLINE_SECS"), frontier=frontier)
         except CrawlDeadline as exc:
             raise deadline_error(exc.deadline, exc.outcome) from None
         except CrawlCancelled as exc:
@@ -293,38 +279,6 @@ class LightSearch(Provider):
         finally:
             stop.set()
 
-    def _affordable(self, selected: list[Any], floor: int) -> list[Any]:
-        """The selected sources the hop budget can read in depth; the others are opened
-        only with the hops these leave (the plan's ``reserve``).
-
-        A source not read recently costs ``OPENING_HOPS`` before its first article
-        (robots.txt, home page, sitemap, feed); a fresh cached source costs none. Issue
-        17 measured cold searches spending 14 of 24 hops on openings and reading 9
-        articles over 3-4 sources; the lowest-ranked unopened sources go to the reserve
-        until each first one has ``ARTICLE_HOPS_PER_SOURCE`` hops for articles, keeping
-        ``LIGHT_FIRST_SOURCES`` and one per query language at least. Searches served from
-        warm caches keep them all."""
-        records = load_cache(self.settings, "LIGHT_RECORD_CACHE")
-        hops = self.settings.getint("LIGHT_MAX_HOPS")
-
-        def opened(sel: Any) -> bool:
-            seeds = sel.source.seeds
-            return records is not None and bool(seeds) and records.get_response(seeds[0]) is not None
-
-        kept = list(selected)
-        while len(kept) > max(1, floor):
-            cold = [sel for sel in kept if not opened(sel)]
-            if not cold or (hops - OPENING_HOPS * len(cold)) >= ARTICLE_HOPS_PER_SOURCE * len(kept):
-                break
-            languages = {sel.source.language for sel in kept}
-            for sel in reversed(cold):
-                if sum(1 for k in kept if k.source.language == sel.source.language) > 1 or len(languages) == 1:
-                    kept.remove(sel)
-                    break
-            else:
-                break
-        return kept
-
     def _described(self, catalog: Catalog) -> dict[str, list[DocumentDescription]]:
         """What the catalog's sources publish, as far as known: the prebuilt summary's
         descriptions (of sources whose origins are still the catalog's), and over them what
@@ -377,8 +331,8 @@ def withheld_note(withheld: dict[str, int]) -> str:
 
 
 def joined_documents(settings: Settings, fetched: list[Document]) -> list[Document]:
-    """Fresh completed records of earlier searches join this one's evidence (seed 000:
-    "source IDs may include fresh cached evidence"); the cache drops expired records as it
+    """Fresh completed records of earlier searches join this one's evidence (a result's
+    sources may include fresh cached evidence); the cache drops expired records as it
     lists them, so an expired record never reaches result assembly."""
     cache = load_cache(settings, "LIGHT_RECORD_CACHE")
     if cache is None:

@@ -15,15 +15,16 @@ LIGHT = ("lightsearch.providers.light", "lightsearch.providers.light_result", "l
 
 
 def reach(start: str) -> dict[str, str | None]:
-    """Every project module importing ``start`` can load (module-level and lazy imports,
-    and the packages around each), with the module that first imports it."""
+    """Every project module importing ``start`` can load at run time (module-level and lazy
+    imports, and the packages around each; not what only a type checker reads), with the
+    module that first imports it."""
     mods = modules()
     via: dict[str, str | None] = {start: None}
     todo = [start]
     while todo:
         name = todo.pop()
         parts = name.split(".")
-        targets = set(imports(mods[name], name)) | {".".join(parts[:i]) for i in range(2, len(parts))}
+        targets = set(imports(mods[name], name, runtime=True)) | {".".join(parts[:i]) for i in range(2, len(parts))}
         for target in sorted(targets):
             if target in mods and target not in via:
                 via[target] = name

@@ -51,8 +51,8 @@ def test_child_sitemaps_spread_across_the_date_range_when_names_say_nothing():
 
 
 def test_candidate_scores_weigh_rare_query_terms_over_common_ones():
+    from lightsearch.plan.candidates import CandidateScorer
     from lightsearch.ranking.tokenize import tokenize
-    from lightsearch.spiders.candidates import CandidateScorer
 
     scorer = CandidateScorer([set(tokenize("hypersonic flow"))])
     for i in range(20):  # a pool where "flow" is everywhere

@@ -6,7 +6,7 @@ would put unvetted content under the source's name. The spider never schedules a
 off-source link; this middleware refuses the redirect hops Scrapy's redirect middleware
 makes, before robots.txt or any connection for the new origin. robots.txt fetches may
 redirect across origins (RFC 9309 §2.3.1.2) and are not confined; web_fetch, whose
-spider has no sources, is confined by the transport guard alone.
+frontier has no sources, is confined by the transport guard alone.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from lightsearch.crawl.failures import CodedRefusal
 from lightsearch.errors import quote_untrusted
+from lightsearch.plan.frontier import frontier_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -43,8 +44,8 @@ class RedirectConfinementMiddleware:
     def process_request(self, request: Request) -> None:
         if not request.meta.get("redirect_urls") or request.meta.get("robots_fetch"):
             return
-        sources = getattr(self.crawler.spider, "sources", None)
-        source = sources.get(request.meta.get("source_id", "")) if isinstance(sources, dict) else None
+        # the sources a crawl's frontier vouches for (plan/frontier.py)
+        source = frontier_of(self.crawler).source(request.meta.get("source_id", ""))
         if source is None or source.admits(request.url):
             return
         self.crawler.stats.inc_value(REFUSED)

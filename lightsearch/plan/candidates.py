@@ -8,7 +8,7 @@ with document frequencies from the candidate pool of this crawl, so the rare que
 decide. The pool grows as discovery reads more, so a score given at admission goes stale:
 the scorer remembers each candidate's query terms (every text seen for it, united) and the
 frontier rescores its pending candidates with the pool as it stands whenever the pool has
-changed (``version``), before it picks the next one (crawl/scheduler.py).
+changed (``version``), before it picks the next one (plan/frontier.py, crawl/scheduler.py).
 
 The score is the matched terms' idf over the idf of all the query's terms, in 0..1, so it
 stays comparable with the discovery priorities. Candidate texts are a few

@@ -1,0 +1,228 @@
+"""The frontier scheduler (crawl/scheduler.py) against a real frontier and a real Scrapy
+crawler: what it hands out and when, asking the search only through its frontier."""
+
+from __future__ import annotations
+
+from scrapy import Request, Spider
+from scrapy.core.downloader import Slot
+from scrapy.core.engine import ExecutionEngine
+from scrapy.utils.test import get_crawler
+
+from lightsearch.config import make_settings
+from lightsearch.crawl.budget import HOPS, HOPS_BY_STAGE, STOP_REASON
+from lightsearch.crawl.runtime import ensure_reactor
+from lightsearch.crawl.scheduler import NEAR_TIE, FrontierScheduler, idle_first
+from lightsearch.plan.catalog import Source
+from lightsearch.plan.crawlplan import CrawlPlan
+from lightsearch.plan.frontier import SearchFrontier, attach
+from tests.conftest import loop_of_tests
+
+A = Source(id="a", name="A", language="en", kind="news", origins=("https://a.example",), seeds=())
+B = Source(id="b", name="B", language="en", kind="news", origins=("https://b.example",), seeds=())
+
+
+def real_crawler(settings):
+    """A real Scrapy crawler (stats, settings, signals) on the tests' reactor; not crawling,
+    so nothing is downloading and every origin is idle unless a test says otherwise."""
+
+    async def make():
+        ensure_reactor()
+        # lightsearch's settings over Scrapy's defaults (a copy of every default would
+        # set deprecated ones too)
+        ours = {key: value for key, value in settings.items() if settings.getpriority(key) > 0}
+        crawler = get_crawler(Spider, ours)
+        # the engine a crawl would have: its downloader is what the scheduler asks which
+        # requests are in flight and which origins are busy
+        crawler.engine = ExecutionEngine(crawler, lambda _: None)
+        return crawler
+
+    return loop_of_tests().run_until_complete(make())
+
+
+def scheduler(queries=("severn tidal power",), **overrides):
+    settings = make_settings({"LIGHT_MAX_HOPS": 10, "LIGHT_ARTICLE_HOPS": 4, "LIGHT_MAX_PAGE_HOPS": 6,
+                              "LIGHT_FRONTIER_SOURCE_CHARGE": 0, "LIGHT_FRONTIER_QUERY_CHARGE": 0,
+                              **overrides})
+    crawler = real_crawler(settings)
+    frontier = SearchFrontier(CrawlPlan(queries=tuple(queries), sources=(A, B), max_results=1), crawler.settings)
+    frontier.open(lambda url, source, depth, qi: page(url, source.id, depth, frontier=frontier))
+    attach(crawler, frontier)
+    sched = FrontierScheduler.from_crawler(crawler)
+    sched.open(Spider("test"))
+    return sched, frontier, crawler.stats
+
+
+def discovery(url, priority, source="a", **meta):
+    return Request(url, priority=priority, meta={"source_id": source, "stage": "feed", "depth": 0, **meta})
+
+
+def page(url, source="a", depth=1, *, frontier=None, priority=0):
+    request = Request(url, priority=priority,
+                      meta={"candidate": url, "source_id": source, "stage": "page", "depth": depth})
+    if frontier is not None:
+        frontier.scorer.score_many([(url, (), url)])
+        request.priority = frontier.priority(request)
+    return request
+
+
+def drain(sched):
+    out = []
+    while (request := sched.next_request()) is not None:
+        out.append(request.url)
+    return out
+
+
+def test_in_the_map_phase_discovery_documents_go_before_candidates():
+    sched, frontier, _ = scheduler()
+    sched.enqueue_request(page("https://a.example/severn-tidal-power", frontier=frontier))
+    sched.enqueue_request(discovery("https://a.example/feed", 45))
+    assert drain(sched) == ["https://a.example/feed", "https://a.example/severn-tidal-power"]
+
+
+def test_in_the_read_phase_candidates_go_before_discovery_documents():
+    sched, frontier, stats = scheduler()
+    stats.set_value(HOPS, 6)  # 4 hops left: the article hops
+    sched.enqueue_request(discovery("https://a.example/feed", 75))
+    sched.enqueue_request(page("https://a.example/severn-tidal-power", frontier=frontier))
+    assert drain(sched) == ["https://a.example/severn-tidal-power", "https://a.example/feed"]
+
+
+def test_candidates_are_rescored_by_the_frontier_when_the_pool_changed():
+    sched, frontier, stats = scheduler()
+    stats.set_value(HOPS, 6)
+    tidal, severn = page("https://a.example/tidal", frontier=frontier), page("https://a.example/severn",
+                                                                             frontier=frontier)
+    tidal.priority, severn.priority = 100, 0  # stale: scored before the pool grew
+    sched.enqueue_request(tidal)
+    sched.enqueue_request(severn)
+    # a discovery document named twenty pages about tides: "tidal" is common, "severn" rare
+    frontier.scorer.score_many([(f"https://a.example/tidal-{i}", (), f"https://a.example/tidal-{i}")
+                                for i in range(20)])
+    first = sched.next_request()
+    assert first.url == "https://a.example/severn"
+    assert first.priority == frontier.priority(severn) > frontier.priority(tidal)
+
+
+def test_deferred_entries_are_released_only_when_no_candidate_is_left():
+    sched, frontier, stats = scheduler()
+    stats.set_value(HOPS, 6)
+    frontier.defer("https://b.example/unrelated", B, 1, 0, 0.0)
+    assert sched.has_pending_requests()
+    assert len(sched) == 1
+    sched.enqueue_request(page("https://a.example/severn-tidal-power", frontier=frontier))
+    assert sched.next_request().url == "https://a.example/severn-tidal-power"
+    assert frontier.deferred() == 1  # still kept back
+    assert sched.next_request().url == "https://b.example/unrelated"
+    assert frontier.deferred() == 0
+    assert not sched.has_pending_requests()
+
+
+def test_spent_hops_give_up_every_candidate_and_deferred_entry_at_once():
+    sched, frontier, stats = scheduler()
+    sched.enqueue_request(page("https://a.example/severn", frontier=frontier))
+    sched.enqueue_request(page("https://a.example/tidal", frontier=frontier))
+    frontier.defer("https://b.example/unrelated", B, 1, 0, 0.0)
+    stats.set_value(HOPS, 10)
+    assert sched.next_request() is None
+    assert stats.get_value("light/frontier/unread") == 3
+    assert stats.get_value(STOP_REASON) == "hops"
+    assert frontier.deferred() == 0
+    assert not sched.has_pending_requests()
+
+
+def test_the_page_allowance_comes_from_the_frontier_and_spent_it_drops_discovery_too():
+    sched, frontier, stats = scheduler(("severn tidal", "cup final"))
+    assert sched.page_allowance == 12  # six page hops for each of the two queries
+    sched.enqueue_request(page("https://a.example/severn", frontier=frontier))
+    sched.enqueue_request(discovery("https://a.example/feed", 75))
+    stats.set_value(HOPS_BY_STAGE + "article", 12)
+    assert sched.next_request() is None
+    assert stats.get_value("light/frontier/unread") == 1
+    assert stats.get_value("light/frontier/unread_discovery") == 1
+    assert stats.get_value(STOP_REASON) == "page_hops"
+
+
+def test_a_reserve_source_opens_after_the_first_sources_discovery():
+    sched, _, stats = scheduler()
+    sched.enqueue_request(discovery("https://b.example/feed", 95, source="b", reserve=True))
+    sched.enqueue_request(discovery("https://a.example/sitemap.xml", 45))
+    assert drain(sched) == ["https://a.example/sitemap.xml", "https://b.example/feed"]
+    assert stats.get_value("light/frontier/reserve_opened") == 1
+
+
+def test_fairness_charges_let_another_source_go_before_a_served_one():
+    sched, _, _ = scheduler(LIGHT_FRONTIER_SOURCE_CHARGE=10)
+    for i in range(3):
+        sched.enqueue_request(discovery(f"https://a.example/doc-{i}", 50 - i))
+    sched.enqueue_request(discovery("https://b.example/doc", 45, source="b"))
+    # a's first document (50), then b's (45 against a's 49 - 10), then a's others
+    assert drain(sched) == ["https://a.example/doc-0", "https://b.example/doc",
+                            "https://a.example/doc-1", "https://a.example/doc-2"]
+
+
+def test_the_best_candidates_are_kept_by_their_current_scores():
+    sched, frontier, stats = scheduler(LIGHT_DISCOVERY_MAX_CANDIDATES=2)
+    stats.set_value(HOPS, 6)
+    for url in ("https://a.example/cup", "https://a.example/severn-tidal-power", "https://a.example/tidal",
+                "https://a.example/final", "https://a.example/power-cut"):
+        sched.enqueue_request(page(url, frontier=frontier))
+    assert stats.get_value("light/discovery/candidates_dropped") == 3
+    assert drain(sched) == ["https://a.example/severn-tidal-power", "https://a.example/tidal"]
+    sched.close("finished")
+    assert stats.get_value(STOP_REASON) == "candidates"  # the bound stopped the search short
+
+
+def test_a_relevant_candidate_the_frontier_gave_up_is_why_the_search_stopped():
+    sched, frontier, stats = scheduler(LIGHT_DISCOVERY_MAX_CANDIDATES=1)
+    frontier.keep_score(0.9)
+    assert frontier.outranked(0.5)
+    sched.close("finished")
+    assert stats.get_value(STOP_REASON) == "candidates"
+
+
+def test_a_finished_search_with_nothing_given_up_records_no_stop():
+    sched, _, stats = scheduler()
+    sched.close("finished")
+    assert stats.get_value(STOP_REASON) is None
+
+
+def test_requests_past_the_depth_and_seen_urls_are_refused():
+    sched, _, stats = scheduler(LIGHT_DISCOVERY_MAX_DEPTH=1)
+    assert not sched.enqueue_request(discovery("https://a.example/deep", 30, depth=2))
+    assert stats.get_value("light/frontier/too_deep") == 1
+    assert sched.enqueue_request(discovery("https://a.example/feed", 75))
+    assert not sched.enqueue_request(discovery("https://a.example/feed", 75))
+    assert len(sched) == 1
+
+
+def test_a_crawl_without_a_search_keeps_the_priorities_it_was_given():
+    crawler = real_crawler(make_settings({"LIGHT_MAX_HOPS": 10}))
+    sched = FrontierScheduler.from_crawler(crawler)
+    sched.open(Spider("test"))
+    assert sched.page_allowance == crawler.settings.getint("LIGHT_MAX_PAGE_HOPS")
+    for url, priority in (("https://a.example/low", 1), ("https://a.example/high", 9)):
+        sched.enqueue_request(page(url, priority=priority))
+    assert drain(sched) == ["https://a.example/high", "https://a.example/low"]
+
+
+def test_idle_first_prefers_an_idle_origin_among_what_would_be_read_anyway():
+    readable = [(90.0, 0, "busy.example", "strong"), (85.0, -1, "idle.example", "near")]
+    assert idle_first(readable, set()) == "strong"
+    assert idle_first(readable, {"busy.example"}) == "near"
+    assert idle_first(readable, {"busy.example", "idle.example"}) == "strong"
+
+
+def test_a_near_tie_on_an_idle_origin_may_go_first_but_not_a_weaker_one():
+    sched, frontier, stats = scheduler()
+    stats.set_value(HOPS, 6)
+    best = page("https://a.example/severn-tidal-power", frontier=frontier)
+    near = page("https://b.example/severn-tidal-power-plan", "b", frontier=frontier)
+    far = page("https://b.example/power", "b", frontier=frontier)
+    assert best.priority - near.priority < NEAR_TIE <= best.priority - far.priority
+    for request in (best, near, far):
+        sched.enqueue_request(request)
+    # a.example has a download in flight
+    slot = Slot(concurrency=1, delay=0, jitter=0)
+    slot.active.add(Request("https://a.example/elsewhere"))
+    sched.crawler.engine.downloader.slots["a.example"] = slot
+    assert sched.next_request().url == "https://b.example/severn-tidal-power-plan"
