@@ -4,7 +4,7 @@ Only what may be reused goes in: not a partial download (usable evidence now, bu
 incomplete), not a record its origin marked ``no-store``/``private`` or that arrived
 stale (``expires_at`` is None), and never a ``noindex`` page (the spider does not
 yield those). The document in this search's ranking is the same either way: a
-``no-store`` record fetched in this invocation stays usable in it (seed 000).
+``no-store`` record fetched in this invocation stays usable in it.
 """
 
 from __future__ import annotations

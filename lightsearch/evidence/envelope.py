@@ -64,7 +64,7 @@ def hit_dict(e: Evidence, content: str | None) -> dict[str, Any]:
 
 
 def results_view(hits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Seed 001's ``results``: ``[{title, url, snippet, publishedAt?}]``."""
+    """The invoke endpoint's ``results``: ``[{title, url, snippet, publishedAt?}]``."""
     out = []
     for h in hits:
         item = {"title": h["title"], "url": h["url"], "snippet": h["snippet"]}
@@ -89,12 +89,12 @@ def build_envelope(
     results: bool = False,
     filters: Filters | None = None,
 ) -> dict[str, Any]:
-    """The search result every provider returns (see DESIGN.md, web_search output).
+    """The search result every provider returns (docs/USING.md shows its fields).
 
     ``extra`` adds top-level provider fields (e.g. Brave's ``sourceFetchErrors``) before
     ``meta``; ``terms`` are the query's index terms (default: ``tokenize(query)``);
-    ``token`` fixes the fence token (tests only); ``results`` adds seed 001's ``results``
-    view of the (cleaned) hits; ``filters`` are the call's (hits they do not admit are
+    ``token`` fixes the fence token (tests only); ``results`` adds the invoke endpoint's
+    ``results`` view of the (cleaned) hits; ``filters`` are the call's (hits they do not admit are
     dropped with a note, and ``meta.filters`` reports them as applied).
     """
     terms = set(tokenize(query) if terms is None else terms)

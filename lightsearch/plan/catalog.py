@@ -186,7 +186,7 @@ def load_catalog(path: str | Path | None = None, *, allow_empty: bool = False) -
 
 def extend_catalog(base: Catalog, extra_path: str | Path) -> Catalog:
     """``base`` with the sources of a user catalog after its own. The result has a corpus
-    id of its own (seed 000: "source overrides receive a distinct corpus identifier"), so
+    id of its own ("source overrides receive a distinct corpus identifier"), so
     nothing keyed by the bundled catalog's is mistaken for it. A user source may not reuse
     a catalog source's id."""
     extra = load_catalog(extra_path, allow_empty=True)

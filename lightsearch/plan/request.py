@@ -1,4 +1,4 @@
-"""Validation of a search request against the bounds of DESIGN.md.
+"""Validation of a search request against the bounds of docs/BOUNDS.md.
 
 Checked before anything is crawled so a bad request costs nothing and the error names
 the bound it broke.

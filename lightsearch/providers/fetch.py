@@ -5,7 +5,7 @@ one-page crawl (:class:`lightsearch.spiders.fetch.FetchSpider`) through ``AsyncC
 the caller's asyncio loop, with the same settings module as Light searches, so the
 guarded download handler, robots and budget middlewares apply to every hop. Expected
 failures raise :class:`~lightsearch.errors.LightSearchError` with one of the codes
-DESIGN.md lists; a success always carries text. Everything returned is untrusted web
+docs/ERRORS.md lists; a success always carries text. Everything returned is untrusted web
 content and says so (``trust``/``carryPolicy``).
 """
 
@@ -215,7 +215,7 @@ class WebFetch(Provider):
         text = strip_invisible(page.pop("text"))
         window = window_text(text, max_chars, start_index, head_tail=head_tail)
         # A body cut short by the origin (connection closed before Content-Length) is
-        # still evidence: it is returned and marked partial, as seed 000 prescribes.
+        # still evidence: it is returned and marked partial, as the bounds prescribe.
         partial = "dataloss" in response.flags or bool(page.pop("incomplete", False))
         result: dict[str, Any] = {
             "url": response.url,
@@ -421,7 +421,7 @@ class WebFetch(Provider):
             if not text.strip():
                 raise fetch_error("extraction_failed", "the response body is empty", url=response.url)
             return {**base, "format": kind, "text": text}
-        # The header is the origin's to write (14,579 bytes of it in issue 13): quoted, capped
+        # The header is the origin's to write (14,579 bytes of it in one attack): quoted, capped
         # at its first word, in the message; its first 200 characters in the details.
         shown = quote_untrusted(ctype) if ctype.strip() else "unknown"
         raise fetch_error("unsupported_content_type", f"content type {shown} is not read by web_fetch",
@@ -575,7 +575,7 @@ def error_for_exception(exc: BaseException, url: str) -> LightSearchError:
 
 
 def _robots_error(exc: RobotsDenied, url: str) -> LightSearchError:
-    """robots.txt said no, or could not be read, which blocks the origin (seed 000).
+    """robots.txt said no, or could not be read, which blocks the origin.
 
     When the robots.txt fetch itself failed at the transport (refused by the guard, TLS,
     DNS, a timeout), that failure is the site's real problem and is reported as such.

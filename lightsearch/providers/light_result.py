@@ -89,7 +89,7 @@ def assemble(
     evidence = light_evidence(ranked[:max_results], source_names, terms, limits.content_max_chars,
                               cached_urls)
     cached = set(cached_urls)
-    # Seed 000: source IDs may include fresh cached evidence besides the selected sources.
+    # source IDs may include fresh cached evidence besides the selected sources.
     cached_sources = sorted({e.source for e in evidence if e.url in cached} - set(selected))
     light_meta = {
         "catalog": catalog,

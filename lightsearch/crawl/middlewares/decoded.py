@@ -4,7 +4,7 @@ Two halves around Scrapy's ``HttpCompressionMiddleware`` (order 590). Outside it
 a compressed response reserves its whole output allowance, because a decompression
 that fails or is aborted (a bomb) never reports how much it produced. Inside it (580),
 the body is decoded and the reservation is replaced by the real size. A failed
-decompression therefore keeps its reservation, as seed 000 prescribes.
+decompression therefore keeps its reservation, as the bounds prescribe.
 
 The outer half also refuses a response that stacks more than ``LIGHT_RESPONSE_MAX_ENCODINGS``
 content encodings (reliability.md §0.7: at most 2), before any layer is decoded: Scrapy

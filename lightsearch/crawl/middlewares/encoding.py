@@ -1,4 +1,4 @@
-"""Decode HTML only through an allowlist of declared encodings (seed 000).
+"""Decode HTML only through an allowlist of declared encodings.
 
 Scrapy would guess an encoding for anything and hand out mojibake when the guess is
 wrong. Here the encoding comes from what the response declares, in the HTML standard's

@@ -3,11 +3,11 @@ from the completed-record cache, and store new ones.
 
 A repeated or related search within a few minutes reads the same discovery documents;
 a process serving a stream of queries would otherwise spend most of its hops re-reading
-the same home and listing pages (issue 17). Their links are candidates at no hop;
+the same home and listing pages. Their links are candidates at no hop;
 serving them from memory saves hops and time. Only complete 200 responses are stored,
 as decoded bytes (this middleware sits inside the decompression middleware), for as
 long as the origin's directives allow and at most ``LIGHT_DISCOVERY_MAX_AGE_SECS``
-(seed 000: five minutes). A served response carries the ``cached`` flag, is not a hop,
+(five minutes). A served response carries the ``cached`` flag, is not a hop,
 and does not count against the byte budgets: nothing crossed the network.
 
 Scrapy's ``HttpCacheMiddleware`` was the alternative; its policy/storage split is per

@@ -1,4 +1,4 @@
-"""robots.txt, RFC 9309, and stricter where seed 000 says so.
+"""robots.txt, RFC 9309, and stricter where the bounds say so.
 
 Replaces Scrapy's ``RobotsTxtMiddleware``, which parses whatever body comes back (a 500
 error page included) and allows everything when the fetch fails. Here:
@@ -6,7 +6,7 @@ error page included) and allows everything when the fetch fails. Here:
 * 2xx with a complete body within ``LIGHT_ROBOTS_MAX_BYTES``: the rules apply;
 * 4xx, or more than ``LIGHT_ROBOTS_MAX_REDIRECTS`` redirects: "unavailable", crawl freely;
 * 5xx, a timeout, a network error, a body cut short or over the size limit: an
-  incomplete robots response, which blocks crawling the origin (seed 000).
+  incomplete robots response, which blocks crawling the origin.
 
 Robots fetches and each of their redirects go through the downloader like any hop, so
 the download handler counts them against the hop budget and the transport guard vets
@@ -67,7 +67,7 @@ def parse_robots(body: bytes) -> RobotsRules:
     Protego has not been seen to raise on any input (fuzzed with the shared robots.txt
     corpus and hostile fragments), but it documents no exception set and the body is
     the origin's; should it raise, the file counts as unreadable, which blocks the
-    origin like an incomplete one (seed 000) instead of failing the request raw.
+    origin like an incomplete one instead of failing the request raw.
     """
     text = body.decode("utf-8", "replace").lstrip("\ufeff")
     try:
