@@ -8,6 +8,8 @@ so three classes of page fooled it (issue 18):
   templates, duplicated mobile copies) was returned as article text;
 * **page furniture** -- picture galleries and carousels, video players and their
   modals, "recommended"/"trending" rails: their captions and labels read like prose;
+* **edit controls** -- a wiki's ``[edit]`` link beside every heading, "Edit this page":
+  the site's controls, which trafilatura kept as a line of text (:func:`edit_controls`);
 Readability.js drops the first class the same way (``_isProbablyVisible``). A read-on
 link ("Read more: <other headline>") is dropped from the extracted text instead
 (:func:`lightsearch.documents.sections.drop_labels`): scanning every text of the page for
@@ -69,6 +71,14 @@ _ARTICLE_BODY = etree.XPath(".//*[@itemprop='articleBody']")
 
 
 _TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
+# Edit controls: wiki edit-section classes (MediaWiki and its hosts, DokuWiki), and links
+# whose address asks for the edit form (see edit_controls)
+_EDIT_CLASSES = frozenset(("mw-editsection", "editsection", "secedit"))
+_EDIT_QUERIES = frozenset(("action=edit", "veaction=edit", "veaction=editsource", "action=submit", "do=edit"))
+_EDIT_CANDIDATES = etree.XPath(".//*[contains(@class, 'editsection') or contains(@class, 'secedit')]"
+                               " | .//a[contains(@href, 'edit')]")
+_CLOSING = {"]": "[", ")": "("}
+MAX_CONTROL_CHARS = 40  # an edit control says "[edit]", "Edit this page", never a paragraph
 _UNSHOWN = ("script", "style", "noscript", "template")
 
 
@@ -184,13 +194,24 @@ def _kind_of(el: HtmlElement) -> str:
     return f"{el.tag}.{(el.get('class') or '').split(' ', 1)[0]}"
 
 
-def _drop(el: HtmlElement) -> None:
-    """Remove ``el`` but keep its tail text, which belongs to the parent."""
+def _drop(el: HtmlElement, unbracket: bool = False) -> None:
+    """Remove ``el`` but keep its tail text, which belongs to the parent; ``unbracket``:
+    with the brackets around it ("[<a>edit</a>]")."""
     parent = el.getparent()
     if parent is None:
         return
     tail = el.tail
     previous = el.getprevious()
+    if unbracket and tail and tail.lstrip()[:1] in _CLOSING:
+        before = previous.tail if previous is not None else parent.text
+        opening = _CLOSING[tail.lstrip()[0]]
+        if before and before.rstrip().endswith(opening):
+            stripped = before.rstrip()[:-1]
+            if previous is not None:
+                previous.tail = stripped
+            else:
+                parent.text = stripped
+            tail = tail.lstrip()[1:]
     if tail:
         if previous is not None:
             previous.tail = (previous.tail or "") + tail
@@ -207,14 +228,14 @@ def prune_unseen(tree: HtmlElement, skip: Collection[str] = (),
     ``texts``, the caller's paragraph-like elements with their normalised text (read
     once for every step), lends its paragraph lengths to the evidence and loses the
     entries of what was removed."""
-    counts = {"hidden": 0, "furniture": 0}
+    counts = {"hidden": 0, "furniture": 0, "edits": 0}
     stale: set[HtmlElement] = set()
     for kind, el in find_unseen(tree, skip, texts):
         if texts:
             for inner in el.iter():
                 texts.pop(inner, None)
             stale.update(a for a in el.iterancestors() if a in texts)
-        _drop(el)
+        _drop(el, unbracket=kind == "edits")
         counts[kind] += 1
     for el in stale:  # a paragraph that lost a hidden span reads differently now
         texts[el] = " ".join(el.text_content().split())
@@ -223,11 +244,46 @@ def prune_unseen(tree: HtmlElement, skip: Collection[str] = (),
 
 def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
                 texts: dict[HtmlElement, str] | None = None) -> list[tuple[str, HtmlElement]]:
-    """The hidden elements and furniture of ``tree`` (outermost only) that do not hold
-    the article (:meth:`_Evidence.protects`), with their kinds."""
+    """The hidden elements and furniture of ``tree`` that do not hold the article
+    (:meth:`_Evidence.protects`), and its edit controls, with their kinds (outermost only)."""
     body = tree.find("body") if tree.tag == "html" else tree
     if body is None:
         return []
+    found = _hidden_and_furniture(body, skip, texts)
+    if "edits" in skip:
+        return found
+    chosen = {el: kind for kind, el in found}
+    for el in edit_controls(body):
+        chosen.setdefault(el, "edits")
+    if len(chosen) == len(found):
+        return found
+    return [(kind, el) for el, kind in chosen.items() if not any(a in chosen for a in el.iterancestors())]
+
+
+def edit_controls(body: HtmlElement) -> list[HtmlElement]:
+    """The page's links and buttons for editing it (a wiki's ``[edit]`` beside each
+    heading, "Edit this page"): a control of the site, never the article's words. An
+    element with a wiki's edit-section class, or a short link whose address asks for the
+    edit form (``action=edit``, ``veaction=edit``, ``do=edit``: any language's wiki), or
+    whose path has an ``edit`` segment and whose text says "edit" (outermost only)."""
+    out = []
+    for el in _EDIT_CANDIDATES(body):
+        if _TEXT_LENGTH(el) > MAX_CONTROL_CHARS:
+            continue
+        if set((el.get("class") or "").split()) & _EDIT_CLASSES:
+            out.append(el)
+        elif el.tag == "a":
+            href = (el.get("href") or "").lower()
+            address, _, query = href.partition("#")[0].partition("?")
+            if any(pair in _EDIT_QUERIES for pair in query.split("&")) or (
+                    "edit" in address.split("/") and "edit" in el.text_content().lower()):
+                out.append(el)
+    inside = set(out)
+    return [el for el in out if not any(a in inside for a in el.iterancestors())]  # outermost only
+
+
+def _hidden_and_furniture(body: HtmlElement, skip: Collection[str],
+                          texts: dict[HtmlElement, str] | None) -> list[tuple[str, HtmlElement]]:
     doomed: list[tuple[str, str, HtmlElement]] = []  # (kind, group, element)
     doomed_words: list[tuple[str, HtmlElement]] = []  # furniture again, grouped by its word
     # Candidates chosen in C (an XPath, a tag filter), the precise tests in Python on the
