@@ -169,3 +169,12 @@ async def test_engine_hits_lose_the_site_name_the_page_title_carries(replay):
     assert titles["https://doc.rust-lang.org/book/ch04-01-what-is-ownership.html"] == \
         "What is Ownership? - The Rust Programming Language"
     assert all(h["title"] in searx["text"] for h in searx["hits"])
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(title=st.text(max_size=120), url=st.one_of(st.none(), st.text(max_size=60)),
+       name=st.one_of(st.none(), st.text(max_size=30)))
+def test_a_hit_title_loses_at_most_its_site_parts_whatever_it_holds(title, url, name):
+    stripped = without_site_name(title, url, [name])
+    assert stripped in " ".join(title.split()) or stripped == title
+    assert stripped.strip() or not title.strip()  # never an empty title for a non-empty one
