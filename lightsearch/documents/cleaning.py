@@ -8,6 +8,8 @@ so three classes of page fooled it (issue 18):
   templates, duplicated mobile copies) was returned as article text;
 * **page furniture** -- picture galleries and carousels, video players and their
   modals, "recommended"/"trending" rails: their captions and labels read like prose;
+* **edit controls** -- a wiki's ``[edit]`` link beside every heading: the site's
+  control, which trafilatura kept as a line of text (:func:`edit_controls`);
 Readability.js drops the first class the same way (``_isProbablyVisible``). A read-on
 link ("Read more: <other headline>") is dropped from the extracted text instead
 (:func:`lightsearch.documents.sections.drop_labels`): scanning every text of the page for
@@ -69,6 +71,14 @@ _ARTICLE_BODY = etree.XPath(".//*[@itemprop='articleBody']")
 
 
 _TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
+# Edit controls: wiki edit-section classes (MediaWiki and its hosts, DokuWiki), and links
+# by a heading whose address asks for the edit form (see edit_controls)
+_EDIT_CLASSES = frozenset(("editsection", "secedit"))  # class words (mw-editsection: "mw", "editsection")
+_EDIT_SECTION = "edit-section"
+_EDIT_QUERIES = frozenset(("action=edit", "veaction=edit", "veaction=editsource", "action=submit", "do=edit"))
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_CLOSING = {"]": "[", ")": "("}
+MAX_CONTROL_CHARS = 40  # an edit control says "[edit]" or "[edit source]", never a paragraph
 _UNSHOWN = ("script", "style", "noscript", "template")
 
 
@@ -171,6 +181,8 @@ def _furniture_word(names: str) -> str:
     for i, word in enumerate(words):
         if word in _FURNITURE_WORDS:
             return word
+        if word in _EDIT_CLASSES:
+            return _EDIT_SECTION
         nxt = words[i + 1] if i + 1 < len(words) else ""
         if nxt and (word, nxt) in _FURNITURE_PAIRS:
             return f"{word}-{nxt}"
@@ -184,13 +196,24 @@ def _kind_of(el: HtmlElement) -> str:
     return f"{el.tag}.{(el.get('class') or '').split(' ', 1)[0]}"
 
 
-def _drop(el: HtmlElement) -> None:
-    """Remove ``el`` but keep its tail text, which belongs to the parent."""
+def _drop(el: HtmlElement, unbracket: bool = False) -> None:
+    """Remove ``el`` but keep its tail text, which belongs to the parent; ``unbracket``:
+    with the brackets around it ("[<a>edit</a>]")."""
     parent = el.getparent()
     if parent is None:
         return
     tail = el.tail
     previous = el.getprevious()
+    if unbracket and tail and tail.lstrip()[:1] in _CLOSING:
+        before = previous.tail if previous is not None else parent.text
+        opening = _CLOSING[tail.lstrip()[0]]
+        if before and before.rstrip().endswith(opening):
+            stripped = before.rstrip()[:-1]
+            if previous is not None:
+                previous.tail = stripped
+            else:
+                parent.text = stripped
+            tail = tail.lstrip()[1:]
     if tail:
         if previous is not None:
             previous.tail = (previous.tail or "") + tail
@@ -207,14 +230,14 @@ def prune_unseen(tree: HtmlElement, skip: Collection[str] = (),
     ``texts``, the caller's paragraph-like elements with their normalised text (read
     once for every step), lends its paragraph lengths to the evidence and loses the
     entries of what was removed."""
-    counts = {"hidden": 0, "furniture": 0}
+    counts = {"hidden": 0, "furniture": 0, "edits": 0}
     stale: set[HtmlElement] = set()
     for kind, el in find_unseen(tree, skip, texts):
         if texts:
             for inner in el.iter():
                 texts.pop(inner, None)
             stale.update(a for a in el.iterancestors() if a in texts)
-        _drop(el)
+        _drop(el, unbracket=kind == "edits")
         counts[kind] += 1
     for el in stale:  # a paragraph that lost a hidden span reads differently now
         texts[el] = " ".join(el.text_content().split())
@@ -223,11 +246,53 @@ def prune_unseen(tree: HtmlElement, skip: Collection[str] = (),
 
 def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
                 texts: dict[HtmlElement, str] | None = None) -> list[tuple[str, HtmlElement]]:
-    """The hidden elements and furniture of ``tree`` (outermost only) that do not hold
-    the article (:meth:`_Evidence.protects`), with their kinds."""
+    """The hidden elements and furniture of ``tree`` that do not hold the article
+    (:meth:`_Evidence.protects`), and its edit controls, with their kinds (outermost only)."""
     body = tree.find("body") if tree.tag == "html" else tree
     if body is None:
         return []
+    edits: list[HtmlElement] = []
+    found = _hidden_and_furniture(body, skip, texts, edits)
+    if "edits" in skip:
+        return found
+    edits.extend(_edit_links(body))
+    if not edits:
+        return found
+    chosen = {el: kind for kind, el in found}
+    for el in edits:
+        if _TEXT_LENGTH(el) <= MAX_CONTROL_CHARS:
+            chosen.setdefault(el, "edits")
+    return [(kind, el) for el, kind in chosen.items() if not any(a in chosen for a in el.iterancestors())]
+
+
+def edit_controls(body: HtmlElement) -> list[HtmlElement]:
+    """The page's controls for editing it, outermost only (what the ``edits`` step
+    removes): a wiki's ``[edit]`` beside each heading is the site's control, never the
+    article's words. An element with a wiki's edit-section class (MediaWiki's
+    ``mw-editsection``, DokuWiki's ``secedit``), or a link in or just after a heading whose
+    address asks for the edit form (``action=edit``, ``veaction=edit``, ``do=edit``: a wiki
+    in any language)."""
+    return [el for kind, el in find_unseen(body, skip=("hidden", "furniture")) if kind == "edits"]
+
+
+def _edit_links(body: HtmlElement) -> list[HtmlElement]:
+    """Links in or right after a heading that ask for the edit form (a tag-filtered walk
+    of the headings: an XPath over every link of the page cost a millisecond a page)."""
+    out = []
+    for heading in body.iter(*_HEADINGS):
+        after = heading.getnext()
+        links = [*heading.iter("a"), *([after] if after is not None and after.tag == "a" else [])]
+        for a in links:
+            query = (a.get("href") or "").lower().partition("#")[0].partition("?")[2]
+            if query and any(pair in _EDIT_QUERIES for pair in query.split("&")):
+                out.append(a)
+    return out
+
+
+def _hidden_and_furniture(body: HtmlElement, skip: Collection[str], texts: dict[HtmlElement, str] | None,
+                          edits: list[HtmlElement]) -> list[tuple[str, HtmlElement]]:
+    """What :func:`find_unseen` removes as hidden or furniture; the elements of an edit
+    section class are added to ``edits`` (found in the same walk over classes)."""
     doomed: list[tuple[str, str, HtmlElement]] = []  # (kind, group, element)
     doomed_words: list[tuple[str, HtmlElement]] = []  # furniture again, grouped by its word
     # Candidates chosen in C (an XPath, a tag filter), the precise tests in Python on the
@@ -244,14 +309,18 @@ def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
                 if not _hidden_by_attribute(el):  # found above already
                     doomed.append(("hidden", _kind_of(el), el))
     words: dict[str, str] = {}  # class strings repeat ("item", "col-4"): each split once
-    for el in body.iter(*_FURNITURE_TAGS) if "furniture" not in skip else ():
+    furniture, editing = "furniture" not in skip, "edits" not in skip
+    for el in body.iter(*_FURNITURE_TAGS) if furniture or editing else ():
         names = _names(el)
         if not names:
             continue
         word = words.get(names)
         if word is None:
             word = words[names] = _furniture_word(names)
-        if word:
+        if word == _EDIT_SECTION:
+            if editing:
+                edits.append(el)
+        elif word and furniture:
             doomed.append(("furniture", _kind_of(el), el))
             doomed_words.append((word.rstrip("s"), el))
     if not doomed:

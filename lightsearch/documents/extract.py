@@ -19,6 +19,7 @@ from typing import TypeVar
 import trafilatura
 from parsel import Selector
 
+from lightsearch.documents.titles import choose_title
 from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.ranking.tokenize import is_hebrew
@@ -74,7 +75,12 @@ def _first(sel: Selector, xpaths: tuple[str, ...]) -> str | None:
     return None
 
 
-def _title(sel: Selector, extracted: str | None) -> str:
+def _title(sel: Selector, url: str, extracted: str | None) -> str:
+    """The page's title as web_fetch chooses it (the site's name stripped), else the first
+    stated one (``og:title``, the ``<h1>``, ``<title>``)."""
+    chosen = choose_title(sel, url, extracted)
+    if chosen:
+        return chosen
     for xp in ("//meta[@property='og:title']/@content", "//h1//text()", "//title/text()"):
         parts = sel.xpath(xp).getall()
         text = " ".join(" ".join(parts).split())
@@ -131,7 +137,7 @@ def _extract_html(html: str, url: str) -> dict[str, str | None]:
         lang = "he" if is_hebrew(text[:2000]) else "en"
     published = _first(sel, _PUBLISHED_XPATHS) or meta_date
     return {
-        "title": _title(sel, meta_title),
+        "title": _title(sel, url, meta_title),
         "text": text,
         "language": lang,
         "published_at": published,

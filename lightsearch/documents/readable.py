@@ -33,6 +33,7 @@ from lxml.html import (
 from parsel import Selector
 from trafilatura.utils import is_dubious_html, repair_faulty_html
 
+from lightsearch.documents.anchors import escaped_ampersands, resolve_links
 from lightsearch.documents.cleaning import prune_unseen
 from lightsearch.documents.extract import (
     _ISO_DATE,
@@ -64,7 +65,7 @@ from lightsearch.documents.xmlsafe import scrub_surrogates
 THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
 # The cleaning steps around trafilatura, in the order they run, each of which can be
 # switched off (``skip=``) so benchmarks/extraction.py measures what each is worth.
-STEPS = ("hidden", "furniture", "repeats", "copies", "sections", "lead", "standfirst", "title", "head",
+STEPS = ("hidden", "furniture", "edits", "repeats", "copies", "sections", "lead", "standfirst", "title", "head",
          "tail", "labels")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
@@ -143,6 +144,13 @@ def _parsed(html: str) -> HtmlElement | None:
 
 
 def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool) -> str:
+    if markdown:
+        with escaped_ampersands(tree):
+            return _trafilatura_once(tree, url, markdown)
+    return _trafilatura_once(tree, url, markdown)
+
+
+def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool) -> str:
     text = trafilatura.extract(
         tree,
         url=url,
@@ -169,10 +177,14 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
     title = choose_title(Selector(root=tree), url, meta.title, meta.headlines, meta.metas) or \
         _clean(searched_title(tree))
     head = head_of(tree, meta.metas)
+    # Markdown keeps links: each resolved against the page (trafilatura joins to the root)
+    base = resolve_links(tree, url) if markdown else url
     text = _trafilatura(tree, url, markdown)
     if any(pruned.values()) and len(text) < THIN_CHARS:
         # a page that hides its body until a script shows it: read it as marked up
         whole = _parsed(html)
+        if whole is not None and markdown:
+            resolve_links(whole, url)
         marked_up = _trafilatura(whole, url, markdown) if whole is not None else ""
         if len(marked_up) > len(text):
             text, tree, blocks = marked_up, whole, block_texts(whole)
@@ -194,7 +206,7 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
             text = strip_tail(text, tree, blocks)
         if "labels" not in skip:
             text = drop_labels(text, tree, blocks)
-        return (space_fences(restore_structure(text, tree, url)) if markdown else text), title
+        return (space_fences(restore_structure(text, tree, base)) if markdown else text), title
     return _fallback_text(Selector(root=tree)), title
 
 

@@ -79,8 +79,9 @@ def _schema_headlines(root) -> Iterable[str]:
                 stack.extend(v for k, v in node.items() if k == "@graph" or k == "mainEntity")
 
 
-def _site_names(metas: dict[str, str], url: str | None) -> list[tuple[str, ...]]:
-    names = [_clean(metas.get("og:site_name")), _clean(metas.get("application-name"))]
+def _site_names(names: Iterable[str | None], url: str | None) -> list[tuple[str, ...]]:
+    """The words of each name the site goes by: the names it declares and its host."""
+    names = [_clean(n) for n in names]
     if url:
         host = re.sub(r"^[a-z]+://(?:www\.)?", "", url.lower()).split("/")[0].split(":")[0]
         names.append(host.split(".")[0])
@@ -88,26 +89,44 @@ def _site_names(metas: dict[str, str], url: str | None) -> list[tuple[str, ...]]
     return [w for w in (_words(n) for n in names) if w]
 
 
+def _parts(title: str) -> list[tuple[int, int]]:
+    """The (start, end) of each non-blank part of ``title`` between separators."""
+    spans, start = [], 0
+    for sep in _SEPARATORS.finditer(title):
+        spans.append((start, sep.start()))
+        start = sep.end()
+    spans.append((start, len(title)))
+    return [(a, b) for a, b in spans if title[a:b].strip()]
+
+
 def _strip_site(title: str, sites: list[tuple[str, ...]]) -> str:
-    """``<title>`` without a leading or trailing part that names the site."""
-    parts = [p for p in _SEPARATORS.split(title) if p.strip()]
+    """``title`` without the leading and trailing parts that name the site; a title that
+    names only the site ("NASA - NASA") is that name once."""
+    parts = _parts(title)
     if len(parts) < 2:
         return title
-    def is_site(part: str) -> bool:
-        words = _words(part)
+    def is_site(span: tuple[int, int]) -> bool:
+        words = _words(title[span[0]:span[1]])
         joined = "".join(words)
         return any(words == s or joined == "".join(s) or _contains(s, words) for s in sites)
-    while len(parts) > 1 and is_site(parts[-1]):
-        parts.pop()
-    while len(parts) > 1 and is_site(parts[0]):
-        parts.pop(0)
-    if len(parts) == len(_SEPARATORS.split(title)):
+    kept = list(parts)
+    while len(kept) > 1 and is_site(kept[-1]):
+        kept.pop()
+    while len(kept) > 1 and is_site(kept[0]):
+        kept.pop(0)
+    if len(kept) == len(parts):
         return title
-    # rebuild from the original string so the kept part keeps its own punctuation
-    first, last = parts[0], parts[-1]
-    start = title.find(first)
-    end = title.rfind(last) + len(last)
-    return title[start:end].strip() if 0 <= start < end else title
+    # the kept span of the original string, so it keeps its own punctuation
+    return title[kept[0][0]:kept[-1][1]].strip()
+
+
+def without_site_name(title: str, url: str | None, names: Iterable[str | None] = ()) -> str:
+    """A search hit's title with the site's name stripped the way web_fetch strips it from
+    a page's ``<title>``: a leading or trailing part naming the site (``names``, such as
+    the publisher an engine reports, or the URL's host) goes ("Photosynthesis -
+    Wikipedia" is "Photosynthesis")."""
+    cleaned = _clean(title)
+    return _strip_site(cleaned, _site_names(names, url)) if cleaned else title
 
 
 def choose_title(sel: Selector, url: str | None = None, extracted: str | None = None,
@@ -118,7 +137,7 @@ def choose_title(sel: Selector, url: str | None = None, extracted: str | None = 
     root = sel.root
     metas = _metas(root) if metas is None else {key.split("=", 1)[1]: value for key, value in metas.items()
                                                   if key.split("=", 1)[1] in _TITLE_METAS}
-    sites = _site_names(metas, url)
+    sites = _site_names((metas.get("og:site_name"), metas.get("application-name")), url)
     raw_title = _clean(" ".join(str(t) for t in _TITLE_TEXT(root)))
     # order breaks ties: the visible headline first, as the page's readers see it spelt
     sources: dict[str, list[str]] = {

@@ -19,6 +19,7 @@ from typing import Any
 
 from scrapy.settings import BaseSettings
 
+from lightsearch.documents.titles import without_site_name
 from lightsearch.evidence.envelope import build_envelope
 from lightsearch.evidence.excerpts import excerpt, excerpt_clipped
 from lightsearch.evidence.model import Evidence, ResultLimits
@@ -51,7 +52,7 @@ def brave_evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars: 
     else:
         retrieval, error = "search_result", None
     return Evidence(
-        title=hit.title,
+        title=without_site_name(hit.title, hit.url, [hit.source_name]),
         url=hit.url,
         source=hit.source,
         snippet=hit.snippet,
@@ -119,7 +120,8 @@ def engine_evidence(hit: Any, per_query: Sequence[Sequence[str]], content_chars:
     extra = {"engines": list(hit.engines)}
     extra.update({k: v for k, v in hit.extra.items() if v is not None})
     return Evidence(
-        title=hit.title, url=hit.url, source=source, snippet=hit.snippet, content=passage or None,
+        title=without_site_name(hit.title, hit.url, [hit.source_name]), url=hit.url, source=source,
+        snippet=hit.snippet, content=passage or None,
         source_name=hit.source_name, published_at=hit.published_at, score=hit.score,
         retrieval="fetched" if hit.content else "search_result", matched=term_match(hit, per_query),
         extra=extra,

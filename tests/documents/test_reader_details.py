@@ -1,0 +1,180 @@
+"""What a user of web_fetch sees at once: links that lead where the page's links lead,
+no wiki ``[edit]`` controls in the text, and titles without the site's name, the same in
+fetch and in search hits. Pages are read through real fetches of the offline origins (and
+a loopback site added per test); search hits through real Light crawls and the engine
+replay."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from lxml.html import fromstring
+
+from lightsearch.documents.anchors import resolve_links
+from lightsearch.documents.cleaning import edit_controls
+from lightsearch.documents.readable import extract_readable
+from lightsearch.documents.titles import without_site_name
+from lightsearch.offline_origins.engine_replay import EngineReplay
+from lightsearch.offline_origins.replay import merge_settings
+from lightsearch.providers import load_provider
+from lightsearch.providers.fetch import WebFetch
+from lightsearch.providers.light import LightSearch
+from tests.conftest import ROBOTS_ALLOW, coroutine_test, shared_data
+
+WIKI = "https://en.wikipedia.org/wiki/Photosynthesis"
+SITE = "docs.details.test"
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def paragraphs(words: str, n: int = 6) -> str:
+    return "".join(f"<p>{words} Paragraph {i} says more about harbour tides, gauges and how the "
+                   f"readings are kept over the seasons of the year.</p>" for i in range(n))
+
+
+@pytest.fixture
+def site(origins):
+    body = ("<!doctype html><html><head><title>Tide gauges | Harbour Docs</title>"
+            "<base href='/manual/v2/'></head><body><main><h1>Tide gauges</h1>"
+            "<p>See <a href='gauges.html'>the gauge list</a>, <a href='../v1/old.html'>the old manual</a>, "
+            "<a href='#calibration'>calibration</a>, <a href='/about'>about</a> and "
+            "<a href='/print?id=7&amp;section=2&amp;param=x&amp;not=1'>the printable page</a>.</p>"
+            + paragraphs("Gauges.")
+            + "<h2 id='calibration'>Calibration [<a href='/w/index.php?title=Tides&amp;action=edit&amp;section=2'>"
+              "edit</a>]</h2>" + paragraphs("Calibration.")
+            + "</main></body></html>")
+    plain = body.replace("<base href='/manual/v2/'>", "")
+    origins.add_site(SITE, {"/robots.txt": ROBOTS_ALLOW,
+                            "/manual/tides/gauges": {"body": body},
+                            "/manual/tides/plain": {"body": plain}})
+    return {**origins.settings(), "LOG_LEVEL": "ERROR"}
+
+
+# ----------------------------------------------------------------------------- links
+@coroutine_test
+async def test_markdown_links_are_resolved_against_the_page_not_the_sites_root(offline_settings):
+    page = await WebFetch.from_settings(offline_settings).fetch(WIKI, markdown=True)
+    links = _LINK.findall(page["content"])
+    assert f"{WIKI}#cite_note-1" in links  # a footnote stays on its page
+    assert not [link for link in links if link.startswith("https://en.wikipedia.org#")]
+
+
+@coroutine_test
+async def test_relative_links_follow_the_pages_path_and_its_base_href(site):
+    fetch = WebFetch.from_settings(site)
+    based = _LINK.findall((await fetch.fetch(f"https://{SITE}/manual/tides/gauges", markdown=True))["content"])
+    assert f"https://{SITE}/manual/v2/gauges.html" in based
+    assert f"https://{SITE}/manual/v1/old.html" in based
+    assert f"https://{SITE}/manual/v2/#calibration" in based
+    assert f"https://{SITE}/about" in based
+    # "&sect", "&para" and "&not" are HTML entities even without a semicolon: not here
+    assert f"https://{SITE}/print?id=7&section=2&param=x&not=1" in based
+    plain = _LINK.findall((await fetch.fetch(f"https://{SITE}/manual/tides/plain", markdown=True))["content"])
+    assert f"https://{SITE}/manual/tides/gauges.html" in plain
+    assert f"https://{SITE}/manual/v1/old.html" in plain
+    assert f"https://{SITE}/manual/tides/plain#calibration" in plain
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(href=st.text(max_size=80), base=st.text(max_size=40))
+def test_resolving_hostile_links_never_raises(href, base):
+    tree = fromstring("<html><head><base href='x'></head><body><a href='y'>a</a></body></html>")
+    for el, value in ((tree.find(".//base"), base), (tree.find(".//a"), href)):
+        try:
+            el.set("href", value)
+        except ValueError:  # a string lxml itself refuses never reaches a page's tree
+            return
+    resolve_links(tree, "https://example.test/a/b")
+    assert tree.find(".//a").get("href") is not None
+
+
+# ----------------------------------------------------------------------------- edit controls
+@coroutine_test
+async def test_wiki_edit_links_are_not_part_of_the_text(offline_settings, site):
+    fetch = WebFetch.from_settings(offline_settings)
+    for markdown in (True, False):
+        content = (await fetch.fetch(WIKI, markdown=markdown))["content"]
+        assert "History of discovery" in content
+        assert "edit" not in re.findall(r"\w+", content.lower())
+        assert "action=edit" not in content
+    docs = (await WebFetch.from_settings(site).fetch(f"https://{SITE}/manual/tides/gauges", markdown=True))["content"]
+    assert "Calibration" in docs
+    for control in ("[edit]", "\\[\\]", "[]"):
+        assert control not in docs
+
+
+def test_edit_controls_are_told_by_their_markup_and_address_in_any_language_not_by_a_word():
+    body = fromstring(
+        "<html><body><h2>מבנה<span class='mw-editsection'><span>[</span><a href='/w/index.php?title=X"
+        "&amp;action=edit&amp;section=1'>עריכת קוד מקור</a><span>]</span></span></h2>"
+        "<h2>Aufbau <a href='/w/index.php?title=X&amp;veaction=edit&amp;section=2'>Bearbeiten</a></h2>"
+        "<div class='secedit editbutton_section'><button>Edit</button></div>"
+        "<h3>Notes <a href='/w/index.php?title=X&amp;action=edit'>a long link text that is no control of "
+        "the page at all, far past the length of one</a></h3>"
+        "<p>The <a href='/w/index.php?title=Draft&amp;action=edit'>committee's draft</a> and "
+        "<a href='/blog/editors-choice'>the editors' choice</a>.</p></body></html>").find("body")
+    found = edit_controls(body)
+    assert sorted(el.tag for el in found) == ["a", "div", "span"]
+    assert "committee's draft" in body.text_content()
+
+
+# ----------------------------------------------------------------------------- titles
+@coroutine_test
+async def test_a_title_that_only_repeats_the_site_name_says_it_once(offline_settings):
+    page = await WebFetch.from_settings(offline_settings).fetch("https://www.nasa.gov/")
+    assert page["title"] == "NASA"
+    assert without_site_name("NASA | NASA", "https://www.nasa.gov/") == "NASA"
+    assert extract_readable("<html><head><title>Harbour Docs - Harbour Docs</title>"
+                            "<meta property='og:site_name' content='Harbour Docs'></head><body><main>"
+                            + paragraphs("x") + "</main></body></html>", "https://h.test/").title == "Harbour Docs"
+
+
+@coroutine_test
+async def test_light_hits_carry_the_title_web_fetch_gives_the_page(offline_settings):
+    result = await LightSearch.from_settings(offline_settings).search("photosynthesis chloroplasts calvin cycle")
+    hit = next(h for h in result["hits"] if h["url"] == WIKI)
+    page = await WebFetch.from_settings(offline_settings).fetch(WIKI)
+    assert hit["title"] == page["title"] == "Photosynthesis"
+    assert all(not h["title"].endswith("- Wikipedia") for h in result["hits"])
+
+
+@pytest.fixture(scope="module")
+def replay():
+    server = EngineReplay(shared_data("search-provider-responses")).start()
+    yield server
+    server.stop()
+
+
+def engine(replay, mode):
+    replay.reset()
+    return load_provider(merge_settings(replay.settings(), {
+        "WEB_SEARCH_PROVIDER": mode, "LOG_LEVEL": "ERROR", "WEB_SEARCH_SUSPENSION": None,
+        "WEB_SEARCH_CACHE": None}), environ={})
+
+
+@coroutine_test
+async def test_engine_hits_lose_the_site_name_the_page_title_carries(replay):
+    ddg = await engine(replay, "ddg_html").search("eino", max_results=10)
+    titles = {h["url"]: h["title"] for h in ddg["hits"]}
+    assert titles["https://en.wikipedia.org/wiki/Eino"] == "Eino"
+    assert titles["https://github.com/cloudwego/eino"].startswith("cloudwego/eino: The ultimate")  # GitHub's page
+    assert titles["https://www.cloudwego.io/docs/eino/"] == "Eino: User Manual"  # "| CloudWeGo"
+    searx = await engine(replay, "searxng").search("rust ownership")
+    titles = {h["url"]: h["title"] for h in searx["hits"]}
+    assert titles["https://en.wikipedia.org/wiki/Rust_(programming_language)"] == "Rust (programming language)"
+    # a book's name is no site name of doc.rust-lang.org: the title stays whole
+    assert titles["https://doc.rust-lang.org/book/ch04-01-what-is-ownership.html"] == \
+        "What is Ownership? - The Rust Programming Language"
+    assert all(h["title"] in searx["text"] for h in searx["hits"])
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(title=st.text(max_size=120), url=st.one_of(st.none(), st.text(max_size=60)),
+       name=st.one_of(st.none(), st.text(max_size=30)))
+def test_a_hit_title_loses_at_most_its_site_parts_whatever_it_holds(title, url, name):
+    stripped = without_site_name(title, url, [name])
+    assert stripped in " ".join(title.split()) or stripped == title
+    assert stripped.strip() or not title.strip()  # never an empty title for a non-empty one
