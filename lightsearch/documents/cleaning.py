@@ -1,7 +1,7 @@
 """What a reader never sees, removed from a page before its main text is chosen.
 
 trafilatura decides what the article is from the markup, not from what a browser shows,
-so three classes of page fooled it (issue 18):
+so three classes of page fooled it:
 
 * **hidden content** -- text inside ``hidden``, ``aria-hidden="true"`` or inline
   ``display:none`` / ``visibility:hidden`` elements (collapsed menus, off-screen
@@ -15,7 +15,7 @@ link ("Read more: <other headline>") is dropped from the extracted text instead
 (:func:`lightsearch.documents.sections.drop_labels`): scanning every text of the page for
 one cost more than the rest of pruning and changed nothing the text step does not.
 
-A class word alone decides nothing (issue 34 found a theme's ``entry share`` body, a live
+A class word alone decides nothing (a theme's ``entry share`` body, a live
 ticker's ``live-match-comments`` and an editorial ``gallery-main-content`` pruned with the
 article in them): an element stays when the page's evidence says it holds the article
 (:class:`_Evidence`): a main marker (``<article>``, ``<main>``, ``itemprop=articleBody``,

@@ -10,7 +10,7 @@ Links come from attacker-controlled documents, so they are read here too:
 :func:`extract_links` reads a page's links one by one, counting those it drops.
 
 Scrapy's ``LinkExtractor`` was measured for this job (Scrapy 2.19): it survives the same
-hostile hrefs, but drops them without a count (silent loss, which issue 13 forbids),
+hostile hrefs, but drops them without a count (a silent loss),
 turns ``&#xD800;`` into a link to ``%EF%BF%BD``, and cannot say whether a link sits in
 the page's navigation, which the frontier's scores need. So links are read with parsel
 here and each URL is vetted with w3lib.

@@ -1,6 +1,6 @@
 """PDF to text with page markers, title and metadata, within web_fetch's bounds.
 
-Seed 003's writing assistant must "check what a cited paper actually says", and papers
+A writing assistant must "check what a cited paper actually says", and papers
 are PDFs. pypdf reads them: it is pure Python (no system library on a fresh machine),
 BSD-licensed and kept, and it caps what one stream may inflate to; pdfminer.six extracts
 layout more faithfully but is several times slower per page, and the agent needs the

@@ -272,7 +272,7 @@ def _extract_readable(html: str, url: str | None, markdown: bool, skip: frozense
     meta = declared(tree, url)
     # Dates are read before pruning (a date in a collapsed header still dates the page).
     # htmldate in fast mode: its extensive search hands free-text dates to dateparser,
-    # whose first use resolves every locale (seconds: issue 18 measured 1.6-5.8 s on one
+    # whose first use resolves every locale (seconds: 1.6-5.8 s measured on one
     # page). The page's declared dates (meta tags, <time datetime>) are read in fast mode;
     # a date written only in running text in an unusual language is the price.
     metas = meta.metas

@@ -3,7 +3,7 @@
 trafilatura drops a block identical to the one before it (its guard against the same
 node extracted twice by overlapping candidates), even with ``deduplicate=False``. A
 chorus, a repeated warning, a refrain in a short article are the page's own text, and a
-reader checking a quotation must see them (issue 18: half a short article lost). The
+reader checking a quotation must see them (half a short article lost). The
 page itself is the witness: a paragraph comes back only as many times as the page holds
 it in consecutive sibling elements.
 """

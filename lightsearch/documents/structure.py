@@ -1,7 +1,7 @@
 """Headings and lists of links trafilatura leaves out of the Markdown, put back in place.
 
 trafilatura scores blocks for "is this article text", and two kinds of structure a reader
-needs lose that vote (issue 18): a heading whose element it does not recognise as part of
+needs lose that vote: a heading whose element it does not recognise as part of
 the body (its text then vanishes altogether), and a list whose items are all links, which
 looks like navigation but is the "Further reading" or the table of contents of a
 documentation page. Both are restored from the page itself, anchored on a neighbouring

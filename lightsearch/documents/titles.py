@@ -1,6 +1,6 @@
 """A page's title by agreement between the places a page states it.
 
-No single source is right on every page (issue 18 measured 13 wrong titles in 50): the
+No single source is right on every page (13 wrong titles in 50 when measured): the
 first ``<h1>`` may be a placeholder ("Lorem") or a site banner ("About This Site"),
 ``og:title`` may be shorter than the headline, ``<title>`` carries the site's name. So
 every candidate (``og:title``, ``twitter:title``, schema.org ``headline``, the ``<h1>``
