@@ -63,11 +63,18 @@ MAIN_SHARE = 0.5
 TEXT_SHARE = 0.4  # ... or 40% of the text it shows (a body written in <div>s, a live ticker)
 _FURNITURE_TAGS = ("div", "section", "aside", "ul", "ol", "figure", "span", "nav", "dialog")
 _ALWAYS_DROPPED = ("dialog", "template")
-# (a self:: test per element in XPath cost more than a second, tag-filtered pass in C)
-_HIDDEN_CANDIDATES = etree.XPath(".//*[@hidden or @aria-hidden]")
+# (a self:: test per element in XPath cost more than a second, tag-filtered pass in C; the
+# attributes walked cost less than every element tested for them; that walk starts at the
+# context element's own attributes, which :func:`_inside` leaves out)
+_HIDDEN_CANDIDATES = etree.XPath(".//@hidden/.. | .//@aria-hidden/..")
 _STYLES = etree.XPath(".//@style")
 _KEEP_TAGS = {"html", "body", "head", "main", "article"}
-_ARTICLE_BODY = etree.XPath(".//*[@itemprop='articleBody']")
+_ARTICLE_BODY = etree.XPath(".//@itemprop[. = 'articleBody']/..")
+
+
+def _inside(xpath: etree.XPath, el: HtmlElement) -> list[HtmlElement]:
+    """What ``xpath`` (a ``.//@name/..`` walk) finds below ``el``, not ``el`` itself."""
+    return [found for found in xpath(el) if found is not el]
 
 
 _TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
@@ -112,7 +119,7 @@ class _Evidence:
         self._page_text: float | None = None
         self._shown: dict[HtmlElement, float] = {}
         self.holders: set[HtmlElement] = set()
-        anchors = [*body.iter("article", "main", "h1"), *_ARTICLE_BODY(body)]
+        anchors = [*body.iter("article", "main", "h1"), *_inside(_ARTICLE_BODY, body)]
         if own:
             anchors.append(max(own, key=own.__getitem__))
         for anchor in anchors:
@@ -298,7 +305,7 @@ def _hidden_and_furniture(body: HtmlElement, skip: Collection[str], texts: dict[
     # Candidates chosen in C (an XPath, a tag filter), the precise tests in Python on the
     # few they return: one Python pass over every element cost twice as much.
     if "hidden" not in skip:
-        for el in (*_HIDDEN_CANDIDATES(body), *body.iter(*_ALWAYS_DROPPED)):
+        for el in (*_inside(_HIDDEN_CANDIDATES, body), *body.iter(*_ALWAYS_DROPPED)):
             if _hidden_by_attribute(el):
                 doomed.append(("hidden", _kind_of(el), el))
         # inline styles read as strings, the few that can hide looked at closely

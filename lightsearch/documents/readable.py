@@ -71,7 +71,9 @@ STEPS = ("hidden", "furniture", "edits", "repeats", "copies", "sections", "lead"
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
 # body-wide author search cost 9 ms on a quarter of the pages, more than the rest of the
 # metadata together, and is left out).
-_BYLINES = etree.XPath("//*[@rel='author' or @itemprop='author' or contains(@class, 'byline')]")
+# (the attributes walked, not every element tested: half the time, the same elements in
+# document order)
+_BYLINES = etree.XPath("//@rel[. = 'author']/.. | //@itemprop[. = 'author']/.. | //@class[contains(., 'byline')]/..")
 _LANGUAGE = tuple(etree.XPath(xp) for xp in (
     "/html/@lang", "/html/@xml:lang", "//meta[@http-equiv='content-language']/@content"))
 
@@ -223,14 +225,14 @@ def _first_date(tree: HtmlElement, meta: PageMeta, keys: tuple[str, ...]) -> str
     then, for the published date, an ``<article>``'s ``<time datetime>`` (htmldate's
     search of the whole page is left for a page that states none of these)."""
     values = [meta.metas.get(key) for key in keys]
-    if keys is _PUBLISHED_KEYS:
-        values.append(meta.published)
-        values.extend(str(v) for v in _ARTICLE_TIME(tree)[:1])
-    else:
-        values.append(meta.modified)
+    values.append(meta.published if keys is _PUBLISHED_KEYS else meta.modified)
     for value in values:
         if value and _ISO_DATE.match(value.strip()):
             return value.strip()
+    if keys is _PUBLISHED_KEYS:  # a walk of the page, only when the head dates nothing
+        for value in _ARTICLE_TIME(tree)[:1]:
+            if _ISO_DATE.match(str(value).strip()):
+                return str(value).strip()
     return None
 
 
