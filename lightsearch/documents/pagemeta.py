@@ -54,12 +54,13 @@ def declared(tree: HtmlElement, url: str | None) -> PageMeta:
     with trafilatura's tables of names: OpenGraph first, then the first of the others in
     page order), then the page's JSON-LD for what they leave out (read once, here, for the
     title's headlines too)."""
-    metas = meta_tags(tree)
+    tags, scripts = _head_tags(tree)
+    metas = meta_tags(tree, tags)
     author = _first(metas, _OG_AUTHOR) or _first(metas, _AUTHOR)
     if author and " " not in author:
         author = None  # trafilatura's rule: a one-word author tag is a handle, not a name
     headlines, authors, publishers, published, modified = [], [], [], [], []
-    for node in _json_ld(tree):
+    for node in _json_ld(tree, scripts):
         kind = node.get("@type")
         kinds = " ".join(k for k in (kind if isinstance(kind, list) else [kind]) if isinstance(k, str))
         headline = node.get("headline")
@@ -102,18 +103,35 @@ def _first(metas: dict[str, str], keys: frozenset[str] | set[str]) -> str | None
     return None
 
 
-_LD_JSON = etree.XPath("//script[@type='application/ld+json']/text()")
+_TEXT_NODES = etree.XPath("text()")
 _ARTICLE_TYPES = re.compile(r"Article|Posting|Report|Review|Recipe|WebPage", re.IGNORECASE)
 MAX_LD_SCRIPTS = 5
 MAX_LD_NODES = 200
 MAX_NAMES = 10
 
 
-def _json_ld(tree: HtmlElement) -> list[dict]:
+def _head_tags(tree: HtmlElement) -> tuple[list[HtmlElement], list[str]]:
+    """The page's named ``<meta>`` tags with a content, and the texts of its JSON-LD
+    scripts, in document order, found in one walk of the page (an XPath for each walked
+    it once each)."""
+    metas: list[HtmlElement] = []
+    scripts: list[str] = []
+    for el in tree.getroottree().getroot().iter("meta", "script"):
+        if el.tag == "meta":
+            if el.get("content") is not None and (el.get("property") is not None or el.get("name") is not None
+                                                  or el.get("itemprop") is not None):
+                metas.append(el)
+        elif el.get("type") == "application/ld+json":
+            scripts.extend(str(v) for v in _TEXT_NODES(el))
+    return metas, scripts
+
+
+def _json_ld(tree: HtmlElement, scripts: list[str] | None = None) -> list[dict]:
     """The JSON-LD objects of the page (its first scripts, ``@graph`` and ``mainEntity``
-    followed), at most ``MAX_LD_NODES`` looked at: the bytes are the page's."""
+    followed), at most ``MAX_LD_NODES`` looked at: the bytes are the page's. ``scripts``:
+    the scripts' texts when the caller has read them (:func:`_head_tags`)."""
     found: list[dict] = []
-    for raw in [str(v) for v in _LD_JSON(tree)[:MAX_LD_SCRIPTS]]:
+    for raw in (_head_tags(tree)[1] if scripts is None else scripts)[:MAX_LD_SCRIPTS]:
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):
@@ -140,16 +158,14 @@ def _names(value: object) -> list[str]:
     return out
 
 
-_META_TAGS = etree.XPath("//meta[@content][@property or @name or @itemprop]")
-
-
-def meta_tags(tree: HtmlElement) -> dict[str, str]:
+def meta_tags(tree: HtmlElement, tags: list[HtmlElement] | None = None) -> dict[str, str]:
     """The page's ``<meta>`` tags in one pass, the first of each, in page order:
     ``"property=og:title"``, ``"name=description"``, ``"itemprop=datepublished"`` (names
     lower-cased, as trafilatura reads them). Every reader of a meta tag looks it up here
-    (a pass over the page per lookup cost 0.1 ms each)."""
+    (a pass over the page per lookup cost 0.1 ms each). ``tags``: the tags when the caller
+    has found them (:func:`_head_tags`)."""
     found: dict[str, str] = {}
-    for el in _META_TAGS(tree):
+    for el in _head_tags(tree)[0] if tags is None else tags:
         content = el.get("content")
         for attr in ("property", "name", "itemprop"):
             key = el.get(attr)
