@@ -33,6 +33,8 @@ from trafilatura.metadata import (
 )
 from trafilatura.settings import set_date_params
 
+from lightsearch.documents.titles import page_iter
+
 _META_URL = re.compile(r"https?://(?:www\.|w[0-9]+\.)?([^/]+)")
 
 
@@ -116,7 +118,7 @@ def _head_tags(tree: HtmlElement) -> tuple[list[HtmlElement], list[str]]:
     it once each)."""
     metas: list[HtmlElement] = []
     scripts: list[str] = []
-    for el in tree.getroottree().getroot().iter("meta", "script"):
+    for el in page_iter(tree, "meta", "script"):
         if el.tag == "meta":
             if el.get("content") is not None and (el.get("property") is not None or el.get("name") is not None
                                                   or el.get("itemprop") is not None):

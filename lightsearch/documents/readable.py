@@ -59,7 +59,7 @@ from lightsearch.documents.sections import (
     strip_tail,
 )
 from lightsearch.documents.structure import restore_structure, space_fences
-from lightsearch.documents.titles import choose_title
+from lightsearch.documents.titles import choose_title, headings
 from lightsearch.documents.xmlsafe import scrub_surrogates
 
 THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
@@ -176,9 +176,10 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
     blocks = block_texts(tree)  # read once, for pruning's evidence and every step after it
     pruned = prune_unseen(tree, skip=skip, texts=blocks)
     # pruned: a hidden <h1> is no title
-    title = choose_title(Selector(root=tree), url, meta.title, meta.headlines, meta.metas) or \
+    found = headings(tree)  # <title> and <h1> elements, for the title and the head strip
+    title = choose_title(Selector(root=tree), url, meta.title, meta.headlines, meta.metas, found) or \
         _clean(searched_title(tree))
-    head = head_of(tree, meta.metas)
+    head = head_of(tree, meta.metas, found[0])
     # Markdown keeps links: each resolved against the page (trafilatura joins to the root)
     base = resolve_links(tree, url) if markdown else url
     text = _trafilatura(tree, url, markdown)

@@ -275,13 +275,15 @@ class Head:
     descriptions: set[str]  # the meta descriptions, normalised
 
 
-def head_of(tree: HtmlElement, metas: dict[str, str] | None = None) -> Head:
-    """The page's :class:`Head`, from its meta tags when the caller has read them
-    (:func:`lightsearch.documents.pagemeta.meta_tags`)."""
+def head_of(tree: HtmlElement, metas: dict[str, str] | None = None,
+            titles: list[HtmlElement] | None = None) -> Head:
+    """The page's :class:`Head`, from its meta tags and ``<title>`` elements when the
+    caller has read them (:func:`lightsearch.documents.pagemeta.meta_tags`,
+    :func:`lightsearch.documents.titles.headings`)."""
     if metas is None:
         return Head(titles={_fold(v if isinstance(v, str) else v.text_content()) for v in _TITLES(tree)},
                     descriptions={_norm(v) for v in _DESCRIPTIONS(tree)})
-    titles = {_fold(el.text_content()) for el in _TITLE_ELEMENTS(tree)}
+    titles = {_fold(el.text_content()) for el in (_TITLE_ELEMENTS(tree) if titles is None else titles)}
     titles.update(_fold(metas[key]) for key in ("property=og:title", "name=twitter:title") if key in metas)
     return Head(titles=titles, descriptions={_norm(metas[key]) for key in (
         "property=og:description", "name=description", "name=twitter:description") if key in metas})

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from lxml import etree
+from lxml.html import HtmlElement
 from parsel import Selector
 
 _SEPARATORS = re.compile(r"\s+(?:[|\u2013\u2014\u00b7\u2022:/»«]|-{1,2}|::)\s+")
@@ -40,9 +41,36 @@ def _contains(outer: tuple[str, ...], inner: tuple[str, ...]) -> bool:
 
 
 # compiled once: through parsel each query was compiled and wrapped anew (0.6 ms a page)
-_TITLE_TEXT = etree.XPath("//title[1]//text()")
-_H1 = etree.XPath("//body//h1")
 _LD_JSON = etree.XPath("//script[@type='application/ld+json']/text()")
+_TEXT_NODES = etree.XPath(".//text()")
+
+
+def page_iter(tree: HtmlElement, *tags: str) -> Iterator[HtmlElement]:
+    """The elements of ``tags`` in the whole document of ``tree``, in document order, as
+    ``//tag`` finds them: lxml's walk in C, which creates no object for other elements (a
+    page may end in a second top-level element, which a walk of the root alone misses)."""
+    root = tree.getroottree().getroot()
+    for top in (*reversed(list(root.itersiblings(preceding=True))), root, *root.itersiblings()):
+        yield from top.iter(*tags)
+
+
+def headings(root) -> tuple[list, list[str], list]:
+    """The page's ``<title>`` elements, the texts of the first ``<title>`` of each parent
+    (``//title[1]//text()``) and its ``<h1>`` headings inside a ``<body>``
+    (``//body//h1``), in document order, found in one walk of the page (those XPaths
+    walked it once each); for :func:`choose_title` and the text steps' ``head_of``."""
+    titles, texts, h1s = [], [], []
+    for el in page_iter(root, "title", "h1"):
+        if el.tag == "h1":
+            if next(el.iterancestors("body"), None) is not None:
+                h1s.append(el)
+            continue
+        titles.append(el)
+        if next(el.itersiblings("title", preceding=True), None) is None:
+            texts.extend(_TEXT_NODES(el))
+    return titles, texts, h1s
+
+
 _METAS = etree.XPath("//meta[@property='og:title' or @name='twitter:title' or @property='og:site_name' or "
                      "@name='application-name']")
 
@@ -130,18 +158,20 @@ def without_site_name(title: str, url: str | None, names: Iterable[str | None] =
 
 
 def choose_title(sel: Selector, url: str | None = None, extracted: str | None = None,
-                 headlines: list[str] | None = None, metas: dict[str, str] | None = None) -> str | None:
+                 headlines: list[str] | None = None, metas: dict[str, str] | None = None,
+                 found: tuple[list, list[str], list] | None = None) -> str | None:
     """The page's title, or None when it states none. ``headlines`` (the page's JSON-LD
-    headlines) and ``metas`` (its meta tags, ``"property=og:title"`` keys) when the caller
-    has read them, else they are read here."""
+    headlines), ``metas`` (its meta tags, ``"property=og:title"`` keys) and ``found`` (its
+    :func:`headings`) when the caller has read them, else they are read here."""
     root = sel.root
+    _, title_texts, h1s = headings(root) if found is None else found
     metas = _metas(root) if metas is None else {key.split("=", 1)[1]: value for key, value in metas.items()
                                                   if key.split("=", 1)[1] in _TITLE_METAS}
     sites = _site_names((metas.get("og:site_name"), metas.get("application-name")), url)
-    raw_title = _clean(" ".join(str(t) for t in _TITLE_TEXT(root)))
+    raw_title = _clean(" ".join(str(t) for t in title_texts))
     # order breaks ties: the visible headline first, as the page's readers see it spelt
     sources: dict[str, list[str]] = {
-        "h1": [_clean(" ".join(h.itertext())) for h in _H1(root)[:5]],
+        "h1": [_clean(" ".join(h.itertext())) for h in h1s[:5]],
         "og": [_clean(metas.get("og:title"))],
         "twitter": [_clean(metas.get("twitter:title"))],
         "schema": [_clean(h) for h in (list(_schema_headlines(root)) if headlines is None else headlines)[:3]],

@@ -178,3 +178,32 @@ def test_a_hit_title_loses_at_most_its_site_parts_whatever_it_holds(title, url, 
     stripped = without_site_name(title, url, [name])
     assert stripped in " ".join(title.split()) or stripped == title
     assert stripped.strip() or not title.strip()  # never an empty title for a non-empty one
+
+
+def test_the_one_walk_for_head_tags_and_headings_finds_what_the_xpaths_found_in_a_second_top_level_element():
+    """A page's markup may go on after ``</html>``: libxml2 makes a second top-level
+    element, which ``//meta`` reads; the reader's one walk for meta tags, JSON-LD, titles
+    and headings must read it too."""
+    from lxml import etree
+
+    from lightsearch.documents.pagemeta import _head_tags
+    from lightsearch.documents.readable import _parsed
+    from lightsearch.documents.titles import headings
+
+    html = ("<html><head><title>Tide tables</title></head><body><p>x</p></body></html>\n"
+            "<html><head><meta name='author' content='Jane Roe'>"
+            "<script type='application/ld+json'>{\"@type\": \"NewsArticle\", \"headline\": \"Tides\"}</script>"
+            "<title>Second</title></head><body><h1>The headline</h1></body></html>")
+    tree = _parsed(html)
+    assert tree.getnext() is not None  # the premise: two top-level elements
+    metas, scripts = _head_tags(tree)
+    assert metas == etree.XPath("//meta[@content][@property or @name or @itemprop]")(tree)
+    assert len(metas) == 1
+    assert scripts == [str(v) for v in etree.XPath("//script[@type='application/ld+json']/text()")(tree)]
+    titles, texts, h1s = headings(tree)
+    assert titles == etree.XPath("//title")(tree)
+    assert len(titles) == 2
+    assert [str(t) for t in texts] == [str(t) for t in etree.XPath("//title[1]//text()")(tree)]
+    assert h1s == etree.XPath("//body//h1")(tree)
+    assert len(h1s) == 1
+    assert extract_readable(html).byline == "Jane Roe"
