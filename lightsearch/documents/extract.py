@@ -64,7 +64,6 @@ _MODIFIED_XPATHS = (
     "//meta[@name='last-modified']/@content",
 )
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_TITLE_SUFFIX = re.compile(r"\s+[-|–—:·]\s+[^-|–—:·]{2,40}$")
 
 
 def _first(sel: Selector, xpaths: tuple[str, ...]) -> str | None:

@@ -577,8 +577,7 @@ def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> st
     blocks = block_texts(tree) if blocks is None else blocks
     for el, key in blocks.items():
         if key in tail and key not in share:
-            anchors = sum(len(_norm(a.text_content())) for a in el.iter("a"))
-            share[key] = anchors / max(1, len(key))
+            share[key] = _link_share(el, key)
     end = len(lines)
     links = 0
     while end > 1:

@@ -21,7 +21,7 @@ from parsel import Selector
 
 from lightsearch.documents import Document
 from lightsearch.documents.directives import meta_values
-from lightsearch.documents.links import PageLinks, extract_links
+from lightsearch.documents.links import NEXT_PAGE, PageLinks, extract_links
 from lightsearch.documents.sitemaps import SitemapDocument, read_sitemap
 from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.errors import LightSearchError
@@ -115,8 +115,6 @@ def sitemap(body: bytes, url: str, max_bytes: int, max_entries: int) -> SitemapD
     return read_sitemap(body, url, max_bytes=max_bytes, max_entries=max_entries)
 
 
-NEXT_PAGE = ("//link[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href"
-             " | //a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href")
 
 
 def page(html: str, url: str, agents: frozenset[str], links: bool, next_page: bool

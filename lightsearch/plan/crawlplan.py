@@ -12,7 +12,7 @@ first and which it leaves unread (it needs the record cache as it is then).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache.descriptions import DocumentDescription, age_seconds
@@ -42,7 +42,6 @@ class CrawlPlan:
     recency: str | None = None
     max_results: int = 8
     started_monotonic: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
     terms: tuple[tuple[str, ...], ...] = ()  # the request's, tokenized once (plan/request.py)
     # Sources opened only with the hops the others leave (the frontier's ``reserve``).
     reserve: frozenset[str] = frozenset()

@@ -39,14 +39,14 @@ from lightsearch.evidence.render import clip_utf8, error_line, strip_invisible, 
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
 from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.lanes import Lane
-from lightsearch.isolation.tasks import FEED_ENTRIES, summarise_feed
+from lightsearch.isolation.tasks import summarise_feed
 from lightsearch.providers.lifecycle import Provider
 from lightsearch.schema import MAX_CHARS_LIMIT, validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
 from lightsearch.timestamps import utc_stamp
 
 MAX_URL_CHARS = 2048
-__all__ = ["FEED_ENTRIES", "WebFetch", "summarise_feed"]  # summarise_feed: read in the worker pool now
+__all__ = ["WebFetch", "summarise_feed"]  # summarise_feed: read in the worker pool now
 
 
 def fetch_error(code: str, message: str, **details: Any) -> LightSearchError:

@@ -59,11 +59,6 @@ class NewsSearch(EngineSearch):
         return [hit for _, hit in sorted(enumerate(hits), key=key)]
 
 
-def load_news(overrides: Any = None) -> NewsSearch:
-    """The web_news provider for this process (or tool instance)."""
-    return NewsSearch.from_settings(overrides)
-
-
 def _epoch(stamp: str | None) -> float:
     """Seconds since the epoch of an ISO timestamp; undated hits sort last in their band."""
     when = parse_stamp(stamp)

@@ -55,8 +55,9 @@ class RankedDocument:
         return best_passage(self.document.text, set(self.terms), self.snippet_chars)
 
 
-class RankingStopped(Exception):
-    """``should_stop()`` was true: the caller's deadline passed while ranking ran."""
+# ``should_stop()`` was true: the caller's deadline passed while ranking ran (raised by the
+# BM25 model as it reads the corpus, and here between documents).
+RankingStopped = Stopped
 
 
 def rank_documents(
@@ -87,10 +88,7 @@ def rank_documents(
         tokens = d.tokens or tokenize(f"{d.title}\n{d.text}")
         corpus.append(tokens)
         token_sets.append(set(tokens))
-    try:
-        model = bm25_model(corpus, stop)  # one model for every query: it depends on the corpus only
-    except Stopped:
-        raise RankingStopped from None
+    model = bm25_model(corpus, stop)  # one model for every query: it depends on the corpus only
     rankings: list[list[int]] = []
     best_bm25 = [0.0] * len(docs)
     matched = [0.0] * len(docs)

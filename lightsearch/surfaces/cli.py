@@ -276,12 +276,11 @@ class Spinner:
 
 
 # ------------------------------------------------------------------------ commands
-def _toolbox(opts: argparse.Namespace, extra: dict[str, Any] | None = None) -> Any:
+def _toolbox(opts: argparse.Namespace) -> Any:
     from lightsearch.surfaces.toolbox import Toolbox
 
     cmdline = dict(opts.settings)
     cmdline.setdefault("LOG_LEVEL", "ERROR")
-    cmdline.update(extra or {})
     return Toolbox.from_environ(cmdline, offline=getattr(opts, "offline", False))
 
 
@@ -414,13 +413,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if opts.command == "tools":
             from lightsearch.surfaces.tools import definitions_for
 
-            print(json.dumps(definitions_for(opts.format, _cmdline(opts)), ensure_ascii=False, indent=2))
+            print(json.dumps(definitions_for(opts.format, dict(opts.settings)), ensure_ascii=False, indent=2))
             return OK
         if opts.command == "mcp":
             from lightsearch.surfaces.mcp_server import run_stdio
             from lightsearch.surfaces.toolbox import DeferredToolbox
 
-            cmdline = {"LOG_LEVEL": "ERROR", **_cmdline(opts)}
+            cmdline = {"LOG_LEVEL": "ERROR", **dict(opts.settings)}
             asyncio.run(run_stdio(DeferredToolbox(cmdline, offline=opts.offline)))
             return OK
         if opts.command == "serve":
@@ -445,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from lightsearch.config import fleet_url
                 from lightsearch.surfaces.workers import serve_workers
 
-                shared = bool(fleet_url(_toolbox_settings(opts)))
+                shared = bool(fleet_url(serving))
                 args = [a for pair in opts.settings for a in ("-s", f"{pair[0]}={pair[1]}")]
                 return serve_workers(opts.workers, opts.host, opts.port, args, offline=opts.offline, shared=shared)
             sock = None
@@ -464,10 +463,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(error_line(exc.to_dict(FLAGS)["error"]), file=sys.stderr)
         return USAGE if exc.code.startswith("invalid_") else FAILED
     return USAGE  # pragma: no cover
-
-
-def _cmdline(opts: argparse.Namespace) -> dict[str, Any]:
-    return dict(opts.settings)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from typing import Any
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.evidence.model import TRUST
 from lightsearch.filters import MAX_DOMAIN_TEXT, MAX_DOMAINS, build_filters
+from lightsearch.filters import PARAMETERS as FILTER_PARAMETERS
 from lightsearch.schema import MAX_CHARS_LIMIT
 from lightsearch.windows import DEFAULT_NEWS_WINDOW, NEWS_WINDOWS, RECENCY_WINDOWS
 
@@ -36,7 +37,6 @@ FETCH_ALIASES = {"max_length": "maxChars", "start_index": "startIndex"}  # the M
 # refused by several function-calling dialects, so it is checked here, naming the parameter)
 ONE_OF = {"web_search": ("query", "queries"), "web_fetch": ("url", "urls")}
 SURFACE_PREFIXES = ("WEB_RETRIEVAL_", "WEB_TOOLS_", "WEB_INVOKE_", "WEB_SERVE_", "WEB_SEARCH_")
-PROGRESS_AFTER_SECS = 1.0
 
 INSTRUCTIONS = """\
 lightsearch gives you the public web: web_search (and web_news for recent events) to discover \
@@ -354,8 +354,7 @@ def _checked_filters(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
         parameter = exc.details.get("parameter", "(arguments)")
         exc.details.update({"tool": tool.name, "errors": [{"field": parameter, "message": exc.message}]})
         raise
-    out = {k: v for k, v in args.items() if k not in ("includeDomains", "excludeDomains", "region", "after",
-                                                     "before")}
+    out = {k: v for k, v in args.items() if k not in FILTER_PARAMETERS}
     return {**out, **filters.to_dict()}
 
 

@@ -57,15 +57,14 @@ class Command(ScrapyCommand):
         from lightsearch.surfaces.present import show
 
         started = time.monotonic()
-        warm_pool(Values(engine_overrides(self.settings)))  # the workers start while the engine loads
-        result = asyncio.run(self._news(" ".join(args), opts))
+        overrides = engine_overrides(self.settings)
+        warm_pool(Values(overrides))  # the workers start while the engine loads
+        result = asyncio.run(self._news(" ".join(args), opts, overrides))
         self.exitcode = show("news", result, opts.output, wall_secs=time.monotonic() - started)
 
-    async def _news(self, query: str, opts: argparse.Namespace) -> dict[str, Any]:
+    async def _news(self, query: str, opts: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
         from lightsearch.surfaces.toolbox import Toolbox, error_result
 
-        assert self.settings is not None
-        overrides = engine_overrides(self.settings)
         try:
             async with Toolbox(overrides, offline=opts.offline) as box:
                 return await box.news(query, when=opts.when, max_results=opts.max_results, **filters_of(opts))

@@ -73,16 +73,16 @@ class Command(ScrapyCommand):
         from lightsearch.schema import Values
         from lightsearch.surfaces.present import show
 
-        warm_pool(Values(engine_overrides(self.settings)))  # the workers start while the engine loads
-        result = asyncio.run(self._read(args, opts))
+        overrides = engine_overrides(self.settings)
+        warm_pool(Values(overrides))  # the workers start while the engine loads
+        result = asyncio.run(self._read(args, opts, overrides))
         self.exitcode = show("fetch", result, opts.output)
 
-    async def _read(self, urls: list[str], opts: argparse.Namespace) -> dict[str, Any]:
+    async def _read(self, urls: list[str], opts: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
         from lightsearch.surfaces.toolbox import Toolbox, error_result
 
-        assert self.settings is not None
         try:
-            async with Toolbox(engine_overrides(self.settings), offline=opts.offline) as box:
+            async with Toolbox(overrides, offline=opts.offline) as box:
                 return await box.fetch(urls[0] if len(urls) == 1 else urls, max_chars=opts.max_chars,
                                        start_index=opts.start_index, raw=opts.raw or None,
                                        markdown=opts.markdown, head_tail=opts.head_tail, names=FLAGS)

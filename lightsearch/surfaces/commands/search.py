@@ -77,15 +77,14 @@ class Command(ScrapyCommand):
         from lightsearch.surfaces.present import show
 
         started = time.monotonic()
-        warm_pool(Values(engine_overrides(self.settings)))  # the workers start while the engine loads
-        result = asyncio.run(self._search(args, opts))
+        overrides = engine_overrides(self.settings)
+        warm_pool(Values(overrides))  # the workers start while the engine loads
+        result = asyncio.run(self._search(args, opts, overrides))
         self.exitcode = show("search", result, opts.output, wall_secs=time.monotonic() - started)
 
-    async def _search(self, args: list[str], opts: argparse.Namespace) -> dict[str, Any]:
+    async def _search(self, args: list[str], opts: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
         from lightsearch.surfaces.toolbox import Toolbox, error_result
 
-        assert self.settings is not None
-        overrides = engine_overrides(self.settings)
         if opts.provider:
             overrides["WEB_SEARCH_PROVIDER"] = opts.provider
         recency = opts.recency or (NEWS_WINDOWS[opts.when] if opts.when else None)
