@@ -278,13 +278,16 @@ class DiscoverySpider(Spider):
                 planned.setdefault(read.source.id, []).append(req)
         return planned
 
-    def _learn(self, source: Source, response: Response, kind: str, rows: Any, children: Any = ()) -> None:
+    def _learn(self, source: Source, response: Response, kind: str, entries: Any, children: Any = (),
+               terms: Any = None) -> None:
         """Describe a discovery document just read (its entries' terms, never a body) into
-        the process's source descriptions, once per body (cache/parsed.py)."""
+        the process's source descriptions, once per body (cache/parsed.py). ``terms`` reads
+        one entry's terms; only the entries the description samples are read."""
         if self.descriptions is None:
             return
         doc = parsed(f"describe-{kind}", response.url, response.body,
-                     lambda: describe(response.url, kind, rows(), children=children() if callable(children) else ()))
+                     lambda: describe(response.url, kind, entries(), terms=terms,
+                                      children=children() if callable(children) else ()))
         self.descriptions.put(source.id, doc)
 
     # ------------------------------------------------------------------ candidates
@@ -423,8 +426,8 @@ class DiscoverySpider(Spider):
                              f"none of the feed's {dropped} entries has a usable link", dropped=dropped)
             return
         self._consulted(source)
-        self._learn(source, response, "feed",
-                    lambda: [entry_terms([entry.title, entry.summary], url) for url, entry in admitted])
+        self._learn(source, response, "feed", lambda: admitted,
+                    terms=lambda pair: entry_terms([pair[1].title, pair[1].summary], pair[0]))
         scores = self.scorer.score_many([(url, [entry.title, entry.summary], url) for url, entry in admitted])
         for (url, entry), score in by_score(admitted, scores):
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
@@ -463,7 +466,7 @@ class DiscoverySpider(Spider):
                     if req is not None:
                         yield req
             return
-        self._learn(source, response, "sitemap", lambda: [entry_terms((), e.loc) for e in entries])
+        self._learn(source, response, "sitemap", lambda: entries, terms=lambda e: entry_terms((), e.loc))
         scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries])
         for entry, score in by_score(entries, scores):
             req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod}, listed=True)
@@ -499,8 +502,9 @@ class DiscoverySpider(Spider):
             stats.inc_value("light/directives/nofollow")
         if stage in _KIND_OF_STAGE and page_links is not None:
             self._learn(source, response, _KIND_OF_STAGE[stage], lambda: [
-                entry_terms([link.anchor, link.title], link.url) for link in page_links.links
-                if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)])
+                link for link in page_links.links
+                if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)],
+                terms=lambda link: entry_terms([link.anchor, link.title], link.url))
         if stage == "seed" and not directives.nofollow and page_links is not None:
             yield from self._autodiscovered_feeds(page_links.feeds, source)
         if stage in ("seed", "explore", "listing") and not directives.nofollow:

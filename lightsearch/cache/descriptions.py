@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
@@ -91,16 +91,17 @@ class DocumentDescription:
         return canonical_url(self.url)
 
 
-def describe(url: str, kind: str, entries: Sequence[Iterable[str]], *, children: Sequence[str] = (),
-             seen: str | None = None) -> DocumentDescription:
+def describe(url: str, kind: str, entries: Sequence[Any], *, children: Sequence[str] = (),
+             seen: str | None = None, terms: Callable[[Any], Iterable[str]] | None = None) -> DocumentDescription:
     """A document's description from its entries' terms, sampled evenly when there are
-    more than ``SAMPLE_ROWS`` (a sitemap may name 50,000 pages)."""
+    more than ``SAMPLE_ROWS`` (a sitemap may name 50,000 pages). ``terms`` reads an entry's
+    terms when the entries are not terms already: only the sampled entries are read."""
     total = len(entries)
     if total > SAMPLE_ROWS:
         picked = [entries[(i * total) // SAMPLE_ROWS] for i in range(SAMPLE_ROWS)]
     else:
         picked = list(entries)
-    rows = tuple(frozenset(list(dict.fromkeys(terms))[:ROW_TERMS]) for terms in picked)
+    rows = tuple(frozenset(list(dict.fromkeys(terms(e) if terms else e))[:ROW_TERMS]) for e in picked)
     return DocumentDescription(url=url, kind=kind, entries=total, rows=rows,
                                children=tuple(children[:MAX_CHILDREN]), seen=seen or utc_stamp())
 

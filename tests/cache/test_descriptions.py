@@ -284,3 +284,19 @@ async def test_a_news_sources_home_page_is_read_whatever_its_description_says(or
     paths = [e["path"] for e in origins.requests_for(host)]
     assert "/" in paths  # it names nothing the query wants, but news changes by the hour
     assert "/index.xml" not in paths
+
+
+def test_a_large_document_reads_only_the_entries_it_samples():
+    urls = [f"https://d.example/articles/topic-{i}-severn-tides" for i in range(50_000)]
+    read: list[str] = []
+
+    def terms(url: str) -> list[str]:
+        read.append(url)
+        return url.rsplit("/", 1)[1].split("-")
+
+    lazy = describe("https://d.example/sitemap.xml", "sitemap", urls, terms=terms, seen="2026-01-01T00:00:00Z")
+    eager = describe("https://d.example/sitemap.xml", "sitemap", [u.rsplit("/", 1)[1].split("-") for u in urls],
+                     seen="2026-01-01T00:00:00Z")
+    assert lazy == eager
+    assert lazy.entries == 50_000
+    assert len(read) == SAMPLE_ROWS
