@@ -154,7 +154,7 @@ class LightSearch(Provider):
         def opened(source: Source) -> bool:
             return records is not None and bool(source.seeds) and records.get_response(source.seeds[0]) is not None
 
-        plan = make_plan(request, searchable, self._described(searchable), s, opened=opened, started=started)
+        plan = make_plan(request, searchable, self._described(searchable, records), s, opened=opened, started=started)
         link = link_of(s)
         shared_before = snapshot(link)
         deadline = s.getfloat("LIGHT_DEADLINE_SECS")
@@ -279,11 +279,10 @@ class LightSearch(Provider):
         finally:
             stop.set()
 
-    def _described(self, catalog: Catalog) -> dict[str, list[DocumentDescription]]:
+    def _described(self, catalog: Catalog, records: Any) -> dict[str, list[DocumentDescription]]:
         """What the catalog's sources publish, as far as known: the prebuilt summary's
         descriptions (of sources whose origins are still the catalog's), and over them what
-        this process's searches read since."""
-        records = load_cache(self.settings, "LIGHT_RECORD_CACHE")
+        this process's searches read since (kept with ``records``, the record cache)."""
         learned = getattr(records, "descriptions", None)
         summary = self._summary
         out: dict[str, list[DocumentDescription]] = {}
