@@ -179,7 +179,7 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
     found = headings(tree)  # <title> and <h1> elements, for the title and the head strip
     title = choose_title(Selector(root=tree), url, meta.title, meta.headlines, meta.metas, found) or \
         _clean(searched_title(tree))
-    head = head_of(tree, meta.metas, found[0])
+    head = head_of(meta.metas, found[0])
     # Markdown keeps links: each resolved against the page (trafilatura joins to the root)
     base = resolve_links(tree, url) if markdown else url
     text = _trafilatura(tree, url, markdown)

@@ -94,7 +94,7 @@ def _paragraphs(container: HtmlElement, blocks: Blocks) -> list[HtmlElement]:
 
 
 def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
-                  sections: bool = True, lead: bool = True, head: Head | None = None) -> str:
+                  head: Head, sections: bool = True, lead: bool = True) -> str:
     """``text`` with the paragraphs of same-class sibling sections it left out, each
     inserted where the page has it (after the last extracted line that precedes it), and
     a lead paragraph in a block of its own before the body (see :func:`_lead`).
@@ -125,7 +125,7 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
     sig, count = max(votes.items(), key=lambda kv: kv[1])
     if count < 2:
         return text
-    lead = _lead(lines, matched, order, sig, _descriptions(tree, head)) if lead else []
+    lead = _lead(lines, matched, order, sig, head.descriptions) if lead else []
     if lead:
         at = min(matched.values())
         lines[at:at] = lead
@@ -261,12 +261,6 @@ def _lead_paragraphs(el: HtmlElement) -> list[str]:
     return found
 
 
-_DESCRIPTIONS = etree.XPath("//meta[@property='og:description' or @name='description' or "
-                            "@name='twitter:description']/@content")
-_TITLES = etree.XPath("//title | //meta[@property='og:title' or @name='twitter:title']/@content")
-_TITLE_ELEMENTS = etree.XPath("//title")
-
-
 @dataclass
 class Head:
     """What the page's head states that the rules compare lines with, read once."""
@@ -275,22 +269,14 @@ class Head:
     descriptions: set[str]  # the meta descriptions, normalised
 
 
-def head_of(tree: HtmlElement, metas: dict[str, str] | None = None,
-            titles: list[HtmlElement] | None = None) -> Head:
-    """The page's :class:`Head`, from its meta tags and ``<title>`` elements when the
-    caller has read them (:func:`lightsearch.documents.pagemeta.meta_tags`,
+def head_of(metas: dict[str, str], titles: list[HtmlElement]) -> Head:
+    """The page's :class:`Head`, from the meta tags and ``<title>`` elements the reader has
+    read (:func:`lightsearch.documents.pagemeta.meta_tags`,
     :func:`lightsearch.documents.titles.headings`)."""
-    if metas is None:
-        return Head(titles={_fold(v if isinstance(v, str) else v.text_content()) for v in _TITLES(tree)},
-                    descriptions={_norm(v) for v in _DESCRIPTIONS(tree)})
-    titles = {_fold(el.text_content()) for el in (_TITLE_ELEMENTS(tree) if titles is None else titles)}
-    titles.update(_fold(metas[key]) for key in ("property=og:title", "name=twitter:title") if key in metas)
-    return Head(titles=titles, descriptions={_norm(metas[key]) for key in (
+    said = {_fold(el.text_content()) for el in titles}
+    said.update(_fold(metas[key]) for key in ("property=og:title", "name=twitter:title") if key in metas)
+    return Head(titles=said, descriptions={_norm(metas[key]) for key in (
         "property=og:description", "name=description", "name=twitter:description") if key in metas})
-
-
-def _descriptions(tree: HtmlElement, head: Head | None = None) -> set[str]:
-    return head.descriptions if head is not None else {_norm(v) for v in _DESCRIPTIONS(tree)}
 
 
 def _lead(lines: list[str], matched: dict[HtmlElement, int], order: dict[HtmlElement, int],
@@ -337,7 +323,7 @@ def _states(shown: str, described: str) -> bool:
         len(cut) >= 0.5 * len(shown)
 
 
-def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None = None, head: Head | None = None) -> str:
+def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None, head: Head) -> str:
     """``text`` with the article's standfirst put back above its first line, when
     trafilatura left it out and the page shows it is one: one of the few blocks just
     before the body's first block, in the same article (a close common ancestor), showing
@@ -346,7 +332,7 @@ def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None = Non
     without it the caller never sees them."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
-    described = [d for d in _descriptions(tree, head) if len(d) >= MIN_STANDFIRST_CHARS]
+    described = [d for d in head.descriptions if len(d) >= MIN_STANDFIRST_CHARS]
     if not described:
         return text
     keys = {_line_key(line) for line in lines}
@@ -444,8 +430,7 @@ def drop_copies(text: str) -> str:
     return gap.join(line for line, kept in zip(lines, keep, strict=True) if kept)
 
 
-def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title: str | None = None,
-               head: Head | None = None, *, repeats: bool = True, others: bool = True) -> str:
+def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None, title: str | None, head: Head, *, repeats: bool = True, others: bool = True) -> str:
     """``text`` without the lines among its first ``HEAD_LINES`` that the page shows are
     not the article's own words: a repeat of the title (``title``, the page's ``<title>``, ``og:title``,
     ``twitter:title``, or its first ``<h1>`` where that states the same title), a
@@ -456,7 +441,7 @@ def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None = None, title
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
     first = [_line_key(line) for line in lines[:HEAD_LINES]]
-    said = {_fold(title or ""), *(head or head_of(tree)).titles} if repeats else set()
+    said = {_fold(title or ""), *head.titles} if repeats else set()
     said.discard("")
     # the page's headline: its first <h1>, where it states the title (in other words)
     headline = next(iter(tree.iter("h1")), None) if repeats else None
