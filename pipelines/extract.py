@@ -77,6 +77,5 @@ class ExtractionPipeline:
         source_id = item.get("source_id", "")
         if frontier_of(self.crawler).source(source_id) is None:
             return
-        error = {"source": source_id, "url": item["url"], "stage": item.get("stage", "page"),
-                 "code": exc.code, "message": exc.message}
-        self.crawler.signals.send_catch_log(light_signals.source_failed, error=error)
+        light_signals.report_source_error(self.crawler, source_id, item["url"], item.get("stage", "page"), exc.code,
+                                          exc.message)

@@ -204,8 +204,7 @@ class DescribeSpider(Spider):
                 self.crawler.engine.crawl(req)
 
     def _error(self, url: str, stage: str, code: str, message: str = "") -> None:
-        error = {"source": self.source.id, "url": url, "stage": stage, "code": code, "message": message[:200]}
-        self.crawler.signals.send_catch_log(light_signals.source_failed, error=error)
+        light_signals.report_source_error(self.crawler, self.source.id, url, stage, code, message[:200])
 
     def on_error(self, failure: Failure) -> None:
         request = failure.request

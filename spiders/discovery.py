@@ -28,7 +28,7 @@ from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from lightsearch.cache import load_cache
-from lightsearch.cache.descriptions import describe
+from lightsearch.cache.descriptions import DESCRIPTION_BYTES, describe
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.parsed import known, parsed, remember
 from lightsearch.crawl import signals as light_signals
@@ -287,7 +287,8 @@ class DiscoverySpider(Spider):
             return
         doc = parsed(f"describe-{kind}", response.url, response.body,
                      lambda: describe(response.url, kind, entries(), terms=terms,
-                                      children=children() if callable(children) else ()))
+                                      children=children() if callable(children) else ()),
+                     weight=min(len(response.body), DESCRIPTION_BYTES))
         self.descriptions.put(source.id, doc)
 
     # ------------------------------------------------------------------ candidates
@@ -624,8 +625,7 @@ class DiscoverySpider(Spider):
         self.crawler.signals.send_catch_log(light_signals.source_consulted, source_id=source.id)
 
     def _error(self, source: Source, url: str, stage: str, code: str, message: str = "", **extra: Any) -> None:
-        error = {"source": source.id, "url": url, "stage": stage, "code": code, "message": message, **extra}
-        self.crawler.signals.send_catch_log(light_signals.source_failed, error=error)
+        light_signals.report_source_error(self.crawler, source.id, url, stage, code, message, **extra)
 
     def _unreadable(self, source: Source, url: str, stage: str, code: str, message: str, **extra: Any) -> None:
         """A fetched document none of which could be read: a source error, never silence."""

@@ -48,6 +48,9 @@ SAMPLE_ROWS = 200  # entries kept per document; a larger document is sampled eve
 ROW_TERMS = 24  # index terms kept per entry (a feed summary is long)
 MAX_DOCUMENTS = 64  # documents per source; the least recently described go first
 MAX_CHILDREN = 500  # child sitemaps kept per index
+# A generous bound on a description's size in memory, what one counts against a memo's
+# byte bound (its rows of short terms and its children's URLs, not the body it describes).
+DESCRIPTION_BYTES = SAMPLE_ROWS * ROW_TERMS * 16 + MAX_CHILDREN * 128
 MAX_SOURCES = 512  # sources a process learns about
 SUMMARY_MAX_BYTES = 32 * 1024 * 1024
 SETTING = "LIGHT_SOURCE_SUMMARY"

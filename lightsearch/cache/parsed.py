@@ -19,7 +19,7 @@ from typing import TypeVar
 from lightsearch.cache.lru import BoundedLRU
 
 T = TypeVar("T")
-MAX_ENTRIES = 1024  # a discovery body may hold four results: links, feed or sitemap, meta, next page
+MAX_ENTRIES = 1024  # a discovery body may hold five results: links, feed or sitemap, meta, next page, description
 MAX_BODY_BYTES = 64 * 1024 * 1024  # of the bodies parsed, the stand-in for the results' size
 LIFETIME_SECS = 300.0  # the discovery documents' own lifetime (at most 5 minutes)
 
@@ -30,14 +30,16 @@ def _key(kind: str, url: str, body: bytes) -> str:
     return f"{kind}:{len(body)}:{hash(body)}:{url}"
 
 
-def parsed(kind: str, url: str, body: bytes, parse: Callable[[], T]) -> T:
-    """``parse()``, or what it returned for the same ``kind``, URL and body before."""
+def parsed(kind: str, url: str, body: bytes, parse: Callable[[], T], weight: int | None = None) -> T:
+    """``parse()``, or what it returned for the same ``kind``, URL and body before.
+    ``weight`` is what the result counts against the bound (the body's length unless the
+    result is known to be far smaller)."""
     key = _key(kind, url, body)
     hit = _parsed.get(key)
     if hit is not None:
         return hit  # type: ignore[return-value]
     value = parse()
-    _parsed.put(key, value, len(body), time.time() + LIFETIME_SECS)
+    _parsed.put(key, value, len(body) if weight is None else weight, time.time() + LIFETIME_SECS)
     return value
 
 

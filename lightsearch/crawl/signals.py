@@ -5,6 +5,13 @@ collects them into a :class:`lightsearch.crawl.outcome.CrawlOutcome`, so nothing
 through spider attributes.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
 #: Sent by the query controller at the hard deadline or on cancellation: every download
 #: in flight is cancelled at once instead of being waited for.
 abort_requested = object()
@@ -14,3 +21,10 @@ source_consulted = object()
 
 #: ``error``: a per-source diagnostic (source, url, stage, code, message, ...).
 source_failed = object()
+
+
+def report_source_error(crawler: Crawler, source_id: str, url: str, stage: str, code: str, message: str = "",
+                        **extra: Any) -> None:
+    """Send ``source_failed`` with one source's diagnostic, in the one shape collected."""
+    error = {"source": source_id, "url": url, "stage": stage, "code": code, "message": message, **extra}
+    crawler.signals.send_catch_log(source_failed, error=error)
