@@ -39,20 +39,8 @@ def within_recency(
     if window is None:
         return list(ranked), 0, []
     now = now or datetime.now(timezone.utc)
-    kept: list[RankedDocument] = []
-    undated: list[str] = []
-    dropped = 0
-    for hit in ranked:
-        doc = hit.document
-        when = parse_date(doc.published_at) or parse_date(doc.modified_at)
-        if when is None:
-            undated.append(doc.url)
-            kept.append(hit)
-        elif (now - when).total_seconds() <= window:
-            kept.append(hit)
-        else:
-            dropped += 1
-    return kept, dropped, undated
+    return _split(ranked, lambda hit: (hit.document.published_at, hit.document.modified_at),
+                  lambda hit: hit.document.url, lambda when: (now - when).total_seconds() <= window)
 
 
 def recency_note(recency: str, dropped: int, undated: int) -> str:
@@ -66,6 +54,13 @@ def within_dates(items: Sequence[T], filters: Filters, stamps: Callable[[T], Seq
     the undated URLs. ``stamps(item)`` are its dates, the first readable one counts."""
     if not filters.dates:
         return list(items), 0, []
+    return _split(items, stamps, url_of, lambda when: filters.in_window(when.astimezone(timezone.utc).date()))
+
+
+def _split(items: Sequence[T], stamps: Callable[[T], Sequence[Any]], url_of: Callable[[T], str],
+           inside: Callable[[datetime], bool]) -> tuple[list[T], int, list[str]]:
+    """The items whose first readable date is ``inside`` (undated kept), how many were
+    dropped, the undated URLs."""
     kept: list[T] = []
     undated: list[str] = []
     dropped = 0
@@ -74,7 +69,7 @@ def within_dates(items: Sequence[T], filters: Filters, stamps: Callable[[T], Seq
         if when is None:
             undated.append(url_of(item))
             kept.append(item)
-        elif filters.in_window(when.astimezone(timezone.utc).date()):
+        elif inside(when):
             kept.append(item)
         else:
             dropped += 1
