@@ -83,3 +83,24 @@ def test_server_picks_the_site_by_host_header():
         resp.read()
         conn.close()
         assert server.requests_for(host)
+
+
+def test_the_origins_send_without_waiting_for_an_ack_as_real_servers_do():
+    import http.client
+    import socket
+
+    def tell_nodelay(handler):
+        flag = handler.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        body = str(flag).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    with OfflineOrigins() as server:
+        server.add_site("nodelay.example", {"/": {"handler": tell_nodelay}})
+        conn = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=5)
+        for _ in range(2):  # the second request rides the kept-alive connection
+            conn.request("GET", "/", headers={"Host": "nodelay.example"})
+            assert conn.getresponse().read() != b"0"
+        conn.close()
