@@ -91,6 +91,10 @@ SCHEMA: tuple[Setting, ...] = (
     _s("LIGHT_HOST_MAP_ONLY", "bool", False, "refuse every host the map does not name (offline worlds, tests)"),
     _s("LIGHT_MAX_CONCURRENCY", "int", 3, "transfers at once per process, shared by concurrent searches", 1, 64),
     _s("LIGHT_MAX_CONCURRENCY_PER_ORIGIN", "int", 1, "transfers at once per origin", 1, 1),
+    _s("LIGHT_KEEP_CONNECTIONS", "bool", True, "keep a search's connections to catalog origins open for "
+       "the next search (one per origin; web_fetch never keeps them)"),
+    _s("LIGHT_KEEP_CONNECTIONS_IDLE_SECS", "float", 60.0, "a kept connection closes after this long idle",
+       1, 600),
     _s("LIGHT_POLITENESS_LIMITER", "path", "lightsearch.crawl.politeness.InProcessLimiter",
        "the per-origin and per-process limiter"),
     _s("LIGHT_SNIPPET_CHARS", "int", 280, "snippet length around the densest passage", 40, 4000),

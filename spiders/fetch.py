@@ -47,6 +47,8 @@ _HOP_META = {"dont_redirect": True, "handle_httpstatus_all": True, "dont_merge_c
 
 class FetchSpider(Spider):
     name = "fetch"
+    # any caller's URL: a kept connection would outlive the call (crawl/connections.py)
+    custom_settings = {"LIGHT_KEEP_CONNECTIONS": False}
 
     def __init__(
         self,

@@ -60,6 +60,7 @@ from twisted.internet.endpoints import (
 
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import HopGate, hop_stage
+from lightsearch.crawl.connections import KeptConnections
 from lightsearch.crawl.failures import HostNotMappedError, ResponseRefused, response_refusal
 from lightsearch.crawl.guard import BlockedAddress, GuardRefusal, InvalidURL
 from lightsearch.crawl.guard.addresses import classify
@@ -214,6 +215,12 @@ class _PinnedAgent(_BindAddressAgent):
             return wrapClientTLS(creator, endpoint)
         return endpoint
 
+    def _requestWithEndpoint(self, key, endpoint, *args, **kwargs):
+        # A pooled connection goes to the address vetted when it was made: the key names it,
+        # so a pool shared by crawls (crawl/connections.py) never hands a connection made
+        # for one resolution or host map to a request vetted to another address.
+        return super()._requestWithEndpoint((*key, self._address, self._mapped), endpoint, *args, **kwargs)
+
 
 class _LightAgent(_ScrapyAgent):
     def __init__(self, *, address: tuple[str, int], mapped: bool, **kwargs: Any) -> None:
@@ -259,7 +266,14 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         )
         # HTTPConnectionPool calls ``_factory(quiescentCallback, metadata)`` (Twisted 26.10);
         # Scrapy 2.19 sets it to its lenient factory, which ours extends.
-        self._pool._factory = functools.partial(_BoundedHTTP11ClientFactory, limits=limits)
+        factory = functools.partial(_BoundedHTTP11ClientFactory, limits=limits)
+        self._pool._factory = factory
+        self._kept = (settings.getbool("LIGHT_KEEP_CONNECTIONS")
+                      and isinstance(self._contextFactory, VerifyingPolicy))
+        if self._kept:  # connections kept for the next search (crawl/connections.py)
+            self._pool = KeptConnections.pool(
+                self._contextFactory, limits, per_host=self._pool.maxPersistentPerHost,
+                idle_secs=settings.getfloat("LIGHT_KEEP_CONNECTIONS_IDLE_SECS"), factory=factory)
 
     async def download_request(self, request: Request) -> Response:
         try:
@@ -311,6 +325,10 @@ class LightDownloadHandler(HTTP11DownloadHandler):
             finally:
                 self._in_flight.discard(d)
                 self._aborted.discard(d)
+
+    async def close(self) -> None:
+        if not self._kept:  # a kept pool outlives the crawl
+            await super().close()
 
     async def _vet(self, request: Request) -> tuple[tuple[str, int], bool]:
         """The one address this hop may connect to, and whether it is a mapped one.
