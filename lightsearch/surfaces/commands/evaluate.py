@@ -26,8 +26,9 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 BASELINE = {"LIGHT_DISCOVERY_MAX_SITEMAPS": 0, "LIGHT_DISCOVERY_MAX_DEPTH": 1,
             "LIGHT_DISCOVERY_EXPLORE": False}
-# Cold mode: nothing survives from one search to the next (no record or robots cache).
-COLD = {"LIGHT_RECORD_CACHE": None, "LIGHT_ROBOTS_CACHE": None}
+# Cold mode: nothing survives from one search to the next (no record or robots cache, no
+# kept connection): each search is timed as the first of a process.
+COLD = {"LIGHT_RECORD_CACHE": None, "LIGHT_ROBOTS_CACHE": None, "LIGHT_KEEP_CONNECTIONS": False}
 
 
 class Command(ScrapyCommand):
