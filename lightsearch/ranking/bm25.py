@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 
 class LuceneBM25:
-    def __init__(self, corpus: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> None:
+    """``vocabulary``: the only terms that will be asked (a search's query terms). The
+    postings of every other term are not built: over the few hundred pages a search ranks
+    that was most of the ranking's time (400 pages: 66 -> 6 ms), for the same scores."""
+
+    def __init__(self, corpus: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75,
+                 vocabulary: Collection[str] | None = None) -> None:
         self.k1 = k1
         self.b = b
         self.doc_len = [len(doc) for doc in corpus]
@@ -24,9 +29,17 @@ class LuceneBM25:
         self.avgdl = sum(self.doc_len) / self.corpus_size if self.corpus_size else 0.0
         # term -> [(document, term frequency)]: a query term visits only its documents
         self.postings: dict[str, list[tuple[int, int]]] = {}
+        asked = None if vocabulary is None else tuple(set(vocabulary))
         for i, doc in enumerate(corpus):
-            for term, tf in Counter(doc).items():
-                self.postings.setdefault(term, []).append((i, tf))
+            counts = Counter(doc)
+            if asked is None:
+                for term, tf in counts.items():
+                    self.postings.setdefault(term, []).append((i, tf))
+                continue
+            for term in asked:
+                tf = counts.get(term)
+                if tf:
+                    self.postings.setdefault(term, []).append((i, tf))
         n = self.corpus_size
         self.idf = {term: math.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
                     for term, docs in self.postings.items()}
@@ -65,15 +78,17 @@ class _Checked(list):
             yield doc
 
 
-def bm25_model(corpus: Sequence[Sequence[str]], should_stop: Callable[[], bool] | None = None) -> LuceneBM25 | None:
+def bm25_model(corpus: Sequence[Sequence[str]], should_stop: Callable[[], bool] | None = None,
+               vocabulary: Collection[str] | None = None) -> LuceneBM25 | None:
     """The model of ``corpus`` (None when there is nothing to score), built once for all
-    of a search's queries; ``should_stop`` is asked per document, :class:`Stopped` raised."""
+    of a search's queries (``vocabulary``: their terms, when known); ``should_stop`` is
+    asked per document, :class:`Stopped` raised."""
     if not corpus or not any(corpus):
         return None
     # an empty document counts as one empty word, so it lengthens the average as the
     # evaluation figures were measured with; an all-empty corpus is caught above
     docs = [doc if doc else [""] for doc in corpus]
-    return LuceneBM25(_Checked(docs, should_stop) if should_stop else docs)
+    return LuceneBM25(_Checked(docs, should_stop) if should_stop else docs, vocabulary=vocabulary)
 
 
 def model_scores(model: LuceneBM25 | None, size: int, query: Sequence[str]) -> list[float]:

@@ -81,25 +81,30 @@ def rank_documents(
     if not docs:
         return out
     corpus = []
-    token_sets = []
     for d in docs:
         if stop():
             raise RankingStopped
-        tokens = d.tokens or tokenize(f"{d.title}\n{d.text}")
-        corpus.append(tokens)
-        token_sets.append(set(tokens))
-    model = bm25_model(corpus, stop)  # one model for every query: it depends on the corpus only
+        corpus.append(d.tokens or tokenize(f"{d.title}\n{d.text}"))
+    per_query = terms if terms is not None else [tokenize(q) for q in queries]
+    vocabulary = {t for query_terms in per_query for t in query_terms}
+    # one model for every query (it depends on the corpus), holding their terms' postings
+    model = bm25_model(corpus, stop, vocabulary)
+    # the query terms each document holds, and each term's document frequency
+    token_sets: list[set[str]] = [set() for _ in docs]
+    doc_freq: dict[str, int] = {}
+    for term, postings in (model.postings.items() if model is not None else ()):
+        doc_freq[term] = len(postings)
+        for i, _ in postings:
+            token_sets[i].add(term)
     rankings: list[list[int]] = []
     best_bm25 = [0.0] * len(docs)
     matched = [0.0] * len(docs)
     weighted = [0.0] * len(docs)
     n_docs = len(docs)
-    doc_freq: dict[str, int] = {}
     all_terms: set[str] = set()
     matching: set[int] = set()  # matched a term of some query
     unrelated: set[int] = set()  # ... but only function words of each query it matched
     far_below: set[int] = set()
-    per_query = terms if terms is not None else [tokenize(q) for q in queries]
     for query_terms in per_query:
         unique = set(query_terms)
         all_terms |= unique
@@ -109,11 +114,9 @@ def rank_documents(
             raise RankingStopped
         about = content_terms(unique) or unique
         scores = model_scores(model, len(corpus), list(query_terms))
-        for t in unique - doc_freq.keys():
-            doc_freq[t] = sum(1 for ts in token_sets if t in ts)
         bg_df, bg_n = background if background is not None else ({}, 0.0)
-        idf = {t: math.log(1.0 + (n_docs + bg_n - doc_freq[t] - bg_df.get(t, 0.0) + 0.5)
-                           / (doc_freq[t] + bg_df.get(t, 0.0) + 0.5)) for t in unique}
+        idf = {t: math.log(1.0 + (n_docs + bg_n - doc_freq.get(t, 0) - bg_df.get(t, 0.0) + 0.5)
+                           / (doc_freq.get(t, 0) + bg_df.get(t, 0.0) + 0.5)) for t in unique}
         total_idf = sum(idf.values())
         candidates = []
         for i, score in enumerate(scores):
