@@ -183,8 +183,11 @@ def _furniture_word(names: str) -> str:
 
     The string is split into words (at spaces, hyphens and underscores) and the words
     looked up: the same matches as a pattern of furniture words between separators, at a
-    third of its cost (such an alternation is tried at every position of every string)."""
+    third of its cost (such an alternation is tried at every position of every string);
+    most strings share no word with the tables at all, which one set operation says."""
     words = _WORD_BREAK.split(names.lower())
+    if _FIRST_WORDS.isdisjoint(words):
+        return ""
     for i, word in enumerate(words):
         if word in _FURNITURE_WORDS:
             return word
@@ -196,6 +199,10 @@ def _furniture_word(names: str) -> str:
         if word == "you" and words[i + 1:i + 3] == ["may", "like"]:
             return "you-may-like"
     return ""
+
+
+# every word a match of :func:`_furniture_word` starts with
+_FIRST_WORDS = _FURNITURE_WORDS | _EDIT_CLASSES | {first for first, _ in _FURNITURE_PAIRS} | {"you"}
 
 
 def _kind_of(el: HtmlElement) -> str:
