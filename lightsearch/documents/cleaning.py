@@ -64,10 +64,10 @@ TEXT_SHARE = 0.4  # ... or 40% of the text it shows (a body written in <div>s, a
 _FURNITURE_TAGS = ("div", "section", "aside", "ul", "ol", "figure", "span", "nav", "dialog")
 _ALWAYS_DROPPED = ("dialog", "template")
 # (a self:: test per element in XPath cost more than a second, tag-filtered pass in C; the
-# attributes walked cost less than every element tested for them; that walk starts at the
-# context element's own attributes, which :func:`_inside` leaves out)
-_HIDDEN_CANDIDATES = etree.XPath(".//@hidden/.. | .//@aria-hidden/..")
-_STYLES = etree.XPath(".//@style")
+# attributes walked cost less than every element tested for them, and one walk for all
+# three less than two; that walk starts at the context element's own attributes, which
+# :func:`_inside` and the hidden step leave out)
+_HIDING_ATTRIBUTES = etree.XPath(".//@hidden | .//@aria-hidden | .//@style")
 _KEEP_TAGS = {"html", "body", "head", "main", "article"}
 _ARTICLE_BODY = etree.XPath(".//@itemprop[. = 'articleBody']/..")
 
@@ -312,16 +312,23 @@ def _hidden_and_furniture(body: HtmlElement, skip: Collection[str], texts: dict[
     # Candidates chosen in C (an XPath, a tag filter), the precise tests in Python on the
     # few they return: one Python pass over every element cost twice as much.
     if "hidden" not in skip:
-        for el in (*_inside(_HIDDEN_CANDIDATES, body), *body.iter(*_ALWAYS_DROPPED)):
+        by_attribute: dict[HtmlElement, None] = {}  # in document order, each once
+        by_style: list[HtmlElement] = []
+        for value in _HIDING_ATTRIBUTES(body):
+            el = value.getparent()
+            if value.attrname == "style":
+                # inline styles read as strings, the few that can hide looked at closely
+                low = value.lower()
+                if ("none" in low or "hidden" in low) and _HIDDEN_STYLE.search(value):
+                    by_style.append(el)
+            elif el is not body:
+                by_attribute[el] = None
+        for el in (*by_attribute, *body.iter(*_ALWAYS_DROPPED)):
             if _hidden_by_attribute(el):
                 doomed.append(("hidden", _kind_of(el), el))
-        # inline styles read as strings, the few that can hide looked at closely
-        for style in _STYLES(body):
-            low = style.lower()
-            if ("none" in low or "hidden" in low) and _HIDDEN_STYLE.search(style):
-                el = style.getparent()
-                if not _hidden_by_attribute(el):  # found above already
-                    doomed.append(("hidden", _kind_of(el), el))
+        for el in by_style:
+            if not _hidden_by_attribute(el):  # found above already
+                doomed.append(("hidden", _kind_of(el), el))
     words: dict[str, str] = {}  # class strings repeat ("item", "col-4"): each split once
     furniture, editing = "furniture" not in skip, "edits" not in skip
     for el in body.iter(*_FURNITURE_TAGS) if furniture or editing else ():
