@@ -207,3 +207,38 @@ def test_the_one_walk_for_head_tags_and_headings_finds_what_the_xpaths_found_in_
     assert h1s == etree.XPath("//body//h1")(tree)
     assert len(h1s) == 1
     assert extract_readable(html).byline == "Jane Roe"
+
+
+_PAGE_PIECES = st.sampled_from([
+    "<!DOCTYPE html>", '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
+    '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">', "< ! doctype x/y>", "<!doctype a/b><p>",
+    "<html", "<html lang='en'/>", "<html xmlns='http://www.w3.org/1999/xhtml' />", " />", "/>", "\n", "\r\n",
+    "\x00", "\x0b", "\x1f", "\ufffe", "\uffff", "\t", "<p>x</p>", "é", "日本", "<body>", " "])
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(st.lists(_PAGE_PIECES, max_size=14).map("".join))
+def test_the_readers_repair_of_a_page_is_trafilaturas(html):
+    """The reader repairs a page as trafilatura's loader does (``repair_faulty_html``),
+    without that repair's pass over the whole page when no character it removes is there:
+    the same UTF-8 bytes for the parser to read."""
+    from trafilatura.utils import repair_faulty_html
+
+    from lightsearch.documents.readable import _repaired
+
+    beginning = html[:50].lower()
+    expected = repair_faulty_html(html, beginning)
+    for data in (html.encode("utf-8"), None):
+        assert _repaired(html, beginning, data) == expected.encode("utf-8")
+
+
+def test_the_readers_repair_looks_for_the_characters_trafilatura_removes():
+    """The characters the reader looks for before it leaves the repair's regular
+    expression out are exactly those the expression removes."""
+    from trafilatura.utils import INVALID_XML_CHARS
+
+    from lightsearch.documents.readable import _REMOVED_CHARS
+
+    removed = {chr(c) for c in range(0x10000) if INVALID_XML_CHARS.match(chr(c))}
+    removed |= {chr(c) for c in range(0x10000, 0x110000, 0x101) if INVALID_XML_CHARS.match(chr(c))}
+    assert removed == set(_REMOVED_CHARS)
