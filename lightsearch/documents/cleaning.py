@@ -140,9 +140,12 @@ class _Evidence:
         ``TEXT_SHARE`` of the text it shows."""
         if self.page_chars and sum(self.paragraph_chars(el) for el in els) >= MAIN_SHARE * self.page_chars:
             return True
+        shown = sum(self.shown(el) for el in els)
+        if shown <= 0:  # nothing shown is no share of anything: the page's text is not read for it
+            return False
         if self._page_text is None:
             self._page_text = _shown_chars(self.body)
-        return self._page_text > 0 and sum(self.shown(el) for el in els) >= TEXT_SHARE * self._page_text
+        return self._page_text > 0 and shown >= TEXT_SHARE * self._page_text
 
     def shown(self, el: HtmlElement) -> float:
         if el not in self._shown:
