@@ -171,7 +171,7 @@ def _repaired(html: str, beginning: str, data: bytes | None) -> bytes:
 
 
 def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool) -> str:
-    with _head_set_aside(tree):
+    with _scripts_set_aside(tree):
         if markdown:
             with escaped_ampersands(tree):
                 return _trafilatura_once(tree, url, markdown)
@@ -179,26 +179,37 @@ def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool) -> str:
 
 
 @contextlib.contextmanager
-def _head_set_aside(tree: HtmlElement) -> Iterator[None]:
-    """The page's head without its scripts (but JSON-LD) and styles while trafilatura
-    reads the page, then as it was. trafilatura reads none of them: its extraction drops
-    the head, readability every script and style, justext and its page measure read a
-    tree cleaned of them, and of scripts it reads JSON-LD alone; but it copies the page
-    first, and a head's inline scripts and styles are often most of a page's bytes (0.7 ms
-    a page at the median on trafilatura-eval). Each goes back where it was, with its tail."""
-    head = tree.find("head") if tree.tag == "html" else None
-    aside = [] if head is None else [
-        (el.getparent(), el) for el in head.iter("script", "style")
-        if el.get("type") != "application/ld+json"]
+def _scripts_set_aside(tree: HtmlElement) -> Iterator[None]:
+    """The page without its scripts (but JSON-LD) and styles while trafilatura reads it,
+    then as it was. trafilatura reads none of them: its extraction deletes them before it
+    reads (keeping their tails, as here), readability drops them first, justext, the
+    baseline and the page measure read trees cleaned of them, and of scripts it reads
+    JSON-LD alone; but it copies the page first, and inline scripts and styles are often
+    most of a page's bytes. Each goes back where it was, with its tail, and the text its
+    tail was joined to is as it was."""
     places = []
-    for parent, el in aside:
-        places.append((parent, parent.index(el), el))
+    for el in [el for el in tree.iter("script", "style") if el.get("type") != "application/ld+json"]:
+        parent = el.getparent()
+        if parent is None:
+            continue
+        joined = None  # (holder, attribute, its value before): where trafilatura's deletion joins the tail
+        if el.tail:
+            previous = el.getprevious()
+            if previous is None:
+                joined = (parent, "text", parent.text)
+                parent.text = (parent.text or "") + el.tail
+            else:
+                joined = (previous, "tail", previous.tail)
+                previous.tail = (previous.tail or "") + el.tail
+        places.append((parent, parent.index(el), el, joined))
         parent.remove(el)  # its tail goes with it, and comes back with it
     try:
         yield
     finally:
-        for parent, at, el in reversed(places):
+        for parent, at, el, joined in reversed(places):
             parent.insert(at, el)
+            if joined is not None:
+                setattr(*joined)
 
 
 def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool) -> str:

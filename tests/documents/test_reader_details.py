@@ -244,20 +244,23 @@ def test_the_readers_repair_looks_for_the_characters_trafilatura_removes():
     assert removed == set(_REMOVED_CHARS)
 
 
-_SCRIPTED_HEAD = (
+_SCRIPTED_PAGE = (
     "<!doctype html><html><head><title>Moraine notes</title>\n"
     "<style>body { color: red }</style>\n  <script>var tracking = 'Moraine sediment field notes';</script>\n"
     "<noscript><style>.x { display: none }</style></noscript>"
     "<script type='application/ld+json'>{\"@type\": \"NewsArticle\", \"articleBody\": \"%s\"}</script>\n"
-    "<script src='/app.js'></script></head><body>%s</body></html>")
+    "<script src='/app.js'></script></head><body><script>var a = 1;</script> Lead words %s"
+    "<div><span>Kept</span> before <script>var b = 2;</script> and after the script.<style>p {}</style></div>"
+    "</body></html>")
 
 
-def test_trafilatura_reads_the_page_with_the_heads_scripts_set_aside_to_the_same_text_and_the_page_is_left_as_it_was():
-    """The reader sets a head's scripts (but JSON-LD) and styles aside while trafilatura
-    reads the page (trafilatura drops them all but copies them first): trafilatura's text
-    is what it reads from the whole page (here its JSON-LD articleBody, the one script it
-    reads, when the body holds nothing), and the page is the same page afterwards, every
-    script and style back in its place with its tail."""
+def test_trafilatura_reads_the_page_with_its_scripts_set_aside_to_the_same_text_and_the_page_is_left_as_it_was():
+    """The reader sets the page's scripts (but JSON-LD) and styles aside while trafilatura
+    reads it (trafilatura deletes them all, keeping their tails, but copies them first):
+    trafilatura's text is what it reads from the whole page (here its JSON-LD
+    articleBody, the one script it reads, when the body holds little; the text around a
+    script, joined), and the page is the same page afterwards, every script and style
+    back in its place with its tail."""
     import copy
 
     import trafilatura
@@ -266,8 +269,8 @@ def test_trafilatura_reads_the_page_with_the_heads_scripts_set_aside_to_the_same
     from lightsearch.documents.readable import _parsed, _trafilatura
 
     body_text = " ".join(["Glacial moraines record the advance and retreat of ice sheets."] * 8)
-    for body in ("<div></div>", f"<article><h1>Moraines</h1><p>{body_text}</p></article>"):
-        html = _SCRIPTED_HEAD % (body_text, body)
+    for body in ("<div></div>", f"<article><h1>Moraines</h1><p>{body_text} <script>x()</script>Tail.</p></article>"):
+        html = _SCRIPTED_PAGE % (body_text, body)
         tree = _parsed(html)
         before = etree.tostring(tree)
         whole = trafilatura.extract(copy.deepcopy(tree), include_comments=False, include_tables=True,
@@ -280,17 +283,19 @@ def test_trafilatura_reads_the_page_with_the_heads_scripts_set_aside_to_the_same
                 assert text == whole.strip()
 
 
-def test_the_heads_scripts_come_back_when_trafilatura_fails(monkeypatch):
+def test_the_scripts_come_back_when_trafilatura_fails(monkeypatch):
     """An error inside trafilatura leaves the page whole."""
     from lxml import etree
 
     import lightsearch.documents.readable as readable
 
-    tree = readable._parsed(_SCRIPTED_HEAD % ("x", "<p>Some text</p>"))
+    tree = readable._parsed(_SCRIPTED_PAGE % ("x", "<p>Some text</p>"))
     before = etree.tostring(tree)
 
     def broken(*_args, **_kwargs):
         assert tree.find("head/style") is None  # set aside while it runs
+        assert tree.find("body/div/script") is None
+        assert "before  and after" in etree.tostring(tree, encoding=str)  # the tail joined, as trafilatura joins it
         raise RuntimeError("broken")
 
     monkeypatch.setattr(readable, "_trafilatura_once", broken)
@@ -299,12 +304,14 @@ def test_the_heads_scripts_come_back_when_trafilatura_fails(monkeypatch):
     assert etree.tostring(tree) == before
 
 
-def test_trafilatura_reads_real_pages_with_their_heads_scripts_set_aside_to_the_same_text():
+def test_trafilatura_reads_real_pages_with_their_scripts_set_aside_to_the_same_text():
     """On recorded article pages (the shared benchmark's first 60), trafilatura's text with
-    the head's scripts and styles set aside is its text of the whole page: a trafilatura
-    that read a head script would fail here."""
+    the scripts and styles set aside is its text of the whole page, and the page is as it
+    was: a trafilatura that read a script other than JSON-LD would fail here."""
     import copy
     import gzip
+
+    from lxml import etree
 
     from lightsearch.documents.cleaning import prune_unseen
     from lightsearch.documents.readable import _parsed, _trafilatura, _trafilatura_once
@@ -314,5 +321,7 @@ def test_trafilatura_reads_real_pages_with_their_heads_scripts_set_aside_to_the_
     for path in pages:
         tree = _parsed(gzip.decompress(path.read_bytes()).decode("utf-8", "replace"))
         prune_unseen(tree)
+        before = etree.tostring(tree)
         whole = _trafilatura_once(copy.deepcopy(tree), None, False)
         assert _trafilatura(tree, None, False) == whole, path.name
+        assert etree.tostring(tree) == before, path.name
