@@ -90,10 +90,21 @@ HAS_DATE = re.compile(r"\b(?:19|20)\d{2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b")
 MAX_DATELINE_TOKENS = 12
 
 
+_DATELINE_TOKEN = re.compile(r"[^\s,|·•–—/()]+")
+
+
 def dateline(line: str) -> bool:
-    """Whether ``line`` is only a date (and time), with at most a few words of its kind."""
-    tokens = [t for t in re.split(r"[\s,|·•–—/()]+", line) if t and t not in ("-", ":")]
-    return (0 < len(tokens) <= MAX_DATELINE_TOKENS and bool(HAS_DATE.search(line))
+    """Whether ``line`` is only a date (and time), with at most a few words of its kind.
+    (Its tokens are read only as far as the most a dateline has: the lines tested are
+    paragraphs.)"""
+    tokens = []
+    for match in _DATELINE_TOKEN.finditer(line):
+        token = match.group()
+        if token not in ("-", ":"):
+            tokens.append(token)
+            if len(tokens) > MAX_DATELINE_TOKENS:
+                return False
+    return (bool(tokens) and bool(HAS_DATE.search(line))
             and all(_DATE_TOKEN.match(t.rstrip(":")) for t in tokens))
 
 

@@ -64,10 +64,12 @@ TEXT_SHARE = 0.4  # ... or 40% of the text it shows (a body written in <div>s, a
 _FURNITURE_TAGS = ("div", "section", "aside", "ul", "ol", "figure", "span", "nav", "dialog")
 _ALWAYS_DROPPED = ("dialog", "template")
 # (a self:: test per element in XPath cost more than a second, tag-filtered pass in C; the
-# attributes walked cost less than every element tested for them; that walk starts at the
-# context element's own attributes, which :func:`_inside` leaves out)
-_HIDDEN_CANDIDATES = etree.XPath(".//@hidden/.. | .//@aria-hidden/..")
-_STYLES = etree.XPath(".//@style")
+# attributes walked cost less than every element tested for them, and one walk for the
+# hiding attributes and the main content's itemprop a third of a walk for each; that walk
+# starts at the context element's own attributes, which :func:`_inside` and the hidden
+# step leave out)
+_HIDING_AND_MAIN = etree.XPath(".//@hidden | .//@aria-hidden | .//@style | .//@itemprop[. = 'articleBody']")
+_MAIN_TAGS = ("article", "main", "h1")
 _KEEP_TAGS = {"html", "body", "head", "main", "article"}
 _ARTICLE_BODY = etree.XPath(".//@itemprop[. = 'articleBody']/..")
 
@@ -104,7 +106,9 @@ class _Evidence:
     container) and every element that holds the core or a marker of the main content
     (``<article>``, ``<main>``, ``itemprop=articleBody``, the ``<h1>``)."""
 
-    def __init__(self, body: HtmlElement, texts: dict[HtmlElement, str] | None = None):
+    def __init__(self, body: HtmlElement, texts: dict[HtmlElement, str] | None = None,
+                 markers: list[HtmlElement] | None = None):
+        """``markers``: the page's main-content markers when the caller has found them."""
         self.body = body
         self.lengths: dict[HtmlElement, int] = {}
         own: dict[HtmlElement, int] = {}
@@ -119,7 +123,7 @@ class _Evidence:
         self._page_text: float | None = None
         self._shown: dict[HtmlElement, float] = {}
         self.holders: set[HtmlElement] = set()
-        anchors = [*body.iter("article", "main", "h1"), *_inside(_ARTICLE_BODY, body)]
+        anchors = [*body.iter(*_MAIN_TAGS), *_inside(_ARTICLE_BODY, body)] if markers is None else list(markers)
         if own:
             anchors.append(max(own, key=own.__getitem__))
         for anchor in anchors:
@@ -136,9 +140,12 @@ class _Evidence:
         ``TEXT_SHARE`` of the text it shows."""
         if self.page_chars and sum(self.paragraph_chars(el) for el in els) >= MAIN_SHARE * self.page_chars:
             return True
+        shown = sum(self.shown(el) for el in els)
+        if shown <= 0:  # nothing shown is no share of anything: the page's text is not read for it
+            return False
         if self._page_text is None:
             self._page_text = _shown_chars(self.body)
-        return self._page_text > 0 and sum(self.shown(el) for el in els) >= TEXT_SHARE * self._page_text
+        return self._page_text > 0 and shown >= TEXT_SHARE * self._page_text
 
     def shown(self, el: HtmlElement) -> float:
         if el not in self._shown:
@@ -183,8 +190,11 @@ def _furniture_word(names: str) -> str:
 
     The string is split into words (at spaces, hyphens and underscores) and the words
     looked up: the same matches as a pattern of furniture words between separators, at a
-    third of its cost (such an alternation is tried at every position of every string)."""
+    third of its cost (such an alternation is tried at every position of every string);
+    most strings share no word with the tables at all, which one set operation says."""
     words = _WORD_BREAK.split(names.lower())
+    if _FIRST_WORDS.isdisjoint(words):
+        return ""
     for i, word in enumerate(words):
         if word in _FURNITURE_WORDS:
             return word
@@ -196,6 +206,10 @@ def _furniture_word(names: str) -> str:
         if word == "you" and words[i + 1:i + 3] == ["may", "like"]:
             return "you-may-like"
     return ""
+
+
+# every word a match of :func:`_furniture_word` starts with
+_FIRST_WORDS = _FURNITURE_WORDS | _EDIT_CLASSES | {first for first, _ in _FURNITURE_PAIRS} | {"you"}
 
 
 def _kind_of(el: HtmlElement) -> str:
@@ -259,10 +273,11 @@ def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
     if body is None:
         return []
     edits: list[HtmlElement] = []
-    found = _hidden_and_furniture(body, skip, texts, edits)
+    tagged = _Tagged(body)
+    found = _hidden_and_furniture(body, skip, texts, edits, tagged)
     if "edits" in skip:
         return found
-    edits.extend(_edit_links(body))
+    edits.extend(_edit_links(tagged.headings))
     if not edits:
         return found
     chosen = {el: kind for kind, el in found}
@@ -282,11 +297,31 @@ def edit_controls(body: HtmlElement) -> list[HtmlElement]:
     return [el for kind, el in find_unseen(body, skip=("hidden", "furniture")) if kind == "edits"]
 
 
-def _edit_links(body: HtmlElement) -> list[HtmlElement]:
-    """Links in or right after a heading that ask for the edit form (a tag-filtered walk
-    of the headings: an XPath over every link of the page cost a millisecond a page)."""
+class _Tagged:
+    """The elements of a page's body that pruning looks at by their tag, in document
+    order, from one tag-filtered walk (a walk for each cost 0.03 ms a page): what is
+    always dropped, the markers of the main content, the headings."""
+
+    def __init__(self, body: HtmlElement):
+        self.dropped: list[HtmlElement] = []
+        self.markers: list[HtmlElement] = []
+        self.headings: list[HtmlElement] = []
+        for el in body.iter(*_ALWAYS_DROPPED, *_MAIN_TAGS, *_HEADINGS):
+            tag = el.tag
+            if tag in _ALWAYS_DROPPED:
+                self.dropped.append(el)
+                continue
+            if tag in _MAIN_TAGS:
+                self.markers.append(el)
+            if tag in _HEADINGS:
+                self.headings.append(el)
+
+
+def _edit_links(headings: list[HtmlElement]) -> list[HtmlElement]:
+    """Links in or right after a heading that ask for the edit form (the headings found
+    by a tag-filtered walk: an XPath over every link of the page cost a millisecond a page)."""
     out = []
-    for heading in body.iter(*_HEADINGS):
+    for heading in headings:
         after = heading.getnext()
         links = [*heading.iter("a"), *([after] if after is not None and after.tag == "a" else [])]
         for a in links:
@@ -297,24 +332,37 @@ def _edit_links(body: HtmlElement) -> list[HtmlElement]:
 
 
 def _hidden_and_furniture(body: HtmlElement, skip: Collection[str], texts: dict[HtmlElement, str] | None,
-                          edits: list[HtmlElement]) -> list[tuple[str, HtmlElement]]:
+                          edits: list[HtmlElement], tagged: _Tagged) -> list[tuple[str, HtmlElement]]:
     """What :func:`find_unseen` removes as hidden or furniture; the elements of an edit
     section class are added to ``edits`` (found in the same walk over classes)."""
+    markers: list[HtmlElement] | None = None  # found with the hidden ones, when they are looked for
     doomed: list[tuple[str, str, HtmlElement]] = []  # (kind, group, element)
     doomed_words: list[tuple[str, HtmlElement]] = []  # furniture again, grouped by its word
     # Candidates chosen in C (an XPath, a tag filter), the precise tests in Python on the
     # few they return: one Python pass over every element cost twice as much.
     if "hidden" not in skip:
-        for el in (*_inside(_HIDDEN_CANDIDATES, body), *body.iter(*_ALWAYS_DROPPED)):
+        by_attribute: dict[HtmlElement, None] = {}  # in document order, each once
+        by_style: list[HtmlElement] = []
+        markers = list(tagged.markers)
+        for value in _HIDING_AND_MAIN(body):
+            el = value.getparent()
+            name = value.attrname
+            if name == "itemprop":
+                if el is not body:
+                    markers.append(el)
+            elif name == "style":
+                # inline styles read as strings, the few that can hide looked at closely
+                low = value.lower()
+                if ("none" in low or "hidden" in low) and _HIDDEN_STYLE.search(value):
+                    by_style.append(el)
+            elif el is not body:
+                by_attribute[el] = None
+        for el in (*by_attribute, *tagged.dropped):
             if _hidden_by_attribute(el):
                 doomed.append(("hidden", _kind_of(el), el))
-        # inline styles read as strings, the few that can hide looked at closely
-        for style in _STYLES(body):
-            low = style.lower()
-            if ("none" in low or "hidden" in low) and _HIDDEN_STYLE.search(style):
-                el = style.getparent()
-                if not _hidden_by_attribute(el):  # found above already
-                    doomed.append(("hidden", _kind_of(el), el))
+        for el in by_style:
+            if not _hidden_by_attribute(el):  # found above already
+                doomed.append(("hidden", _kind_of(el), el))
     words: dict[str, str] = {}  # class strings repeat ("item", "col-4"): each split once
     furniture, editing = "furniture" not in skip, "edits" not in skip
     for el in body.iter(*_FURNITURE_TAGS) if furniture or editing else ():
@@ -332,7 +380,7 @@ def _hidden_and_furniture(body: HtmlElement, skip: Collection[str], texts: dict[
             doomed_words.append((word.rstrip("s"), el))
     if not doomed:
         return []
-    evidence = _Evidence(body, texts)
+    evidence = _Evidence(body, texts, markers)
     # Blocks of one kind that together make up most of the page are the page (a live
     # ticker's thirty "comment" entries, the hidden slides of a list article): they stay.
     members: dict[str, list[HtmlElement]] = {}

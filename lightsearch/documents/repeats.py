@@ -37,15 +37,21 @@ def _repeated(texts: dict[HtmlElement, str]) -> bool:
     return False
 
 
-def _runs(tree: HtmlElement, tags: tuple[str, ...] = _BLOCKS) -> dict[str, int]:
-    """Longest run of identical consecutive sibling blocks (of ``tags``), by text."""
+def _runs(tree: HtmlElement, tags: tuple[str, ...] = _BLOCKS,
+          known: dict[HtmlElement, str] | None = None) -> dict[str, int]:
+    """Longest run of identical consecutive sibling blocks (of ``tags``), by text;
+    ``known``: the normalised texts the caller has read (each element's, as here)."""
     runs: dict[str, int] = {}
     texts: dict[HtmlElement, str] = {}
+    known = known or {}
 
     def text_of(el: HtmlElement) -> str:
-        if el not in texts:
-            texts[el] = _norm(el.text_content())
-        return texts[el]
+        value = known.get(el)
+        if value is None:
+            value = texts.get(el)
+            if value is None:
+                value = texts[el] = _norm(el.text_content())
+        return value
 
     for el in tree.iter(*tags):
         if len(runs) >= MAX_RUNS:
@@ -75,7 +81,7 @@ def restore_repeats(text: str, tree: HtmlElement, texts: dict[HtmlElement, str] 
     as many consecutive times as the page has it. ``texts`` (the page's paragraph-like
     elements with their normalised text, when the caller has read them) says cheaply
     when no paragraph, list item or heading repeats at all (most pages)."""
-    runs = _runs(tree, _OTHER_BLOCKS if texts is not None and not _repeated(texts) else _BLOCKS)
+    runs = _runs(tree, _OTHER_BLOCKS if texts is not None and not _repeated(texts) else _BLOCKS, texts)
     if not runs:
         return text
     markdown_gap = "\n\n" in text

@@ -85,7 +85,7 @@ def block_texts(tree: HtmlElement) -> Blocks:
     # a list item that holds a list (a menu's branch) is no line of the text, and reading
     # its whole branch for every level cost more than all the paragraphs (its children
     # looked at in C: two find() calls per item cost a fifth of the step)
-    return {el: _norm(el.text_content()) for el in tree.iter(*_BLOCK_TAGS)
+    return {el: " ".join(el.text_content().split()) for el in tree.iter(*_BLOCK_TAGS)  # (_norm inlined)
             if el.tag != "li" or next(el.iterchildren("ul", "ol"), None) is None}
 
 
@@ -132,10 +132,12 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
         matched = {p: i + len(lead) for p, i in matched.items()}
         text = gap.join(lines)
     inserts: list[tuple[int, int, list[str]]] = []
-    # the same tag and class attribute as a holder, found in C (every element of the tag
-    # made into a Python object cost more than the rule)
-    candidates = dict.fromkeys(el for cls in dict.fromkeys(h.get("class") for h in holders[sig])
-                               for el in _WITH_CLASS(tree, c=cls)) if sections else {}
+    # the same tag and class attribute as a holder, holding paragraphs of its own: the
+    # parents of the page's paragraphs looked at (an XPath over every class attribute of
+    # the page cost twice the rule)
+    classes = {h.get("class") for h in holders[sig]}
+    candidates = dict.fromkeys(parent for p in order if blocks[p] and (parent := p.getparent()) is not None
+                               and parent.tag == sig[0] and parent.get("class") in classes) if sections else {}
     for el in candidates:
         if el.tag != sig[0] or el in holders[sig] or any(p in matched for p in _paragraphs(el, blocks)):
             continue
@@ -158,7 +160,6 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
     return gap.join(out)
 
 
-_WITH_CLASS = etree.XPath("//@class[. = $c]/..")  # the attributes walked: cheaper than every element
 # How far up the common ancestor of a section and the article's own container may be,
 # and by how many levels their depths under it may differ: the parts of a split body are
 # cousins in one wrapper (an ad slot between them), a related story is deeper in a rail.
@@ -341,13 +342,17 @@ def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None, head
     at = next((n for n, el in enumerate(order) if len(blocks[el]) >= MIN_MATCH_CHARS and blocks[el] in keys), None)
     if at is None:
         return text
-    flat = _norm(text)
+    flat = None  # the text on one line, made only for a block that shows the description
     near = _ancestors(order[at], STANDFIRST_LEVELS)
     near_set = set(near)
     candidates = [(cand, blocks[cand]) for cand in reversed(order[max(0, at - STANDFIRST_BLOCKS):at])]
     candidates += list(_small_blocks_before(order[at], near_set))  # a standfirst in a <div> of its own
     for cand, value in candidates:
-        if len(value) < MIN_STANDFIRST_CHARS or value[:60] in flat or not any(_states(value, d) for d in described):
+        if len(value) < MIN_STANDFIRST_CHARS or not any(_states(value, d) for d in described):
+            continue
+        if flat is None:
+            flat = _norm(text)
+        if value[:60] in flat:
             continue
         if not any(a in near_set for a in _ancestors(cand, STANDFIRST_LEVELS + 1)):
             continue  # not in the article's own part of the page

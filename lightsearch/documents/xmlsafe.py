@@ -70,8 +70,14 @@ def clean_char_refs(body: bytes) -> bytes:
 
 def scrub_surrogates(text: str) -> str:
     """``text`` with lone surrogates as U+FFFD; lxml refuses a string holding one."""
+    return scrubbed_utf8(text)[0]
+
+
+def scrubbed_utf8(text: str) -> tuple[str, bytes]:
+    """``text`` scrubbed (:func:`scrub_surrogates`) and its UTF-8 bytes, from one
+    encoding of it (lxml parses those bytes faster than the string)."""
     try:
-        text.encode("utf-8")
+        return text, text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-    return text
+        data = text.encode("utf-8", "replace")
+        return data.decode("utf-8"), data

@@ -207,3 +207,121 @@ def test_the_one_walk_for_head_tags_and_headings_finds_what_the_xpaths_found_in_
     assert h1s == etree.XPath("//body//h1")(tree)
     assert len(h1s) == 1
     assert extract_readable(html).byline == "Jane Roe"
+
+
+_PAGE_PIECES = st.sampled_from([
+    "<!DOCTYPE html>", '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
+    '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">', "< ! doctype x/y>", "<!doctype a/b><p>",
+    "<html", "<html lang='en'/>", "<html xmlns='http://www.w3.org/1999/xhtml' />", " />", "/>", "\n", "\r\n",
+    "\x00", "\x0b", "\x1f", "\ufffe", "\uffff", "\t", "<p>x</p>", "é", "日本", "<body>", " "])
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(st.lists(_PAGE_PIECES, max_size=14).map("".join))
+def test_the_readers_repair_of_a_page_is_trafilaturas(html):
+    """The reader repairs a page as trafilatura's loader does (``repair_faulty_html``),
+    without that repair's pass over the whole page when no character it removes is there:
+    the same UTF-8 bytes for the parser to read."""
+    from trafilatura.utils import repair_faulty_html
+
+    from lightsearch.documents.readable import _repaired
+
+    beginning = html[:50].lower()
+    expected = repair_faulty_html(html, beginning)
+    for data in (html.encode("utf-8"), None):
+        assert _repaired(html, beginning, data) == expected.encode("utf-8")
+
+
+def test_the_readers_repair_looks_for_the_characters_trafilatura_removes():
+    """The characters the reader looks for before it leaves the repair's regular
+    expression out are exactly those the expression removes."""
+    from trafilatura.utils import INVALID_XML_CHARS
+
+    from lightsearch.documents.readable import _REMOVED_CHARS
+
+    removed = {chr(c) for c in range(0x10000) if INVALID_XML_CHARS.match(chr(c))}
+    removed |= {chr(c) for c in range(0x10000, 0x110000, 0x101) if INVALID_XML_CHARS.match(chr(c))}
+    assert removed == set(_REMOVED_CHARS)
+
+
+_SCRIPTED_PAGE = (
+    "<!doctype html><html><head><title>Moraine notes</title>\n"
+    "<style>body { color: red }</style>\n  <script>var tracking = 'Moraine sediment field notes';</script>\n"
+    "<noscript><style>.x { display: none }</style></noscript>"
+    "<script type='application/ld+json'>{\"@type\": \"NewsArticle\", \"articleBody\": \"%s\"}</script>\n"
+    "<script src='/app.js'></script></head><body><script>var a = 1;</script> Lead words %s"
+    "<div><span>Kept</span> before <script>var b = 2;</script> and after the script.<style>p {}</style></div>"
+    "</body></html>")
+
+
+def test_trafilatura_reads_the_page_with_its_scripts_set_aside_to_the_same_text_and_the_page_is_left_as_it_was():
+    """The reader sets the page's scripts (but JSON-LD) and styles aside while trafilatura
+    reads it (trafilatura deletes them all, keeping their tails, but copies them first):
+    trafilatura's text is what it reads from the whole page (here its JSON-LD
+    articleBody, the one script it reads, when the body holds little; the text around a
+    script, joined), and the page is the same page afterwards, every script and style
+    back in its place with its tail."""
+    import copy
+
+    import trafilatura
+    from lxml import etree
+
+    from lightsearch.documents.readable import _parsed, _trafilatura
+
+    body_text = " ".join(["Glacial moraines record the advance and retreat of ice sheets."] * 8)
+    for body in ("<div></div>", f"<article><h1>Moraines</h1><p>{body_text} <script>x()</script>Tail.</p></article>"):
+        html = _SCRIPTED_PAGE % (body_text, body)
+        tree = _parsed(html)
+        before = etree.tostring(tree)
+        whole = trafilatura.extract(copy.deepcopy(tree), include_comments=False, include_tables=True,
+                                    deduplicate=False) or ""
+        assert "Glacial moraines record" in whole  # the premise: the article is read, from the body or JSON-LD
+        for markdown in (False, True):
+            text = _trafilatura(tree, None, markdown)
+            assert etree.tostring(tree) == before
+            if not markdown:
+                assert text == whole.strip()
+
+
+def test_the_scripts_come_back_when_trafilatura_fails(monkeypatch):
+    """An error inside trafilatura leaves the page whole."""
+    from lxml import etree
+
+    import lightsearch.documents.readable as readable
+
+    tree = readable._parsed(_SCRIPTED_PAGE % ("x", "<p>Some text</p>"))
+    before = etree.tostring(tree)
+
+    def broken(*_args, **_kwargs):
+        assert tree.find("head/style") is None  # set aside while it runs
+        assert tree.find("body/div/script") is None
+        assert "before  and after" in etree.tostring(tree, encoding=str)  # the tail joined, as trafilatura joins it
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(readable, "_trafilatura_once", broken)
+    with pytest.raises(RuntimeError):
+        readable._trafilatura(tree, None, False)
+    assert etree.tostring(tree) == before
+
+
+def test_trafilatura_reads_real_pages_with_their_scripts_set_aside_to_the_same_text():
+    """On recorded article pages (the shared benchmark's first 60), trafilatura's text with
+    the scripts and styles set aside is its text of the whole page, and the page is as it
+    was: a trafilatura that read a script other than JSON-LD would fail here."""
+    import copy
+    import gzip
+
+    from lxml import etree
+
+    from lightsearch.documents.cleaning import prune_unseen
+    from lightsearch.documents.readable import _parsed, _trafilatura, _trafilatura_once
+
+    pages = sorted(shared_data("article-extraction-benchmark", "html").glob("*.html.gz"))[:60]
+    assert pages
+    for path in pages:
+        tree = _parsed(gzip.decompress(path.read_bytes()).decode("utf-8", "replace"))
+        prune_unseen(tree)
+        before = etree.tostring(tree)
+        whole = _trafilatura_once(copy.deepcopy(tree), None, False)
+        assert _trafilatura(tree, None, False) == whole, path.name
+        assert etree.tostring(tree) == before, path.name
