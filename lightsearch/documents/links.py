@@ -215,16 +215,29 @@ def score_text(query_terms: Sequence[set[str]], texts: Iterable[str], url: str |
     return best_query(query_terms, texts, url)[0]
 
 
+@lru_cache(maxsize=16384)
+def text_terms(text: str) -> frozenset[str]:
+    """A candidate text's terms: a stream of searches scores the same cached feeds' titles
+    and anchors again and again."""
+    return frozenset(tokenize(text))
+
+
+def candidate_terms(texts: Iterable[str], url: str | None = None) -> set[str]:
+    """The terms of a candidate's texts (title, anchor, summary) and of its URL's slug."""
+    out: set[str] = set()
+    for text in texts:
+        if text:
+            out.update(text_terms(text))
+    if url:
+        out.update(slug_terms(url))
+    return out
+
+
 def best_query(
     query_terms: Sequence[set[str]], texts: Iterable[str], url: str | None = None
 ) -> tuple[float, int]:
     """The best share of one query's terms covered, and the index of that query."""
-    tokens: set[str] = set()
-    for text in texts:
-        if text:
-            tokens.update(tokenize(text))
-    if url:
-        tokens.update(slug_terms(url))
+    tokens = candidate_terms(texts, url)
     best, index = 0.0, 0
     for i, terms in enumerate(query_terms):
         if terms:

@@ -22,15 +22,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from lightsearch.documents.links import slug_terms
+from lightsearch.documents.links import candidate_terms, slug_terms
 from lightsearch.ranking.tokenize import tokenize
-
-
-@lru_cache(maxsize=16384)
-def _text_terms(text: str) -> frozenset[str]:
-    """A candidate text's terms: a stream of searches scores the same cached feeds' titles
-    and anchors again and again."""
-    return frozenset(tokenize(text))
 
 
 @lru_cache(maxsize=16384)
@@ -84,15 +77,7 @@ class CandidateScorer:
         self.terms_of[key] = frozenset(wanted)
         self.version += 1
 
-    @staticmethod
-    def tokens(texts: Iterable[str], url: str | None = None) -> set[str]:
-        out: set[str] = set()
-        for text in texts:
-            if text:
-                out.update(_text_terms(text))
-        if url:
-            out.update(slug_terms(url))
-        return out
+    tokens = staticmethod(candidate_terms)
 
     def score(self, key: str, texts: Iterable[str], url: str | None = None) -> tuple[float, int]:
         """The best query's idf-weighted share of its terms the candidate covers, and its index."""
