@@ -5,8 +5,9 @@ handler its own connection pool and closes it when the crawl ends: every search 
 new TCP and TLS connection to every origin it read (346 of the first 100 Cranfield
 stream searches' 1,125 transfers; on the real web each costs the handshakes' round
 trips, and a TLS handshake's CPU on both sides). A crawl whose settings say
-``LIGHT_KEEP_CONNECTIONS`` (the default) takes its pool from here instead: one pool per event loop, TLS
-policy and response-head limits in the process, left open when the crawl ends.
+``LIGHT_KEEP_CONNECTIONS`` (the default) takes its pool from here instead: one pool per
+event loop, TLS policy and response-head limits in the process, left open when the crawl
+ends.
 
 What keeps this safe and bounded:
 

@@ -32,14 +32,9 @@ class LuceneBM25:
         asked = None if vocabulary is None else tuple(set(vocabulary))
         for i, doc in enumerate(corpus):
             counts = Counter(doc)
-            if asked is None:
-                for term, tf in counts.items():
-                    self.postings.setdefault(term, []).append((i, tf))
-                continue
-            for term in asked:
-                tf = counts.get(term)
-                if tf:
-                    self.postings.setdefault(term, []).append((i, tf))
+            held = counts.items() if asked is None else ((t, counts[t]) for t in asked if t in counts)
+            for term, tf in held:
+                self.postings.setdefault(term, []).append((i, tf))
         n = self.corpus_size
         self.idf = {term: math.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
                     for term, docs in self.postings.items()}
