@@ -304,6 +304,25 @@ def test_the_scripts_come_back_when_trafilatura_fails(monkeypatch):
     assert etree.tostring(tree) == before
 
 
+def test_runs_of_sibling_scripts_join_their_tails_in_order_and_come_back_in_place():
+    """Thousands of sibling scripts and styles, some first in their parent, each with a
+    tail: set aside, their tails read in document order where trafilatura's deletion
+    joins them; put back, the page is the same page."""
+    from lxml import etree
+
+    from lightsearch.documents.readable import _parsed, _scripts_set_aside
+
+    runs = "".join(f"<script>s{k}</script>t{k} <style>c{k}</style>" for k in range(3000))
+    tree = _parsed(f"<html><body><div>{runs}<p>Body</p>{runs}</div></body></html>")
+    before = etree.tostring(tree)
+    with _scripts_set_aside(tree):
+        div = tree.find("body/div")
+        assert len(div) == 1
+        assert div.text == "".join(f"t{k} " for k in range(3000))
+        assert div[0].tail == div.text
+    assert etree.tostring(tree) == before
+
+
 def test_trafilatura_reads_real_pages_with_their_scripts_set_aside_to_the_same_text():
     """On recorded article pages (the shared benchmark's first 60), trafilatura's text with
     the scripts and styles set aside is its text of the whole page, and the page is as it
