@@ -93,7 +93,9 @@ class RobotsMiddleware:
         self.cache = load_cache(settings, "LIGHT_ROBOTS_CACHE")
         self._pending: dict[str, asyncio.Future[RobotsRules]] = {}
         self._rules: dict[str, RobotsRules] = {}
-        self._announced: set[str] = set()
+        # origin -> the gate its requests pass while its rules are learnt, and how many wait
+        self._gates: dict[str, asyncio.Lock] = {}
+        self._waiting: dict[str, int] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -121,27 +123,46 @@ class RobotsMiddleware:
 
     # ------------------------------------------------------------------ rules
     async def rules_for(self, origin: str, request: Request) -> RobotsRules:
+        """The origin's rules. Requests pass this stage in the order they came to it, so
+        the scheduler's order holds on an origin whose rules were being learnt: a request
+        that came while others waited queues behind them, even after the rules arrive
+        (it went ahead of them when it found the rules stored before they resumed)."""
         rules = self._rules.get(origin)
-        if rules is None and self.cache is not None:
-            rules = self.cache.get(origin)
-            if rules is not None:
-                self.crawler.stats.inc_value(CACHE_HITS)
-                self._rules[origin] = rules
-        if rules is None:
-            pending = self._pending.get(origin)
-            if pending is None:
-                pending = self._pending[origin] = asyncio.ensure_future(self._single_flight(origin))
-            try:
-                rules = await asyncio.shield(pending)
-            finally:
-                if pending.done():
-                    self._pending.pop(origin, None)
-            self._rules.setdefault(origin, rules)
-        if origin not in self._announced and rules.verdict == "rules":
-            self._announced.add(origin)
+        if rules is not None and origin not in self._gates:
+            return rules
+        gate = self._gates.setdefault(origin, asyncio.Lock())
+        self._waiting[origin] = self._waiting.get(origin, 0) + 1
+        try:
+            async with gate:  # FIFO: a newcomer does not take it while others wait
+                rules = self._rules.get(origin)
+                if rules is None:
+                    # One learning for all who wait, shielded: a waiter cancelled (its
+                    # search's deadline) leaves it to the next, and a failure reaches them all.
+                    pending = self._pending.get(origin)
+                    if pending is None:
+                        pending = self._pending[origin] = asyncio.ensure_future(self._learn(origin, request))
+                    rules = await asyncio.shield(pending)
+        finally:
+            self._waiting[origin] -= 1
+            if not self._waiting[origin]:
+                del self._waiting[origin], self._gates[origin]
+                if origin in self._pending and self._pending[origin].done():
+                    del self._pending[origin]  # a failed one: the next request tries again
+        return rules
+
+    async def _learn(self, origin: str, request: Request) -> RobotsRules:
+        """The rules from the shared cache or a fetch, announced (``robots_parsed``) before
+        any request waiting for them goes on."""
+        rules = self.cache.get(origin) if self.cache is not None else None
+        if rules is not None:
+            self.crawler.stats.inc_value(CACHE_HITS)
+        else:
+            rules = await self._single_flight(origin)
+        if rules.verdict == "rules":
             await self.crawler.signals.send_catch_log_async(
                 signal=signals.robots_parsed, robotparser=rules, request=request,
             )
+        self._rules[origin] = rules
         return rules
 
     async def _single_flight(self, origin: str) -> RobotsRules:

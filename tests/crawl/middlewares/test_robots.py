@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 
 from lightsearch.providers.light import LightSearch
@@ -134,3 +137,52 @@ async def test_failed_robots_is_not_cached(origins, tmp_path):
     origins.add_site(host, case_routes())  # the origin recovers
     second = await engine.search(QUERY)
     assert f"https://{host}/a" in hit_urls(second)
+
+
+@coroutine_test
+async def test_requests_of_one_origin_leave_the_robots_stage_in_the_order_they_came():
+    """Requests wait while another search fetches the origin's rules (it holds the claim),
+    then go on in the order they came, though announcing the rules (``robots_parsed``, to
+    a receiver that takes loop turns) pauses the first; requests that come while the
+    waiters resume queue behind them. The scheduler's order is the download order."""
+    from scrapy import Request, Spider, signals
+    from scrapy.utils.test import get_crawler
+
+    from lightsearch.cache.robots import RobotsRules
+    from lightsearch.config import make_settings
+    from lightsearch.crawl.middlewares.robots import RobotsMiddleware
+    from lightsearch.crawl.runtime import ensure_reactor
+
+    ensure_reactor()  # as a search does: the signals go through Twisted
+    crawler = get_crawler(Spider, dict(make_settings({})))
+    mw = RobotsMiddleware.from_crawler(crawler)
+    announced = []
+
+    async def slow_receiver(robotparser, request):
+        announced.append(request.url)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    crawler.signals.connect(slow_receiver, signal=signals.robots_parsed)
+    origin = f"https://order-{time.time_ns()}.test"
+    assert mw.cache.claim(origin, 30)  # another search is fetching the rules
+    left: list[int] = []
+
+    async def one(i: int) -> None:
+        await mw.process_request(Request(f"{origin}/p{i}"))
+        left.append(i)
+
+    tasks = [asyncio.ensure_future(one(i)) for i in range(4)]
+    await asyncio.sleep(0.01)
+    assert not left
+    mw.cache.put(origin, RobotsRules("rules", text="User-agent: *\nAllow: /\n"), time.time() + 60)
+    for i in range(4, 12):
+        await asyncio.sleep(0)
+        tasks.append(asyncio.ensure_future(one(i)))
+    await asyncio.wait_for(asyncio.gather(*tasks), 5)
+    assert left == list(range(12))
+    assert announced == [f"{origin}/p0"]  # once per crawl
+    await mw.process_request(Request(f"{origin}/later"))  # the stored rules, at once
+    assert not mw._gates  # no gate is kept once its waiters are through
+    assert not mw._waiting
+    mw.cache.release(origin)
