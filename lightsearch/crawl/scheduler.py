@@ -13,7 +13,13 @@ sources' newest documents listed. Reading the map first pays more: a child sitem
 frontier works in two phases:
 
 - while more than ``LIGHT_ARTICLE_HOPS`` hops are left, discovery documents go first
-  (candidates wait while one is queued, downloading or being parsed);
+  (candidates wait while one is queued, downloading or being parsed). While no sitemap
+  is among them, the page hops the allowance holds beyond ``LIGHT_ARTICLE_HOPS`` read
+  the best candidates on origins the search has nothing in flight on: a stream search
+  whose one uncached listing page waited behind another search's transfers sat idle for
+  it (Cranfield stream p50 2018-2064 -> 1966-1994 ms, throughput 0.82-0.83 -> 0.84-0.85;
+  cold nDCG@10 0.271 -> 0.270). Read while a sitemap is in flight too, they cost cold
+  searches relevance (0.268) for no more speed in the stream;
 - the last ``LIGHT_ARTICLE_HOPS`` hops go to the best candidates, discovery only when no
   candidate is left (what it names could not be read with the hops left anyway).
 
@@ -150,7 +156,13 @@ class FrontierScheduler:
                                            limit=self._hops_left() - self.article_hops,
                                            floor=self._named_floor())
             if request is None and self._discovery_in_flight():
-                return None  # a document being read may name more ground: wait for it
+                # a document being read may name more ground: wait for it. Unless it is a
+                # sitemap (a hundred pages named), the page hops the allowance holds beyond
+                # the article hops read the best candidates on origins not waited for.
+                if self._spare_pages() > 0 and not self._sitemap_in_flight():
+                    request = self._next_candidate(busy, idle_only=True)
+                if request is None:
+                    return None
             if request is None:
                 request = self._next_candidate(busy) or self._next_deferred(busy)
         else:
@@ -213,9 +225,9 @@ class FrontierScheduler:
         return any(not heap[0][2].meta.get("reserve") for heap in self._buckets.values() if heap)
 
     # ------------------------------------------------------------------ candidates
-    def _next_candidate(self, busy: set[str]) -> Request | None:
+    def _next_candidate(self, busy: set[str], idle_only: bool = False) -> Request | None:
         """The next candidate: :func:`idle_first` among those the page hops left can read
-        and the near-ties of the best one."""
+        and the near-ties of the best one (``idle_only``: only on an idle origin)."""
         if not self._candidates:
             return None
         self._prune()
@@ -240,6 +252,10 @@ class FrontierScheduler:
             entry = (self._effective(priority, key), -i, slot, i)
             if entry[0] >= near and entry not in top:
                 top.append(entry)
+        if idle_only:
+            top = [e for e in top if e[2] not in busy]
+            if not top:
+                return None
         return self._candidates.pop(idle_first(top, busy))[4]
 
     def _next_deferred(self, busy: set[str]) -> Request | None:
@@ -322,6 +338,11 @@ class FrontierScheduler:
         """Page hops neither claimed nor promised to a candidate already on its way."""
         return self.page_allowance - self._pages_read() - self._coming(candidates_only=True)
 
+    def _spare_pages(self) -> int:
+        """Page hops the allowance holds beyond ``article_hops``, neither claimed nor promised:
+        read while the map is still being read (10 pages, 8 article hops: 2)."""
+        return self._pages_left() - self.article_hops
+
     def _hops_left(self) -> int:
         """Hops not yet claimed nor promised to a request already on its way (waiting for
         its origin's turn or its robots.txt), so three slots freeing at once do not take
@@ -362,6 +383,9 @@ class FrontierScheduler:
             "source_id" in r.meta and not _is_candidate(r) and not (first_only and r.meta.get("reserve"))
             for r in self._in_flight()
         )
+
+    def _sitemap_in_flight(self) -> bool:
+        return any(r.meta.get("stage") == "sitemap" for r in self._in_flight())
 
     @staticmethod
     def _slot_key(request: Request) -> str:

@@ -226,3 +226,46 @@ def test_a_near_tie_on_an_idle_origin_may_go_first_but_not_a_weaker_one():
     slot.active.add(Request("https://a.example/elsewhere"))
     sched.crawler.engine.downloader.slots["a.example"] = slot
     assert sched.next_request().url == "https://b.example/severn-tidal-power-plan"
+
+
+def test_while_a_discovery_document_is_in_flight_only_the_spare_page_hops_read_idle_origins():
+    """In the map phase a search waits for the discovery document in flight (it may name
+    better candidates), but the page hops its allowance holds beyond the article hops (6
+    pages, 4 article hops: 2) read the best candidates at once, on origins it is not
+    waiting for; once the document is read, the rest follow."""
+    sched, frontier, _ = scheduler()
+    downloading = sched.crawler.engine.downloader.active
+    feed = discovery("https://a.example/feed", 75)
+    downloading.add(feed)  # being downloaded; a.example is busy
+    slot = Slot(concurrency=1, delay=0, jitter=0)
+    slot.active.add(feed)
+    sched.crawler.engine.downloader.slots["a.example"] = slot
+    on_a = page("https://a.example/severn-tidal-power-barrage", frontier=frontier)
+    on_b = [page(f"https://b.example/severn-tidal-power-{k}", "b", frontier=frontier) for k in range(3)]
+    for request in (on_a, *on_b):
+        sched.enqueue_request(request)
+    handed = []
+    while (request := sched.next_request()) is not None:
+        handed.append(request.url)
+        downloading.add(request)  # on its way, its hop not yet claimed
+    assert len(handed) == 2
+    assert all(url.startswith("https://b.example/") for url in handed)
+    downloading.discard(feed)  # read: the map phase goes on
+    slot.active.discard(feed)
+    rest = []
+    while (request := sched.next_request()) is not None:
+        rest.append(request.url)
+    assert sorted(rest) == sorted({r.url for r in (on_a, *on_b)} - set(handed))
+
+
+def test_while_a_sitemap_is_in_flight_no_candidate_is_read():
+    """A sitemap names a hundred pages for one hop: while one is on its way, even the spare
+    page hops wait for it."""
+    sched, frontier, _ = scheduler()
+    sitemap = Request("https://a.example/sitemap.xml", priority=45,
+                      meta={"source_id": "a", "stage": "sitemap", "depth": 0})
+    sched.crawler.engine.downloader.active.add(sitemap)
+    sched.enqueue_request(page("https://b.example/severn-tidal-power", "b", frontier=frontier))
+    assert sched.next_request() is None
+    sched.crawler.engine.downloader.active.discard(sitemap)
+    assert sched.next_request().url == "https://b.example/severn-tidal-power"

@@ -145,7 +145,8 @@ async def test_a_listed_page_with_no_query_word_in_its_url_is_read_with_a_spare_
 async def test_a_source_in_reserve_is_opened_once_the_first_ones_maps_are_read(origins, tmp_path):
     """Three sources cannot all be opened in depth with 24 hops: the two best go first; the
     third waits until their discovery documents are read, and is opened with the hops left
-    before the search turns to reading candidates."""
+    before the search turns to reading candidates (but for the page hops the allowance
+    holds beyond the article hops, read while the second home page is on its way)."""
     sites, sources = {}, []
     for i, topic in enumerate(["estuary", "estuary", "lichens"]):
         host = f"reserve{i}.test"
@@ -167,7 +168,8 @@ async def test_a_source_in_reserve_is_opened_once_the_first_ones_maps_are_read(o
     homes = [i for i, (h, p) in enumerate(order) if h != "reserve2.test" and p == "/"]
     firsts = [i for i, (h, p) in enumerate(order) if h != "reserve2.test" and p.startswith("/p")]
     assert len(firsts) == 6
-    assert max(homes) < first_reserve < min(firsts), order  # maps first, the reserve's too
+    assert max(homes) < first_reserve, order  # the first maps, then the reserve's
+    assert len([i for i in firsts if i < first_reserve]) <= 2, order  # the spare page hops
 
 
 def _urlset(host: str, slugs: list[str]) -> dict:
