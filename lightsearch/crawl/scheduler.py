@@ -21,7 +21,11 @@ frontier works in two phases:
   cold nDCG@10 0.271 -> 0.270). Read while a sitemap is in flight too, they cost cold
   searches relevance (0.268) for no more speed in the stream;
 - the last ``LIGHT_ARTICLE_HOPS`` hops go to the best candidates, discovery only when no
-  candidate is left (what it names could not be read with the hops left anyway).
+  candidate is left nor can come from a document in flight (what it names could not be
+  read with the hops left anyway), and the very last hop only to a lookup, itself a
+  page: a feed read with it names nothing that can be read. Known-item searches that
+  spend all 24 hops lost their last one to a wiki feed while the listing naming the
+  sought article was being parsed (49/50 in some runs).
 
 Discovery documents are kept in one best-first heap per (source, query) bucket and handed
 out by *effective* priority: lexical priority minus a fairness charge for every hop the
@@ -169,6 +173,12 @@ class FrontierScheduler:
             # read phase: what a discovery document would name now could not be read with
             # the hops left, so every candidate, even one sharing no query term, goes first
             request = self._next_candidate(busy) or self._next_deferred(busy)
+            if request is None and self._discovery_in_flight():
+                return None  # what it names goes first
+            if request is None and self._hops_left() <= 1:
+                # the last hop: what a feed, map or listing page names could not be read
+                # after it, so only a lookup (a page itself) may take it
+                self._drop_discovery(keep=lambda r: r.meta.get("stage") == "lookup")
             if request is None:
                 request = self._next_discovery(busy, gate_reserve=False, limit=self._hops_left())
         if request is None:
@@ -220,6 +230,19 @@ class FrontierScheduler:
             return None
         kth = heapq.nlargest(max(1, limit), everything)[-1]
         return idle_first([h for h in heads if h[0] >= kth], busy)
+
+    def _drop_discovery(self, keep: Any) -> None:
+        """Let go the queued discovery documents ``keep`` refuses (they cannot pay)."""
+        dropped = 0
+        for key, heap in self._buckets.items():
+            kept = [entry for entry in heap if keep(entry[2])]
+            if len(kept) < len(heap):
+                dropped += len(heap) - len(kept)
+                heapq.heapify(kept)
+                self._buckets[key] = kept
+        if dropped:
+            self._pending -= dropped
+            self.crawler.stats.inc_value("light/frontier/unread_discovery", dropped)
 
     def _first_discovery_pending(self) -> bool:
         return any(not heap[0][2].meta.get("reserve") for heap in self._buckets.values() if heap)

@@ -269,3 +269,28 @@ def test_while_a_sitemap_is_in_flight_no_candidate_is_read():
     assert sched.next_request() is None
     sched.crawler.engine.downloader.active.discard(sitemap)
     assert sched.next_request().url == "https://b.example/severn-tidal-power"
+
+
+def test_in_the_read_phase_a_document_in_flight_is_waited_for_before_another_is_read():
+    """With no candidate left, what a discovery document being read names goes before
+    another discovery document takes a hop."""
+    sched, _, stats = scheduler()
+    stats.set_value(HOPS, 6)  # 4 hops left: the article hops
+    sched.enqueue_request(discovery("https://a.example/feed", 75))
+    listing = discovery("https://b.example/news", 29, "b")
+    sched.crawler.engine.downloader.active.add(listing)
+    assert sched.next_request() is None
+    sched.crawler.engine.downloader.active.discard(listing)
+    assert sched.next_request().url == "https://a.example/feed"
+
+
+def test_the_last_hop_goes_to_a_lookup_never_to_a_document_that_only_names_pages():
+    """What a feed names could not be read after the last hop: the feed is let go (so the
+    crawl ends instead of waiting on it) and a lookup, itself a page, may take the hop."""
+    sched, _, stats = scheduler()
+    stats.set_value(HOPS, 9)  # one hop left
+    sched.enqueue_request(discovery("https://a.example/feed", 75))
+    sched.enqueue_request(discovery("https://b.example/wiki/Severn", 40, "b", stage="lookup"))
+    assert drain(sched) == ["https://b.example/wiki/Severn"]
+    assert not sched.has_pending_requests()
+    assert stats.get_value("light/frontier/unread_discovery") == 1
