@@ -17,9 +17,9 @@ frontier works in two phases:
   is among them, the page hops the allowance holds beyond ``LIGHT_ARTICLE_HOPS`` read
   the best candidates on origins the search has nothing in flight on: a stream search
   whose one uncached listing page waited behind another search's transfers sat idle for
-  it (Cranfield stream p50 2018-2064 -> 1966-1994 ms, throughput 0.82-0.83 -> 0.84-0.85;
-  cold nDCG@10 0.271 -> 0.270). Read while a sitemap is in flight too, they cost cold
-  searches relevance (0.268) for no more speed in the stream;
+  it (Cranfield stream p50 2018-2064 -> 1915-1999 ms, throughput 0.82-0.83 -> 0.84-0.85;
+  cold nDCG@10 0.271 -> 0.269-0.271). Read while a sitemap is in flight too, they cost
+  cold searches relevance (0.268) for no more speed in the stream;
 - the last ``LIGHT_ARTICLE_HOPS`` hops go to the best candidates, discovery only when no
   candidate is left nor can come from a document in flight (what it names could not be
   read with the hops left anyway), and the very last hop only to a lookup, itself a
