@@ -178,7 +178,7 @@ class FrontierScheduler:
             if request is None and self._hops_left() <= 1:
                 # the last hop: what a feed, map or listing page names could not be read
                 # after it, so only a lookup (a page itself) may take it
-                self._drop_discovery(keep=lambda r: r.meta.get("stage") == "lookup")
+                self._drop_all_discovery_but_lookups()
             if request is None:
                 request = self._next_discovery(busy, gate_reserve=False, limit=self._hops_left())
         if request is None:
@@ -231,11 +231,11 @@ class FrontierScheduler:
         kth = heapq.nlargest(max(1, limit), everything)[-1]
         return idle_first([h for h in heads if h[0] >= kth], busy)
 
-    def _drop_discovery(self, keep: Any) -> None:
-        """Let go the queued discovery documents ``keep`` refuses (they cannot pay)."""
+    def _drop_all_discovery_but_lookups(self) -> None:
+        """Let go the queued discovery documents that only name pages (they cannot pay)."""
         dropped = 0
         for key, heap in self._buckets.items():
-            kept = [entry for entry in heap if keep(entry[2])]
+            kept = [entry for entry in heap if entry[2].meta.get("stage") == "lookup"]
             if len(kept) < len(heap):
                 dropped += len(heap) - len(kept)
                 heapq.heapify(kept)
