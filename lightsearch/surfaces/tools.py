@@ -424,18 +424,40 @@ def _as_schema_types(args: dict[str, Any], schema: Mapping[str, Any]) -> dict[st
     return out
 
 
+def _decoded(tool: Tool, text: str) -> dict[str, Any]:
+    """Arguments given as JSON text, read as :func:`repair` reads a call's arguments, or
+    ``invalid_input`` naming ``arguments``."""
+    from lightsearch.surfaces.repair import MAX_ARGUMENTS_TEXT, arguments_from_text
+
+    decoded = arguments_from_text(text)
+    if decoded is None:
+        why = (f"JSON text over {MAX_ARGUMENTS_TEXT} characters" if len(text) > MAX_ARGUMENTS_TEXT
+               else "not the JSON text of an object")
+        raise LightSearchError("invalid_input", f"{tool.name}: arguments must be a JSON object or the JSON "
+                               f"text of one ({why})",
+                               {"tool": tool.name, "parameter": "arguments",
+                                "errors": [{"field": "arguments", "message": why}]})
+    return decoded
+
+
 def check_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
     """Validate ``arguments`` against the tool's input schema; return them with defaults.
 
-    Raises ``invalid_input`` listing every violation (``details.errors``).
+    ``arguments`` is an object, or its JSON text as OpenAI's function calling returns it
+    (``'{"query": "x"}'``). Raises ``invalid_input`` listing every violation
+    (``details.errors``); arguments that are not an object name ``arguments``.
     """
     from jsonschema import Draft202012Validator
 
     if arguments is None:
         arguments = {}
+    if isinstance(arguments, str):  # the JSON text OpenAI's function calling returns
+        arguments = _decoded(tool, arguments)
     if not isinstance(arguments, dict):
-        raise LightSearchError("invalid_input", f"{tool.name} arguments must be a JSON object",
-                               {"tool": tool.name, "errors": [{"field": "(arguments)", "message": "not an object"}]})
+        raise LightSearchError("invalid_input", f"{tool.name}: arguments must be a JSON object or the JSON "
+                               f"text of one, not {type(arguments).__name__}",
+                               {"tool": tool.name, "parameter": "arguments",
+                                "errors": [{"field": "arguments", "message": "not an object"}]})
     args = dict(arguments)
     if tool.name == "web_fetch":
         for alias, name in FETCH_ALIASES.items():

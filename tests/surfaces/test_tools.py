@@ -410,3 +410,47 @@ def test_the_news_window_is_one_definition_and_the_configured_default_holds():
     assert check_arguments(news, {"query": "x"})["when"] == "7d"
     box = Toolbox({"WEB_NEWS_WHEN": "12h"})
     assert box.tool("web_news").input_schema["properties"]["when"]["default"] == "12h"
+
+
+def test_arguments_as_the_json_text_openai_returns_are_the_call_they_spell():
+    search, news, fetch = tool_specs()
+    assert check_arguments(search, '{"query": "europa clipper", "maxResults": 3}') == \
+        check_arguments(search, {"query": "europa clipper", "maxResults": 3})
+    # as repair() reads a call's arguments: the slips models make are forgiven
+    assert check_arguments(news, "{'query': 'grid storage', 'when': '7d',}")["when"] == "7d"
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, '{"query": "x", "maxResults": 99}')  # decoded, then checked as any call
+    assert info.value.details["parameter"] == "maxResults"
+    for text in ('"europa clipper"', "[1, 2]", "europa clipper", "", "null", "{" * 70_000, "[" * 500 + "]" * 500):
+        with pytest.raises(LightSearchError) as info:
+            check_arguments(fetch, text)
+        assert info.value.code == "invalid_input", text[:20]
+        assert info.value.details["parameter"] == "arguments"
+        assert "arguments must be a JSON object" in info.value.message
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(fetch, 42)
+    assert info.value.details["parameter"] == "arguments"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=300) | st.builds(json.dumps, st.dictionaries(st.text(max_size=10), st.text(max_size=10)
+                                                                      | st.integers(), max_size=4)))
+def test_any_arguments_text_is_a_call_or_the_invalid_input_error(text):
+    try:
+        args = check_arguments(tool_specs()[0], text)
+    except LightSearchError as exc:
+        assert exc.code == "invalid_input"
+    else:
+        assert isinstance(args, dict) and ("query" in args or "queries" in args)
+
+
+@coroutine_test
+async def test_dispatch_runs_a_call_whose_arguments_are_json_text(offline_settings):
+    async with Toolbox(offline_settings) as box:
+        blocked = await toolbox.dispatch("web_fetch", '{"url": "http://127.0.0.1/"}', toolbox=box)
+        refused = await toolbox.dispatch("web_search", "europa clipper", toolbox=box)
+    # decoded and run to the transport guard, which refuses the address before any connection
+    assert blocked["error"]["code"] in ("blocked_address", "invalid_url")
+    assert refused["error"]["code"] == "invalid_input"
+    assert refused["error"]["details"]["parameter"] == "arguments"
+    assert refused["text"].startswith("ERROR: invalid_input")
