@@ -436,12 +436,12 @@ def test_arguments_as_the_json_text_openai_returns_are_the_call_they_spell():
 @given(st.text(max_size=300) | st.builds(json.dumps, st.dictionaries(st.text(max_size=10), st.text(max_size=10)
                                                                       | st.integers(), max_size=4)))
 def test_any_arguments_text_is_a_call_or_the_invalid_input_error(text):
+    outcome: object
     try:
-        args = check_arguments(tool_specs()[0], text)
+        outcome = check_arguments(tool_specs()[0], text)
     except LightSearchError as exc:
-        assert exc.code == "invalid_input"
-    else:
-        assert isinstance(args, dict) and ("query" in args or "queries" in args)
+        outcome = exc.code
+    assert outcome == "invalid_input" or "query" in outcome or "queries" in outcome
 
 
 @coroutine_test
