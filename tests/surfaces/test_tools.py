@@ -454,3 +454,46 @@ async def test_dispatch_runs_a_call_whose_arguments_are_json_text(offline_settin
     assert refused["error"]["code"] == "invalid_input"
     assert refused["error"]["details"]["parameter"] == "arguments"
     assert refused["text"].startswith("ERROR: invalid_input")
+
+
+# What OpenAI's and Anthropic's function calling refuse at the top of a tool's parameters
+# (and so every MCP client that hands inputSchema to them).
+REFUSED_AT_THE_TOP = {"anyOf", "oneOf", "allOf", "not", "enum", "if", "then", "else"}
+
+
+@pytest.mark.parametrize("fmt", tools.FORMATS)
+def test_what_a_call_must_give_is_required_in_every_format(fmt):
+    rendered = tools.definitions_for(fmt, environ={})
+    if fmt.startswith("openai"):
+        schemas = {d["function"]["name"]: d["function"]["parameters"] for d in rendered}
+    else:
+        schemas = {d["name"]: d["input_schema" if fmt == "anthropic" else "inputSchema"] for d in rendered}
+    must = {"web_search": "query", "web_news": "query", "web_fetch": "url"}
+    for name, params in schemas.items():
+        assert params["type"] == "object"
+        assert not set(params) & REFUSED_AT_THE_TOP, (fmt, name)
+        assert must[name] in params["required"], (fmt, name)
+        if fmt == "openai-strict":  # everything is listed there; the mandatory one is not nullable
+            assert params["properties"][must[name]]["type"] == "string"
+        else:
+            assert params["required"] == [must[name]]
+
+
+def test_queries_add_phrasings_to_the_query_five_in_all():
+    search = tool_specs()[0]
+    assert check_arguments(search, {"query": "europa clipper", "queries": ["jupiter moon probe"]})["queries"] == \
+        ["europa clipper", "jupiter moon probe"]
+    assert check_arguments(search, {"queries": ["a", "b"]})["queries"] == ["a", "b"]  # the list alone
+    assert check_arguments(search, {"query": "a", "queries": []}) == check_arguments(search, {"query": "a"})
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, {"queries": ["ok", "x" * 401]})
+    assert info.value.details["errors"][0]["field"] == "queries.1"  # named as the call wrote it
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, {"query": "a", "queries": list("bcdef")})
+    assert "queries: give at most 4 besides query (5 in all), not 5" in info.value.message
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, {"queries": list("abcdef")})
+    assert "queries: give at most 5, not 6" in info.value.message
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, {"maxResults": 3})
+    assert info.value.details["parameter"] == "query"
