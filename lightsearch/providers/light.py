@@ -1,8 +1,9 @@
 """The Python API: ``await LightSearch.from_settings(...).search("query")``.
 
-One request becomes one bounded crawl through ``AsyncCrawlerRunner`` in the caller's
-running asyncio loop; several searches may run at once in one process. Expected failures
-raise :class:`~lightsearch.errors.LightSearchError` with a code; nothing else escapes.
+One request becomes one bounded crawl, a crawler of its own (``crawl/run.py``), on the
+process's one asyncio reactor in the caller's running loop; several searches may run at
+once in one process, beside an embedding app's own spiders. Expected failures raise
+:class:`~lightsearch.errors.LightSearchError` with a code; nothing else escapes.
 """
 
 from __future__ import annotations
