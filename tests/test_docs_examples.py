@@ -249,9 +249,10 @@ def run_examples(tmp_path: Path, cmds: list[Command], scripts: list[Block]) -> d
                      "args": args})
     spec = json.dumps({"sites": {"example.org": example_org()}, "jobs": jobs})
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "examples_runner.py")], input=spec,
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path, env=clean_env())
+                          capture_output=True, text=True, timeout=240, cwd=tmp_path, env=clean_env())
     assert done.returncode == 0, done.stderr[-3000:]
-    return {r["id"]: r for r in map(json.loads, done.stdout.splitlines())}
+    reports = [json.loads(line) for line in done.stdout.splitlines() if line.startswith('{"id"')]
+    return {r["id"]: r for r in reports}
 
 
 def test_the_examples_run_offline(tmp_path):
