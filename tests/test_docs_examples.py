@@ -259,6 +259,7 @@ def test_the_examples_run_offline(tmp_path):
     cmds, scripts = runnable()
     assert len(cmds) >= 12
     results = run_examples(tmp_path, cmds, scripts)
+    assert len(results) == len(cmds) + len(scripts)
     failed = [f"{key}: exit {r['code']}\n{r['error'] or (r['stderr'] + r['stdout'])[-1500:]}"
               for key, r in results.items() if r["code"] != 0 or r["error"]]
     assert failed == [], "\n\n".join(failed)
