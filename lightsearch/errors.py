@@ -10,7 +10,7 @@ the table, docs/ERRORS.md is generated from it)::
     │                       invalid_json, invalid_request, unknown_tool, payload_too_large,
     │                       unsupported_media_type, invalid_host, forbidden_origin,
     │                       unauthorized, rate_limited, too_many_sessions, disabled,
-    │                       unavailable
+    │                       unavailable, client_closed
     ├── the page or site .. blocked_address, robots_disallowed, http_status, timeout,
     │   (web_fetch errors,  too_large, unsupported_content_type, unsupported_encoding,
     │   Light source        undeclared_encoding, encoding_mismatch, redirect_refused,
@@ -162,6 +162,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "rate_limited": ErrorCode("caller", "MCP, invoke", "the client's calls a minute are spent; `details.retryAfterSecs`"),
     "disabled": ErrorCode("caller", "every tool and surface", "web retrieval (or this tool) is switched off by configuration"),
     "unavailable": ErrorCode("caller", "every tool", "the tool needs a part this installation does not include"),
+    "client_closed": ErrorCode("caller", "Python API (`Client`)", "a call on a `Client` after `close()` (or after its `with` block): make a new `Client`"),
     # the page or the site
     "blocked_address": ErrorCode("page", _PAGE, "the host resolves to an address the transport guard refuses (private, loopback, link-local, metadata, ...)"),
     "robots_disallowed": ErrorCode("page", _PAGE, "robots.txt disallows the URL, or could not be read completely (which blocks the origin)"),

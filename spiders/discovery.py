@@ -54,6 +54,7 @@ from lightsearch.isolation.limits import SMALL_BODY_BYTES
 from lightsearch.plan.candidates import entry_terms
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.plan.crawlplan import DescribedReads
+from lightsearch.plan.discovery_pages import DiscoveryPages
 from lightsearch.plan.frontier import SearchFrontier
 from lightsearch.ranking.tokenize import tokenize
 from lightsearch.spiders.lookups import lookup_titles
@@ -154,6 +155,8 @@ class DiscoverySpider(Spider):
         # which described discovery documents are read first and which not at all (set
         # when the crawl opens: it depends on what the record cache holds then)
         self.described: DescribedReads | None = None
+        # home, entry, hub and listing pages: read for the pages they name, never yielded
+        self.discovery_pages = self.plan.discovery_pages or DiscoveryPages(self.plan.sources)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> DiscoverySpider:
@@ -312,8 +315,8 @@ class DiscoverySpider(Spider):
         key = canonical_url(url)
         if hint:
             self.hints.setdefault(key, hint)
-        if key in self.requested:
-            return None
+        if key in self.requested or self.discovery_pages.entry(source.id, key):
+            return None  # a home page is read as a seed, when it is worth reading, not as a page
         if score <= 0:
             # Read only when no candidate sharing a term is left, so not made a request
             # (and sent through the engine) until then: 40% of a stream search's
@@ -506,6 +509,9 @@ class DiscoverySpider(Spider):
                 link for link in page_links.links
                 if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)],
                 terms=lambda link: entry_terms([link.anchor, link.title], link.url))
+        if stage == "seed" and page_links is not None:
+            # the site's sections: pages for discovery (hubs), never evidence
+            self.discovery_pages.add(source.id, [link.url for link in page_links.links if link.in_nav])
         if stage == "seed" and not directives.nofollow and page_links is not None:
             yield from self._autodiscovered_feeds(page_links.feeds, source)
         if stage in ("seed", "explore", "listing") and not directives.nofollow:
@@ -513,7 +519,15 @@ class DiscoverySpider(Spider):
             req = self._next_listing(response, source, depth)
             if req is not None:
                 yield req
-        if stage not in ("seed", "explore", "listing") and not directives.noindex:
+        discovery_page = stage not in ("seed", "explore", "listing") \
+            and self.discovery_pages.covers(source.id, response.url)
+        if discovery_page and page_links is not None:
+            # a section read as a candidate: what it names describes the source as any hub's would
+            self._learn(source, response, "listing", lambda: [
+                link for link in page_links.links
+                if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)],
+                terms=lambda link: entry_terms([link.anchor, link.title], link.url))
+        if stage not in ("seed", "explore", "listing") and not directives.noindex and not discovery_page:
             fresh = freshness(response.headers, self.page_max_age)
             yield {
                 "url": response.url,

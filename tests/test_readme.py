@@ -1,22 +1,12 @@
-"""The README's commands and its Python example stay true."""
+"""The README stays short, its fresh-machine commands stay there and its links resolve
+(its examples run in tests/test_docs_examples.py)."""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
-
-
-def test_python_example_runs_offline_and_exits():
-    block = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "OfflineOrigins" in b)
-    done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    lines = done.stdout.splitlines()
-    assert any("wikipedia.org/wiki/Photosynthesis" in line for line in lines)
-    assert lines[-1].startswith("NASA")
 
 
 def test_the_two_fresh_machine_commands_are_there():

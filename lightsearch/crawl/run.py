@@ -2,7 +2,9 @@
 
 Light searches and web_fetch both come through here, so the deadline, cancellation and
 cleanup rules are written once: a crawl that outlives its deadline or whose caller is
-cancelled is stopped, and its downloads with it, before the caller hears about it.
+cancelled is stopped, and its downloads with it, before the caller hears about it. Each
+crawl is a crawler of its own (:class:`~lightsearch.crawl.runtime.EmbeddedCrawler`) on the
+process's one reactor, beside any other: an embedding app's spiders run on it too.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from scrapy.settings import Settings
 from lightsearch.config import check_retrieval
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.outcome import CrawlOutcome
-from lightsearch.crawl.runtime import crawl_slot, ensure_reactor
+from lightsearch.crawl.runtime import EmbeddedCrawler, crawl_slot, ensure_reactor
 from lightsearch.errors import LightSearchError
 from lightsearch.plan.frontier import CrawlFrontier, Frontier, attach
 
@@ -61,7 +63,7 @@ async def run_crawl(settings: Settings, spider_cls: type, deadline: float, *, fr
         # A Crawler of its own, not one through an AsyncCrawlerRunner: a runner builds a
         # spider loader from a frozen deep copy of the settings, a second copy per search
         # (about 10 ms) for a lookup by spider name that never happens here.
-        crawler = Crawler(spider_cls, settings)
+        crawler = EmbeddedCrawler(spider_cls, settings)
         if frontier is not None:
             spider_kwargs["frontier"] = frontier
         else:

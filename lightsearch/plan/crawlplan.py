@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from lightsearch.cache.descriptions import DocumentDescription, age_seconds
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.plan.catalog import Source
+from lightsearch.plan.discovery_pages import DiscoveryPages
 from lightsearch.plan.estimates import Estimates
 from lightsearch.plan.selection import select_sources
 
@@ -47,12 +48,18 @@ class CrawlPlan:
     reserve: frozenset[str] = frozenset()
     # What the sources are known to publish, scored for these queries (plan/estimates.py).
     estimates: Any = None
+    # The sources' home, entry, hub and listing pages: read for discovery, never evidence
+    # (plan/discovery_pages.py); the crawl adds the sections its seed pages name.
+    discovery_pages: DiscoveryPages | None = None
 
 
 def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[str, list[DocumentDescription]],
-              settings: BaseSettings, *, opened: Callable[[Source], bool], started: float) -> CrawlPlan:
+              settings: BaseSettings, *, opened: Callable[[Source], bool], started: float,
+              discovery_pages: DiscoveryPages | None = None) -> CrawlPlan:
     """The plan for ``request`` over the ``searchable`` catalog; ``opened`` says whether a
-    source was read recently (its home page is a fresh cached response)."""
+    source was read recently (its home page is a fresh cached response). ``discovery_pages``
+    may cover more sources than the searchable ones (the records of earlier searches come
+    from any); by default, those of the searchable sources."""
     estimates = Estimates.build(request.terms, described)
     max_sources = settings.getint("LIGHT_MAX_SOURCES")
     selected = select_sources(
@@ -72,6 +79,7 @@ def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[st
         started_monotonic=started,
         terms=request.terms,
         estimates=estimates,
+        discovery_pages=discovery_pages or DiscoveryPages(searchable.sources, described),
     )
 
 

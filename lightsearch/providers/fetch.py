@@ -1,8 +1,9 @@
 """web_fetch: one public URL to clean, bounded text, behind the transport guard.
 
 ``await WebFetch.from_settings(...).fetch(url, max_chars=8000, start_index=0)`` runs a
-one-page crawl (:class:`lightsearch.spiders.fetch.FetchSpider`) through ``AsyncCrawlerRunner`` in
-the caller's asyncio loop, with the same settings module as Light searches, so the
+one-page crawl (:class:`lightsearch.spiders.fetch.FetchSpider`), a crawler of its own
+(``crawl/run.py``) on the process's one asyncio reactor in the caller's loop, with the
+same settings module as Light searches, so the
 guarded download handler, robots and budget middlewares apply to every hop. Expected
 failures raise :class:`~lightsearch.errors.LightSearchError` with one of the codes
 docs/ERRORS.md lists; a success always carries text. Everything returned is untrusted web

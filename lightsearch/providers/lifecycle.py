@@ -7,9 +7,10 @@
     │                                    worker pool started now, not on the first call
     ├── from_settings(overrides, ...)    settings built here (config.make_settings)
     ├── async with provider: ...         leaves through aclose()
-    └── aclose()                         crawls=True: the reactor's threads and the idle
-                                         workers released once no crawl runs; the provider
-                                         stays usable (the next call starts them again)
+    └── aclose()                         crawls=True: the idle workers, and the reactor's
+                                         threads when lightsearch started the reactor,
+                                         released once no crawl runs; the provider stays
+                                         usable (the next call starts them again)
 
 Light (:class:`~lightsearch.providers.light.LightSearch`) and web_fetch
 (:class:`~lightsearch.providers.fetch.WebFetch`) run Scrapy crawls in the caller's loop
@@ -62,9 +63,10 @@ class Provider:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Release what the process holds for crawls once none is running (the reactor's
-        threads, the idle extraction workers), so a script that searched can exit; the
-        provider stays usable. Nothing to release for a provider that does not crawl."""
+        """Release what the process holds for crawls once none is running (the idle
+        extraction workers; the reactor's threads when lightsearch started the reactor, not
+        when an app runs it), so a script that searched can exit; the provider stays
+        usable. Nothing to release for a provider that does not crawl."""
         if self.crawls:
             from lightsearch.crawl.runtime import release_threads
             from lightsearch.isolation.pool import release_pools

@@ -1,8 +1,9 @@
 """The Python API: ``await LightSearch.from_settings(...).search("query")``.
 
-One request becomes one bounded crawl through ``AsyncCrawlerRunner`` in the caller's
-running asyncio loop; several searches may run at once in one process. Expected failures
-raise :class:`~lightsearch.errors.LightSearchError` with a code; nothing else escapes.
+One request becomes one bounded crawl, a crawler of its own (``crawl/run.py``), on the
+process's one asyncio reactor in the caller's running loop; several searches may run at
+once in one process, beside an embedding app's own spiders. Expected failures raise
+:class:`~lightsearch.errors.LightSearchError` with a code; nothing else escapes.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.isolation.lanes import Lane
 from lightsearch.plan.catalog import Catalog, Source, extend_catalog, load_catalog
 from lightsearch.plan.crawlplan import CrawlPlan, make_plan
+from lightsearch.plan.discovery_pages import DiscoveryPages
 from lightsearch.plan.domains import restrict_catalog
 from lightsearch.plan.frontier import SearchFrontier
 from lightsearch.plan.request import SearchRequest, build_request
@@ -154,7 +156,12 @@ class LightSearch(Provider):
         def opened(source: Source) -> bool:
             return records is not None and bool(source.seeds) and records.get_response(source.seeds[0]) is not None
 
-        plan = make_plan(request, searchable, self._described(searchable, records), s, opened=opened, started=started)
+        described = self._described(catalog, records)
+        # every source's: the records of earlier searches joining this one may be of any
+        pages = DiscoveryPages(catalog.sources, described)
+        searchable_ids = {src.id for src in searchable.sources}
+        plan = make_plan(request, searchable, {k: v for k, v in described.items() if k in searchable_ids}, s,
+                         opened=opened, started=started, discovery_pages=pages)
         link = link_of(s)
         shared_before = snapshot(link)
         deadline = s.getfloat("LIGHT_DEADLINE_SECS")
@@ -183,8 +190,13 @@ class LightSearch(Provider):
             raise deadline_error(exc.deadline, exc.outcome) from None
         except CrawlCancelled as exc:
             raise SearchCancelled(details=counts_of(exc.outcome)) from None
-        fetched = [item for item in outcome.items if isinstance(item, Document)]
-        cached, _ = filtered(joined_documents(s, fetched), filters, lambda d: d.url)
+        # A source's home, entry, hub and listing pages are read for discovery and are never
+        # evidence, fetched now or kept by an earlier search (plan/discovery_pages.py).
+        pages = plan.discovery_pages
+        fetched = [item for item in outcome.items
+                   if isinstance(item, Document) and not pages.covers(item.source_id, item.url)]
+        cached, _ = filtered([doc for doc in joined_documents(s, fetched) if not pages.covers(doc.source_id, doc.url)],
+                             filters, lambda d: d.url)
         counts = {**counts_of(outcome), "cacheJoined": len(cached)}
         if link is not None:  # records from Redis that did not verify or fit, met by this worker meanwhile
             counts["sharedStateDropped"] = link.drops - shared_before[1]

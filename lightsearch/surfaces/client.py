@@ -78,7 +78,8 @@ class Client:
     """The three tools as blocking calls; configured like the ``lightsearch`` command
     (defaults < environment < ``settings``), or the bundled offline origins with
     ``offline=True``. Safe to share between threads; close it (or use ``with``) to stop
-    what it started."""
+    what it started. Every method of a closed client raises ``LightSearchError`` with the
+    code ``client_closed``."""
 
     def __init__(self, settings: Mapping[str, Any] | None = None, *, offline: bool = False,
                  environ: Mapping[str, str] | None = None, timeout: float = CALL_TIMEOUT_SECS) -> None:
@@ -95,6 +96,14 @@ class Client:
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._runner.run(coro, self.timeout)
 
+    def _box(self) -> Any:
+        """The client's toolbox; ``client_closed`` once :meth:`close` has run."""
+        box = self._toolbox
+        if box is None:
+            raise LightSearchError("client_closed", "this Client is closed (close() or the end of its with "
+                                   "block): make a new Client for more calls", {})
+        return box
+
     # ------------------------------------------------------------------ the tools
     def search(self, query: str | Sequence[str], *, max_results: int | None = None,
                recency: str | None = None, include_domains: Sequence[str] | None = None,
@@ -105,43 +114,46 @@ class Client:
         in ``region`` (``us-en``), dated between ``after`` and ``before`` (``YYYY-MM-DD``)."""
         filters = {"include_domains": include_domains, "exclude_domains": exclude_domains, "region": region,
                    "after": after, "before": before}
+        box = self._box()
         if isinstance(query, str):
-            return self._run(self._toolbox.search(query, max_results=max_results, recency=recency, **filters))
-        return self._run(self._toolbox.search(queries=list(query), max_results=max_results, recency=recency,
-                                              **filters))
+            return self._run(box.search(query, max_results=max_results, recency=recency, **filters))
+        return self._run(box.search(queries=list(query), max_results=max_results, recency=recency, **filters))
 
     def news(self, query: str, *, when: str | None = None, max_results: int | None = None,
              include_domains: Sequence[str] | None = None, exclude_domains: Sequence[str] | None = None,
              region: str | None = None, after: str | None = None, before: str | None = None) -> dict[str, Any]:
         """web_news: recent news, newest first within relevance; filtered as :meth:`search`
         (``after``/``before`` replace the default ``when``)."""
-        return self._run(self._toolbox.news(query, when=when, max_results=max_results,
-                                            include_domains=include_domains, exclude_domains=exclude_domains,
-                                            region=region, after=after, before=before))
+        return self._run(self._box().news(query, when=when, max_results=max_results,
+                                          include_domains=include_domains, exclude_domains=exclude_domains,
+                                          region=region, after=after, before=before))
 
     def fetch(self, url: str | Sequence[str], *, max_chars: int | None = None, start_index: int = 0,
               raw: bool = False, **options: Any) -> dict[str, Any]:
         """web_fetch: one page, or a list of pages read together; ``options`` are
         ``markdown``, ``head_tail`` and ``robots``, as in ``WebFetch.fetch``."""
         target = url if isinstance(url, str) else list(url)
-        return self._run(self._toolbox.fetch(target, max_chars=max_chars, start_index=start_index,
-                                             raw=raw, **options))
+        return self._run(self._box().fetch(target, max_chars=max_chars, start_index=start_index,
+                                           raw=raw, **options))
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         """One tool call as a model makes it: the envelope, or ``{"error", "text"}``."""
-        return self._run(self._toolbox.invoke(name, arguments))
+        return self._run(self._box().invoke(name, arguments))
 
     def definitions(self, format: str = "mcp") -> list[dict[str, Any]]:
         """The tool list for a model: ``openai``, ``openai-strict``, ``anthropic`` or ``mcp``."""
-        return self._toolbox.definitions(format)
+        return self._box().definitions(format)
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
+        """Stop what the client started; a second close does nothing, and any other call
+        after it is ``client_closed``."""
         box, self._toolbox = self._toolbox, None
         if box is not None:
             self._run(box.aclose())
 
     def __enter__(self) -> Client:
+        self._box()
         return self
 
     def __exit__(self, *exc: object) -> None:

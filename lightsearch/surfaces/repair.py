@@ -28,6 +28,10 @@ _NAME = r"(?:web[._]?(?:search|news|fetch))"
 _ARG_KEYS = ("arguments", "args", "parameters", "params", "input", "tool_input")
 _NAME_KEYS = ("name", "tool", "tool_name", "function", "recipient_name")
 MAX_TEXT = 200_000
+# A call's arguments as JSON text: every tool's arguments at their bounds (5 URLs of 2,048
+# characters, 5 queries of 400) fit many times over.
+MAX_ARGUMENTS_TEXT = 64 * 1024
+MAX_ARGUMENTS_DEPTH = 16
 
 
 @dataclass
@@ -70,6 +74,39 @@ def _loads(blob: str) -> Any:
     except (ValueError, TypeError, RecursionError, MemoryError, IndexError):
         return None
     return _paired(value) if isinstance(value, dict | list) else None
+
+
+def arguments_from_text(text: str) -> dict[str, Any] | None:
+    """A call's arguments written as JSON text, as OpenAI's function calling sends them
+    (``'{"query": "x"}'``), read as the calls in model text are (:func:`_loads`); None when
+    the text is not a JSON object or is longer than any call's arguments can be."""
+    if len(text) > MAX_ARGUMENTS_TEXT or _nesting(text) > MAX_ARGUMENTS_DEPTH:
+        return None
+    value = _loads(text)
+    return value if isinstance(value, dict) else None
+
+
+def _nesting(text: str) -> int:
+    """How deep ``text``'s brackets nest outside its strings: the lenient reader spends
+    time that grows with it, and no call's arguments nest more than a few levels."""
+    depth = deepest = 0
+    quote, escaped = None, False
+    for ch in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "}]":
+            depth = max(0, depth - 1)
+    return deepest
 
 
 def _without_trailing_commas(blob: str) -> str:
@@ -121,7 +158,7 @@ def _from_object(obj: Any) -> tuple[str, Any] | None:
             if args is None:
                 args = {k: v for k, v in obj.items() if k not in _NAME_KEYS and k != "type"}
             if isinstance(args, str):  # OpenAI sends arguments as a JSON string
-                args = _loads(args)
+                args = arguments_from_text(args)
             return NAMES[name.strip().lower()], args
     if len(obj) == 1:
         (key, value), = obj.items()

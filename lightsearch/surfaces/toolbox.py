@@ -135,9 +135,9 @@ class Toolbox:
                      provider: str | None = None, include_domains: Sequence[str] | None = None,
                      exclude_domains: Sequence[str] | None = None, region: str | None = None,
                      after: str | None = None, before: str | None = None) -> dict[str, Any]:
-        """web_search: one ``query``, or several ``queries`` searched together and fused;
-        ``include_domains``/``exclude_domains``, ``region``, ``after``/``before`` filter it
-        (lightsearch/filters.py)."""
+        """web_search: one ``query``, and ``queries`` (or ``queries`` alone) searched together
+        and fused; ``include_domains``/``exclude_domains``, ``region``, ``after``/``before``
+        filter it (lightsearch/filters.py)."""
         if queries is not None and len(queries) == 1 and query is None:
             query, queries = queries[0], None  # one query is the tool's query
         args = _given(query=query, queries=list(queries) if queries is not None else None,

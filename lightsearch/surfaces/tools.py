@@ -33,9 +33,14 @@ TOOL_NAMES = ("web_search", "web_news", "web_fetch")
 INVOKE_NAMES = {"web.search": "web_search", "web.news": "web_news", "web.fetch": "web_fetch"}
 FORMATS = ("openai", "openai-strict", "anthropic", "mcp")
 FETCH_ALIASES = {"max_length": "maxChars", "start_index": "startIndex"}  # the MCP fetch server's names
-# a tool that takes one thing or a list of them: exactly one of the two (a top-level oneOf is
-# refused by several function-calling dialects, so it is checked here, naming the parameter)
-ONE_OF = {"web_search": ("query", "queries"), "web_fetch": ("url", "urls")}
+# A tool that takes one thing or several: the one is required and the list adds more to it.
+# "One of the two is required" would need a top-level anyOf/oneOf, which the function-calling
+# dialects refuse outright (OpenAI: "schema must have type 'object' and not have
+# 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level"; Anthropic, and every MCP client that
+# hands a tool's inputSchema to it: "input_schema does not support oneOf, allOf, or anyOf at
+# the top level"), so `required` is the one way all of them read. A call that gives only the
+# list is still the call it means: its first item is the one (:func:`_folded`).
+MORE = {"web_search": ("query", "queries"), "web_fetch": ("url", "urls")}
 SURFACE_PREFIXES = ("WEB_RETRIEVAL_", "WEB_TOOLS_", "WEB_INVOKE_", "WEB_SERVE_", "WEB_SEARCH_")
 
 INSTRUCTIONS = """\
@@ -268,24 +273,28 @@ def tool_specs(config: ToolConfig | None = None) -> list[Tool]:
         return []
     query = {"type": "string", "minLength": 1, "maxLength": c.query_max_chars,
              "description": "what to search for: key terms, names, titles, years"}
+    url = {"type": "string", "minLength": 1, "maxLength": 2048,
+           "description": "full public http(s) URL from a search result or the user"}
     max_results = {"type": "integer", "minimum": 1, "maximum": 20, "default": c.max_results,
                    "description": f"hits to return (default {c.max_results})"}
-    search_props: dict[str, Any] = {
-        "query": query,
-        "queries": {"type": "array", "minItems": 1, "maxItems": c.max_queries, "items": query,
-                    "description": f"instead of query: up to {c.max_queries} phrasings of one need, "
-                                   "searched together and their rankings fused"},
+    search_props: dict[str, Any] = {"query": query}
+    if c.max_queries > 1:
+        search_props["queries"] = {
+            "type": "array", "minItems": 1, "maxItems": c.max_queries - 1, "items": query,
+            "description": "more phrasings of the same need, searched together with query and their "
+                           "rankings fused"}
+    search_props.update({
         "maxResults": max_results,
         "recency": {"type": "string", "enum": list(RECENCY_WINDOWS),
                     "description": "prefer pages from the last hour, day, week, month or year"},
-    }
+    })
     search_props.update(filter_properties())
     if c.provider_choices:
         search_props["provider"] = {"type": "string", "enum": list(c.provider_choices),
                                     "description": "the search provider to use for this call"}
     return [
         Tool("web_search", "Web search", SEARCH_DESCRIPTION,
-             {"type": "object", "properties": search_props, "additionalProperties": False},
+             {"type": "object", "properties": search_props, "required": ["query"], "additionalProperties": False},
              SEARCH_OUTPUT),
         Tool("web_news", "News search", NEWS_DESCRIPTION,
              {"type": "object", "properties": {
@@ -299,12 +308,11 @@ def tool_specs(config: ToolConfig | None = None) -> list[Tool]:
              SEARCH_OUTPUT),
         Tool("web_fetch", "Read a web page", FETCH_DESCRIPTION,
              {"type": "object", "properties": {
-                 "url": {"type": "string", "minLength": 1, "maxLength": 2048,
-                         "description": "full public http(s) URL from a search result or the user"},
-                 "urls": {"type": "array", "minItems": 1, "maxItems": c.fetch_max_urls,
-                          "items": {"type": "string", "minLength": 1, "maxLength": 2048},
-                          "description": f"instead of url: up to {c.fetch_max_urls} URLs read together, "
-                                         "each with its own result or error"},
+                 "url": url,
+                 **({"urls": {"type": "array", "minItems": 1, "maxItems": c.fetch_max_urls - 1, "items": url,
+                              "description": "more pages read together with url, each with its own result "
+                                             "or error"}}
+                    if c.fetch_max_urls > 1 else {}),
                  "maxChars": {"type": "integer", "minimum": 1, "maximum": MAX_CHARS_LIMIT,
                               "default": c.fetch_max_chars,
                               "description": f"characters of text to return (default {c.fetch_max_chars})"},
@@ -312,7 +320,7 @@ def tool_specs(config: ToolConfig | None = None) -> list[Tool]:
                                 "description": "character offset to read on from (nextStartIndex)"},
                  "raw": {"type": "boolean", "default": False,
                          "description": "return the body of a text type without extraction"},
-             }, "additionalProperties": False},
+             }, "required": ["url"], "additionalProperties": False},
              FETCH_OUTPUT),
     ]
 
@@ -424,18 +432,85 @@ def _as_schema_types(args: dict[str, Any], schema: Mapping[str, Any]) -> dict[st
     return out
 
 
+def _decoded(tool: Tool, text: str) -> dict[str, Any]:
+    """Arguments given as JSON text, read as :func:`repair` reads a call's arguments, or
+    ``invalid_input`` naming ``arguments``."""
+    from lightsearch.surfaces.repair import MAX_ARGUMENTS_TEXT, arguments_from_text
+
+    decoded = arguments_from_text(text)
+    if decoded is None:
+        why = (f"JSON text over {MAX_ARGUMENTS_TEXT} characters" if len(text) > MAX_ARGUMENTS_TEXT
+               else "not the JSON text of an object")
+        raise LightSearchError("invalid_input", f"{tool.name}: arguments must be a JSON object or the JSON "
+                               f"text of one ({why})",
+                               {"tool": tool.name, "parameter": "arguments",
+                                "errors": [{"field": "arguments", "message": why}]})
+    return decoded
+
+
+def _folded(tool: Tool, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """``args`` with the one and the list of more (:data:`MORE`: ``query`` and ``queries``,
+    ``url`` and ``urls``) as the schema spells them: a list given alone is its first item and
+    the rest (``{"queries": [a, b]}`` is ``{"query": a, "queries": [b]}``), an empty list or a
+    null is left out. Also whether the call gave a list (its answer is then one per item);
+    more items in all than the tool takes is ``invalid_input`` naming the list."""
+    one, many = MORE.get(tool.name, (None, None))
+    if one is None or not isinstance(args.get(many), list):
+        return args, False
+    rest = [item for item in args[many] if item is not None]
+    items = ([args[one]] if args.get(one) is not None else []) + rest
+    out = {key: value for key, value in args.items() if key not in (one, many)}
+    if not items:
+        return out, False
+    more = tool.input_schema["properties"].get(many, {})
+    limit = more.get("maxItems", 0) + 1
+    if len(items) > limit:
+        message = (f"{many}: give at most {limit - 1} besides {one} ({limit} in all), not {len(rest)}"
+                   if len(items) > len(rest) else f"{many}: give at most {limit}, not {len(rest)}")
+        raise LightSearchError("invalid_input", message,
+                               {"tool": tool.name, "parameter": many, "limit": limit,
+                                "errors": [{"field": many, "message": message}]})
+    out[one] = items[0]
+    if items[1:]:
+        out[many] = items[1:]
+    return out, bool(rest)
+
+
+def _as_given(found: list[dict[str, Any]], one: str, many: str) -> None:
+    """Name each error's field as the call wrote it when the call gave only the list: the
+    one is its first item (``urls.0``), and the rest are one further on."""
+    for error in found:
+        field = error["field"]
+        head, _, tail = field.partition(".")
+        index, _, deeper = tail.partition(".")
+        if head == one:
+            given = f"{many}.0" + (f".{tail}" if tail else "")
+        elif head == many and index.isdigit():
+            given = f"{many}.{int(index) + 1}" + (f".{deeper}" if deeper else "")
+        else:
+            continue
+        error["field"] = given
+        error["message"] = error["message"].replace(field, given, 1)
+
+
 def check_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
     """Validate ``arguments`` against the tool's input schema; return them with defaults.
 
-    Raises ``invalid_input`` listing every violation (``details.errors``).
+    ``arguments`` is an object, or its JSON text as OpenAI's function calling returns it
+    (``'{"query": "x"}'``). Raises ``invalid_input`` listing every violation
+    (``details.errors``); arguments that are not an object name ``arguments``.
     """
     from jsonschema import Draft202012Validator
 
     if arguments is None:
         arguments = {}
+    if isinstance(arguments, str):  # the JSON text OpenAI's function calling returns
+        arguments = _decoded(tool, arguments)
     if not isinstance(arguments, dict):
-        raise LightSearchError("invalid_input", f"{tool.name} arguments must be a JSON object",
-                               {"tool": tool.name, "errors": [{"field": "(arguments)", "message": "not an object"}]})
+        raise LightSearchError("invalid_input", f"{tool.name}: arguments must be a JSON object or the JSON "
+                               f"text of one, not {type(arguments).__name__}",
+                               {"tool": tool.name, "parameter": "arguments",
+                                "errors": [{"field": "arguments", "message": "not an object"}]})
     args = dict(arguments)
     if tool.name == "web_fetch":
         for alias, name in FETCH_ALIASES.items():
@@ -446,25 +521,23 @@ def check_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
                                            {"tool": tool.name, "errors": [{"field": alias,
                                                                            "message": f"alias of {name}"}]})
                 args[name] = value
+    args, listed = _folded(tool, args)
     args = _as_schema_types(args, tool.input_schema)
     validator = Draft202012Validator(tool.input_schema)
     errors = sorted(validator.iter_errors(args), key=lambda e: (list(e.absolute_path), e.validator))
     if errors:
         found = [_message(e, tool.input_schema) for e in errors[:10]]
+        if listed and MORE[tool.name][0] not in arguments:
+            _as_given(found, *MORE[tool.name])
         first = found[0]["field"].split(".")[0]
         details: dict[str, Any] = {"tool": tool.name, "errors": found}
         if first in tool.input_schema.get("properties", {}):
             details["parameter"] = first  # a surface names it its own way (--max-results)
         raise LightSearchError("invalid_input", f"{tool.name}: " + "; ".join(f["message"] for f in found),
                                details)
-    one, many = ONE_OF.get(tool.name, (None, None))
-    if one is not None and (one in args) == (many in args):
-        both = one in args
-        raise LightSearchError("invalid_input", f"{tool.name}: give {one} or {many}, not both" if both else
-                               f"{tool.name}: {one} is required (or {many}, a list)",
-                               {"tool": tool.name, "parameter": many if both else one,
-                                "errors": [{"field": many if both else one,
-                                            "message": f"give one of {one} and {many}"}]})
+    if listed:  # the provider reads the one and the rest as one list, as they were given
+        one, many = MORE[tool.name]
+        args[many] = [args.pop(one), *args.get(many, ())]
     if tool.name in FILTERED_TOOLS:
         args = _checked_filters(tool, args)
     for key, prop in tool.input_schema["properties"].items():

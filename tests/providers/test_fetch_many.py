@@ -106,17 +106,24 @@ async def test_bad_url_lists_are_invalid_input_naming_urls(settings, urls, messa
     assert message in info.value.message
 
 
-def test_the_tool_takes_url_or_urls_not_both_not_neither():
+def test_the_tool_takes_url_and_more_urls_five_in_all():
     fetch = {t.name: t for t in tool_specs()}["web_fetch"]
-    assert fetch.input_schema["properties"]["urls"]["maxItems"] == 5
-    assert check_arguments(fetch, {"urls": ["https://a.example/", "https://b.example/"]})["urls"]
-    for args, field in (({}, "url"), ({"url": "https://a.example/", "urls": ["https://b.example/"]}, "urls")):
+    assert fetch.input_schema["required"] == ["url"]
+    assert fetch.input_schema["properties"]["urls"]["maxItems"] == 4  # and url: five in all
+    a, b = "https://a.example/", "https://b.example/"
+    assert check_arguments(fetch, {"urls": [a, b]})["urls"] == [a, b]  # the list alone: its first is the url
+    assert check_arguments(fetch, {"url": a, "urls": [b]})["urls"] == [a, b]
+    assert check_arguments(fetch, {"urls": [a]})["urls"] == [a]  # a list of one is still read as a list
+    assert "urls" not in check_arguments(fetch, {"url": a})
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(fetch, {})
+    assert info.value.details["errors"][0]["field"] == "url"
+    for args in ({"urls": [f"https://{i}.example/" for i in range(6)]},
+                 {"url": a, "urls": [f"https://{i}.example/" for i in range(5)]}):
         with pytest.raises(LightSearchError) as info:
             check_arguments(fetch, args)
-        assert info.value.code == "invalid_input"
-        assert info.value.details["errors"][0]["field"] == field
-    with pytest.raises(LightSearchError):
-        check_arguments(fetch, {"urls": [f"https://{i}.example/" for i in range(6)]})
+        assert info.value.details["parameter"] == "urls"
+        assert "5" in info.value.message
 
 
 @coroutine_test

@@ -106,3 +106,45 @@ async def test_concurrent_searches_in_one_process(offline_settings):
 async def test_max_results_is_honoured(offline_settings):
     result = await LightSearch.from_settings(offline_settings).search("heat wave power grid", max_results=1)
     assert len(result["hits"]) == 1
+
+
+EUROPA = "https://www.nasa.gov/missions/europa-clipper/nasas-europa-clipper-prepares-for-earth-gravity-assist/"
+
+
+@coroutine_test
+async def test_what_the_process_searched_before_does_not_change_the_evidence(offline_settings):
+    """Searches that read nasa.gov's home and section pages as candidate pages (with their
+    spare hops) leave them in the record cache; a later search returns the same evidence
+    as a fresh process does, never those pages."""
+    from lightsearch.cache import clear_process_caches
+
+    fresh = urls(await LightSearch.from_settings(offline_settings).search("europa clipper"))
+    clear_process_caches()
+    engine = LightSearch.from_settings(offline_settings)
+    for query in ("james webb exoplanet atmosphere", "artemis lander refuel"):
+        await engine.search(query)
+    later = urls(await engine.search("europa clipper"))
+    assert fresh[0] == EUROPA
+    assert later == fresh
+    discovery = {"https://www.nasa.gov/", "https://www.nasa.gov/news/", "https://www.nasa.gov/missions/"}
+    assert not discovery & set(later)
+
+
+@coroutine_test
+async def test_a_home_or_section_page_kept_as_a_record_is_not_evidence(offline_settings):
+    """A record of a home page (a seed) or of a section the home page's menu names, stored
+    by an earlier search, never joins a search's ranking, however well it matches."""
+    import time
+
+    from lightsearch.cache import load_cache
+    from lightsearch.config import make_settings
+    from lightsearch.documents import Document
+
+    records = load_cache(make_settings(offline_settings), "LIGHT_RECORD_CACHE")
+    text = "Europa Clipper news: NASA's Europa Clipper mission to Jupiter's moon Europa. " * 20
+    for url, title in (("https://www.nasa.gov/", "NASA"), ("https://www.nasa.gov/missions/", "Missions")):
+        assert records.put_document(Document(url=url, source_id="nasa", title=f"Europa Clipper {title}", text=text,
+                                             retrieved_at="2026-11-20T00:00:00Z"), time.time() + 600)
+    result = await LightSearch.from_settings(offline_settings).search("europa clipper")
+    assert urls(result) == [EUROPA]
+    assert result["meta"]["lightSearch"]["counts"]["cacheJoined"] == 0

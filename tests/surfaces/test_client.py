@@ -3,10 +3,15 @@ a running event loop (as a notebook cell runs), many times in one process."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
 import textwrap
+
+import pytest
+
+from lightsearch import Client, LightSearchError
 
 SCRIPT = textwrap.dedent("""
     import asyncio, json, threading
@@ -58,3 +63,25 @@ def test_the_client_works_from_a_script_threads_and_a_running_loop():
     assert out["error"] in ("blocked_address", "invalid_url")
     assert out["again"] >= 1
     assert out["strict"] is True
+
+
+def test_every_method_of_a_closed_client_is_the_client_closed_error():
+    client = Client({"LOG_LEVEL": "ERROR"}, environ={})
+    assert client.definitions("mcp")  # open: it answers
+    client.close()
+    client.close()  # closing twice is no error
+    calls = {
+        "search": lambda: client.search("europa clipper"),
+        "news": lambda: client.news("grid storage"),
+        "fetch": lambda: client.fetch("https://www.nasa.gov/"),
+        "call": lambda: client.call("web_search", {"query": "x"}),
+        "definitions": lambda: client.definitions("openai"),
+        "__enter__": lambda: client.__enter__(),
+    }
+    public = {name for name, _ in inspect.getmembers(Client, inspect.isfunction) if not name.startswith("_")}
+    assert public - {"close"} <= set(calls), "a new Client method needs its case here"
+    for name, call in calls.items():
+        with pytest.raises(LightSearchError) as caught:
+            call()
+        assert caught.value.code == "client_closed", name
+        assert "closed" in caught.value.message

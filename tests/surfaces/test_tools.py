@@ -410,3 +410,90 @@ def test_the_news_window_is_one_definition_and_the_configured_default_holds():
     assert check_arguments(news, {"query": "x"})["when"] == "7d"
     box = Toolbox({"WEB_NEWS_WHEN": "12h"})
     assert box.tool("web_news").input_schema["properties"]["when"]["default"] == "12h"
+
+
+def test_arguments_as_the_json_text_openai_returns_are_the_call_they_spell():
+    search, news, fetch = tool_specs()
+    assert check_arguments(search, '{"query": "europa clipper", "maxResults": 3}') == \
+        check_arguments(search, {"query": "europa clipper", "maxResults": 3})
+    # as repair() reads a call's arguments: the slips models make are forgiven
+    assert check_arguments(news, "{'query': 'grid storage', 'when': '7d',}")["when"] == "7d"
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, '{"query": "x", "maxResults": 99}')  # decoded, then checked as any call
+    assert info.value.details["parameter"] == "maxResults"
+    for text in ('"europa clipper"', "[1, 2]", "europa clipper", "", "null", "{" * 70_000, "[" * 500 + "]" * 500):
+        with pytest.raises(LightSearchError) as info:
+            check_arguments(fetch, text)
+        assert info.value.code == "invalid_input", text[:20]
+        assert info.value.details["parameter"] == "arguments"
+        assert "arguments must be a JSON object" in info.value.message
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(fetch, 42)
+    assert info.value.details["parameter"] == "arguments"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=300) | st.builds(json.dumps, st.dictionaries(st.text(max_size=10), st.text(max_size=10)
+                                                                      | st.integers(), max_size=4)))
+def test_any_arguments_text_is_a_call_or_the_invalid_input_error(text):
+    outcome: object
+    try:
+        outcome = check_arguments(tool_specs()[0], text)
+    except LightSearchError as exc:
+        outcome = exc.code
+    assert outcome == "invalid_input" or "query" in outcome or "queries" in outcome
+
+
+@coroutine_test
+async def test_dispatch_runs_a_call_whose_arguments_are_json_text(offline_settings):
+    async with Toolbox(offline_settings) as box:
+        blocked = await toolbox.dispatch("web_fetch", '{"url": "http://127.0.0.1/"}', toolbox=box)
+        refused = await toolbox.dispatch("web_search", "europa clipper", toolbox=box)
+    # decoded and run to the transport guard, which refuses the address before any connection
+    assert blocked["error"]["code"] in ("blocked_address", "invalid_url")
+    assert refused["error"]["code"] == "invalid_input"
+    assert refused["error"]["details"]["parameter"] == "arguments"
+    assert refused["text"].startswith("ERROR: invalid_input")
+
+
+# What OpenAI's and Anthropic's function calling refuse at the top of a tool's parameters
+# (and so every MCP client that hands inputSchema to them).
+REFUSED_AT_THE_TOP = {"anyOf", "oneOf", "allOf", "not", "enum", "if", "then", "else"}
+
+
+@pytest.mark.parametrize("fmt", tools.FORMATS)
+def test_what_a_call_must_give_is_required_in_every_format(fmt):
+    rendered = tools.definitions_for(fmt, environ={})
+    if fmt.startswith("openai"):
+        schemas = {d["function"]["name"]: d["function"]["parameters"] for d in rendered}
+    else:
+        schemas = {d["name"]: d["input_schema" if fmt == "anthropic" else "inputSchema"] for d in rendered}
+    must = {"web_search": "query", "web_news": "query", "web_fetch": "url"}
+    for name, params in schemas.items():
+        assert params["type"] == "object"
+        assert not set(params) & REFUSED_AT_THE_TOP, (fmt, name)
+        assert must[name] in params["required"], (fmt, name)
+        if fmt == "openai-strict":  # everything is listed there; the mandatory one is not nullable
+            assert params["properties"][must[name]]["type"] == "string"
+        else:
+            assert params["required"] == [must[name]]
+
+
+def test_queries_add_phrasings_to_the_query_five_in_all():
+    search = tool_specs()[0]
+    assert check_arguments(search, {"query": "europa clipper", "queries": ["jupiter moon probe"]})["queries"] == \
+        ["europa clipper", "jupiter moon probe"]
+    assert check_arguments(search, {"queries": ["a", "b"]})["queries"] == ["a", "b"]  # the list alone
+    assert check_arguments(search, {"query": "a", "queries": []}) == check_arguments(search, {"query": "a"})
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, {"queries": ["ok", "x" * 401]})
+    assert info.value.details["errors"][0]["field"] == "queries.1"  # named as the call wrote it
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, {"query": "a", "queries": list("bcdef")})
+    assert "queries: give at most 4 besides query (5 in all), not 5" in info.value.message
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, {"queries": list("abcdef")})
+    assert "queries: give at most 5, not 6" in info.value.message
+    with pytest.raises(LightSearchError) as info:
+        check_arguments(search, {"maxResults": 3})
+    assert info.value.details["parameter"] == "query"
