@@ -2,9 +2,9 @@
 
 The URL and text memos (a URL's canonical form, its origin, its slug's terms, whether it
 may be requested; a title's terms; a word's stem) are ``functools.lru_cache``s bounded by
-entries, and their keys come from pages: a page of 2,700 relative links resolved against
-a 1,900-character URL fills a 16,384-entry memo with 33 MiB of URLs, a 65,536-entry one
-that keeps a canonical form beside each URL with 250 MiB. Here an argument longer than
+entries, and their keys come from pages: a page of short relative links resolved against
+a URL of nearly 2,048 characters fills them with URLs of that length, each entry kept
+beside its answer (a canonical form is as long again). Here an argument longer than
 ``max_chars`` is computed each time and never kept, so a memo holds at most
 ``maxsize`` x ``max_chars`` characters whatever the pages say; what is memoised for speed
 (a site's navigation links, the words of titles, met again by every search) is short.

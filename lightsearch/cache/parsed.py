@@ -10,8 +10,8 @@ the process's key), and a bytes object keeps it once computed: a cached body ser
 every search is hashed once, where a digest read all its bytes every time.
 
 An entry is weighed by what its result holds in memory (cache/sizing.py), and at least by
-its body's length: a page's links can hold a hundred times its bytes (2,700 relative links
-of a 32 KiB page, resolved against a long URL, are 6 MiB of strings).
+its body's length: a page's links can hold a hundred times its bytes (short relative links
+resolved against a long URL; docs/UNTRUSTED_WORK.md).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ is bounded too, at ``HELD_PER_CONTENT_BYTE`` times the byte bound (cache/lru.py,
 ``max_held``). A document in memory is its text (one, two or four bytes a character, by
 the widest character in it) and its token list beside it: about twice its JSON for a page
 of ASCII or Hebrew, three times for English with one curly quote, more than five times for
-ASCII with one emoji. Without the second bound 16 MiB of such content would hold 85 MiB.
+ASCII with one emoji (docs/UNTRUSTED_WORK.md).
 """
 
 from __future__ import annotations

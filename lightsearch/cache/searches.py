@@ -2,8 +2,8 @@
 not DuckDuckGo. Chosen by ``WEB_SEARCH_CACHE`` (a class path): a deployment
 puts a shared store behind the same two methods; the bundled one is process memory,
 bounded by entries and by what its answers hold in memory (cache/sizing.py), least
-recently used out first. An answer's JSON says little of that: a hundred hits of short
-fields are a few KiB of JSON and ten times as much as dictionaries.
+recently used out first. An answer's JSON says little of that: hits of short fields are
+several times larger as dictionaries than as JSON.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a cached value holds in memory, estimated cheaply: the bytes a cache weighs it by.
 
-A parse result can hold far more than the body it came from (2,700 relative links of a
-32 KiB page resolve to 2,700 URLs of 2 KiB each: 6 MiB), and a record in memory more than
+A parse result can hold far more than the body it came from (short relative links resolved
+against a long page URL are each as long as that URL), and a record in memory more than
 its serialized form (a token list beside its text, a text of four bytes a character once
 it holds one emoji). A cache that weighs an entry by its body or its JSON is then bounded
 in name only. :func:`held_bytes` walks the value (containers, dataclasses, objects'
