@@ -276,8 +276,8 @@ SCHEMA: tuple[Setting, ...] = (
        "in Redis carries an HMAC with it, and one that does not verify is dropped. None: the "
        "LIGHTSEARCH_FLEET_KEY environment variable; neither: records are unsigned, allowed only for a Redis on "
        "loopback (docs/SECURITY.md)", nullable=True),
-    _s("FLEET_REDIS_TIMEOUT_MS", "float", 25.0, "longest wait for one Redis command before the worker falls "
-       "back to its in-process state", 1, 5000),
+    _s("FLEET_REDIS_TIMEOUT_MS", "float", 25.0, "longest wait for one Redis command, its whole answer however "
+       "slowly it arrives, before the worker falls back to its in-process state", 1, 5000),
     _s("FLEET_REDIS_RETRY_SECS", "float", 2.0, "after a Redis failure, in-process state for this long, then "
        "Redis is asked again", 0.05, 600),
     _s("FLEET_LEASE_SECS", "float", 10.0, "an origin's fleet lease; renewed while the transfer runs, so a "

@@ -28,7 +28,7 @@ from scrapy.http import TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from lightsearch.cache import load_cache
-from lightsearch.cache.descriptions import DESCRIPTION_BYTES, describe
+from lightsearch.cache.descriptions import describe
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.parsed import known, parsed, remember
 from lightsearch.crawl import signals as light_signals
@@ -290,8 +290,7 @@ class DiscoverySpider(Spider):
             return
         doc = parsed(f"describe-{kind}", response.url, response.body,
                      lambda: describe(response.url, kind, entries(), terms=terms,
-                                      children=children() if callable(children) else ()),
-                     weight=min(len(response.body), DESCRIPTION_BYTES))
+                                      children=children() if callable(children) else ()))
         self.descriptions.put(source.id, doc)
 
     # ------------------------------------------------------------------ candidates

@@ -35,6 +35,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from lightsearch.cache.sizing import held_bytes
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.timestamps import parse_stamp, utc_stamp
@@ -48,10 +49,10 @@ SAMPLE_ROWS = 200  # entries kept per document; a larger document is sampled eve
 ROW_TERMS = 24  # index terms kept per entry (a feed summary is long)
 MAX_DOCUMENTS = 64  # documents per source; the least recently described go first
 MAX_CHILDREN = 500  # child sitemaps kept per index
-# A generous bound on a description's size in memory, what one counts against a memo's
-# byte bound (its rows of short terms and its children's URLs, not the body it describes).
-DESCRIPTION_BYTES = SAMPLE_ROWS * ROW_TERMS * 16 + MAX_CHILDREN * 128
 MAX_SOURCES = 512  # sources a process learns about
+# What the learned descriptions may hold in memory (cache/sizing.py), least recently
+# described sources first out; a description's terms are a page's words, of any length.
+LEARNED_MAX_BYTES = 16 * 1024 * 1024
 SUMMARY_MAX_BYTES = 32 * 1024 * 1024
 SETTING = "LIGHT_SOURCE_SUMMARY"
 
@@ -111,23 +112,50 @@ def describe(url: str, kind: str, entries: Sequence[Any], *, children: Sequence[
 
 @dataclass
 class SourceDescriptions:
-    """Descriptions of the documents of many sources, bounded per source and in sources."""
+    """Descriptions of the documents of many sources, bounded per source and in sources,
+    and in memory when ``max_bytes`` is given (the learned ones; a summary file's are
+    bounded by the file's size)."""
 
     documents: OrderedDict[str, OrderedDict[str, DocumentDescription]] = field(default_factory=OrderedDict)
+    max_bytes: int | None = None
+    held: int = 0
+    _weights: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def put(self, source_id: str, doc: DocumentDescription) -> None:
+        if self.max_bytes is not None:
+            doc.postings  # noqa: B018 - built now (it would be at its first scoring), so it is weighed
+        weight = held_bytes(doc) if self.max_bytes is not None else 0
+        if self.max_bytes is not None and weight > self.max_bytes:
+            return
         with self._lock:
             docs = self.documents.get(source_id)
             if docs is None:
                 docs = self.documents[source_id] = OrderedDict()
                 while len(self.documents) > MAX_SOURCES:
-                    self.documents.popitem(last=False)
-            docs.pop(doc.key, None)
+                    self._drop_source(next(iter(self.documents)))
+            self._drop(source_id, docs, doc.key)
             docs[doc.key] = doc
+            self._weights[(source_id, doc.key)] = weight
+            self.held += weight
             while len(docs) > MAX_DOCUMENTS:
-                docs.popitem(last=False)
+                self._drop(source_id, docs, next(iter(docs)))
             self.documents.move_to_end(source_id)
+            while self.max_bytes is not None and self.held > self.max_bytes:
+                oldest = next(iter(self.documents))
+                older = self.documents[oldest]
+                self._drop(oldest, older, next(iter(older)))
+                if not older:
+                    del self.documents[oldest]
+
+    def _drop(self, source_id: str, docs: OrderedDict[str, DocumentDescription], key: str) -> None:
+        if docs.pop(key, None) is not None:
+            self.held -= self._weights.pop((source_id, key), 0)
+
+    def _drop_source(self, source_id: str) -> None:
+        docs = self.documents.pop(source_id)
+        for key in list(docs):
+            self.held -= self._weights.pop((source_id, key), 0)
 
     def of(self, source_id: str) -> list[DocumentDescription]:
         with self._lock:
@@ -139,6 +167,8 @@ class SourceDescriptions:
     def clear(self) -> None:
         with self._lock:
             self.documents.clear()
+            self._weights.clear()
+            self.held = 0
 
 
 # ---------------------------------------------------------------------- summary files

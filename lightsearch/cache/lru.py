@@ -2,7 +2,11 @@
 with its own expiry. Expired entries are never returned and are dropped as they are met.
 
 The byte bound is over what the caller says an entry's serialized size is, not heap
-usage ("the cache bounds describe stored content, not total process heap").
+usage ("the cache bounds describe stored content, not total process heap"). A cache may
+also bound what its entries hold in memory (``max_held``): each entry then carries that
+weight too (cache/sizing.py), and the least recently used go until both bounds hold, so a
+shape whose memory dwarfs its content (a text of four bytes a character, a token list
+beside it) cannot hold a multiple of the content bound.
 
 An entry may be put as ``protected``, inside a reserved share of both bounds
 (``reserve_entries``, ``reserve_bytes``): while the protected entries fit in that share,
@@ -25,16 +29,18 @@ V = TypeVar("V")
 
 class BoundedLRU(Generic[V]):
     def __init__(self, max_entries: int, max_bytes: int, clock: Any = time.time, *,
-                 reserve_entries: int = 0, reserve_bytes: int = 0) -> None:
+                 reserve_entries: int = 0, reserve_bytes: int = 0, max_held: int | None = None) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
+        self.max_held = max_held
         self.reserve_entries = reserve_entries
         self.reserve_bytes = reserve_bytes
         self.clock = clock
-        # key -> (value, size, expires, protected)
-        self._data: OrderedDict[str, tuple[V, int, float, bool]] = OrderedDict()
+        # key -> (value, size, expires, protected, held)
+        self._data: OrderedDict[str, tuple[V, int, float, bool, int]] = OrderedDict()
         self._lock = threading.Lock()
         self.bytes = 0
+        self.held = 0  # of the entries put with a ``held`` weight
         self.protected_entries = 0
         self.protected_bytes = 0
         self.evictions = 0
@@ -50,7 +56,7 @@ class BoundedLRU(Generic[V]):
             entry = self._data.get(key)
             if entry is None:
                 return None
-            value, _size, expires, _protected = entry
+            value, _size, expires, _protected, _held = entry
             if expires <= self.clock():
                 self._drop(key)
                 return None
@@ -62,20 +68,25 @@ class BoundedLRU(Generic[V]):
         entry = self._data.get(key)
         return entry[2] if entry else None
 
-    def put(self, key: str, value: V, size: int, expires: float, *, protected: bool = False) -> bool:
-        """Store ``value``; False when it can never fit, is already stale, or lost its place
-        at once (an unprotected entry when the protected ones fill the rest)."""
-        if size > self.max_bytes or self.max_entries <= 0 or expires <= self.clock():
+    def put(self, key: str, value: V, size: int, expires: float, *, protected: bool = False,
+            held: int = 0) -> bool:
+        """Store ``value`` (``held``: what it holds in memory, against ``max_held``); False
+        when it can never fit, is already stale, or lost its place at once (an unprotected
+        entry when the protected ones fill the rest)."""
+        if size > self.max_bytes or self.max_entries <= 0 or expires <= self.clock() \
+                or (self.max_held is not None and held > self.max_held):
             return False
         with self._lock:
             if key in self._data:
                 self._drop(key)
-            self._data[key] = (value, size, expires, protected)
+            self._data[key] = (value, size, expires, protected, held)
             self.bytes += size
+            self.held += held
             if protected:
                 self.protected_entries += 1
                 self.protected_bytes += size
-            while len(self._data) > self.max_entries or self.bytes > self.max_bytes:
+            while len(self._data) > self.max_entries or self.bytes > self.max_bytes \
+                    or (self.max_held is not None and self.held > self.max_held):
                 self._drop(self._victim())
                 self.evictions += 1
             return key in self._data
@@ -109,11 +120,12 @@ class BoundedLRU(Generic[V]):
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
-            self.bytes = self.protected_entries = self.protected_bytes = 0
+            self.bytes = self.held = self.protected_entries = self.protected_bytes = 0
 
     def _drop(self, key: str) -> None:
-        _value, size, _exp, protected = self._data.pop(key)
+        _value, size, _exp, protected, held = self._data.pop(key)
         self.bytes -= size
+        self.held -= held
         if protected:
             self.protected_entries -= 1
             self.protected_bytes -= size

@@ -18,18 +18,27 @@ seed's bounds.
 Beside them the cache keeps what the discovery documents it saw say each source
 publishes (``descriptions``, cache/descriptions.py): small, bounded term samples that
 selection and discovery planning read; they go when the cache is cleared.
+
+The bounds describe serialized content, as the seed says; what the records hold in memory
+is bounded too, at ``HELD_PER_CONTENT_BYTE`` times the byte bound (cache/lru.py,
+``max_held``). A document in memory is its text (one, two or four bytes a character, by
+the widest character in it) and its token list beside it: about twice its JSON for a page
+of ASCII or Hebrew, three times for English with one curly quote, more than five times for
+ASCII with one emoji (docs/UNTRUSTED_WORK.md).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
-from lightsearch.cache.descriptions import SourceDescriptions
+from lightsearch.cache.descriptions import LEARNED_MAX_BYTES, SourceDescriptions
 from lightsearch.cache.lru import BoundedLRU
+from lightsearch.cache.sizing import held_bytes
 from lightsearch.documents.urlkey import canonical_url
 
 if TYPE_CHECKING:
@@ -58,6 +67,17 @@ def document_size(doc: Document) -> int:
     return len(json.dumps(doc.to_dict(), ensure_ascii=False).encode("utf-8"))
 
 
+# Memory the records may hold per byte of the content bound: real pages (two to three times
+# their JSON) fit in it, so only a shape whose memory dwarfs its content is bounded sooner.
+HELD_PER_CONTENT_BYTE = 4
+
+
+def document_held(doc: Document) -> int:
+    """What a document holds in memory: its fields, and its token list (the list: the
+    terms themselves are the tokenizer's, shared by every document that uses them)."""
+    return held_bytes(doc.to_dict()) + sys.getsizeof(doc.tokens)
+
+
 class MemoryRecordCache(SharedInstances):
     """In-process store; ``LIGHT_RECORD_CACHE`` selects it (empty disables caching)."""
 
@@ -65,16 +85,18 @@ class MemoryRecordCache(SharedInstances):
                  max_responses: int = 0, max_response_bytes: int = 0) -> None:
         reserve = max(0.0, min(1.0, discovery_share))
         self.lru: BoundedLRU[Any] = BoundedLRU(max_records, max_bytes, reserve_entries=int(max_records * reserve),
-                                               reserve_bytes=int(max_bytes * reserve))
+                                               reserve_bytes=int(max_bytes * reserve),
+                                               max_held=HELD_PER_CONTENT_BYTE * max_bytes)
         # the opt-in profile: discovery responses in a cache of their own
         self.responses: BoundedLRU[StoredResponse] | None = (
-            BoundedLRU(max_responses, max_response_bytes) if max_responses > 0 and max_response_bytes > 0 else None)
+            BoundedLRU(max_responses, max_response_bytes, max_held=HELD_PER_CONTENT_BYTE * max_response_bytes)
+            if max_responses > 0 and max_response_bytes > 0 else None)
         # original URL -> canonical URL of a redirected document; bounded like the records,
         # and an alias whose document is gone is dropped when it is met.
         self._aliases: OrderedDict[str, str] = OrderedDict()
         self._max_aliases = max_records
         # what the discovery documents read here say each source publishes
-        self.descriptions = SourceDescriptions()
+        self.descriptions = SourceDescriptions(max_bytes=LEARNED_MAX_BYTES)
 
     @classmethod
     def bounds(cls, settings: BaseSettings) -> tuple[Any, ...]:
@@ -85,7 +107,7 @@ class MemoryRecordCache(SharedInstances):
     # ------------------------------------------------------------------ documents
     def put_document(self, doc: Document, expires_at: float) -> bool:
         key = canonical_url(doc.url)
-        stored = self.lru.put("doc:" + key, doc, document_size(doc), expires_at)
+        stored = self.lru.put("doc:" + key, doc, document_size(doc), expires_at, held=document_held(doc))
         if stored and doc.original_url:
             alias = canonical_url(doc.original_url)
             self._aliases.pop(alias, None)
@@ -109,10 +131,12 @@ class MemoryRecordCache(SharedInstances):
 
     # ------------------------------------------------------------------ discovery responses
     def put_response(self, record: StoredResponse) -> bool:
+        held = held_bytes(record)
         if self.responses is not None:
-            return self.responses.put(canonical_url(record.url), record, response_size(record), record.expires_at)
+            return self.responses.put(canonical_url(record.url), record, response_size(record), record.expires_at,
+                                      held=held)
         return self.lru.put("map:" + canonical_url(record.url), record, response_size(record), record.expires_at,
-                            protected=True)
+                            protected=True, held=held)
 
     def get_response(self, url: str) -> StoredResponse | None:
         if self.responses is not None:

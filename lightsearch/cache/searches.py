@@ -1,18 +1,20 @@
 """The TTL cache of whole search and news answers, so rapid repeated queries hit memory,
 not DuckDuckGo. Chosen by ``WEB_SEARCH_CACHE`` (a class path): a deployment
 puts a shared store behind the same two methods; the bundled one is process memory,
-bounded by entries and serialized bytes, least recently used out first.
+bounded by entries and by what its answers hold in memory (cache/sizing.py), least
+recently used out first. An answer's JSON says little of that: hits of short fields are
+several times larger as dictionaries than as JSON.
 """
 
 from __future__ import annotations
 
 import copy
-import json
 import time
 from typing import Any
 
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.lru import BoundedLRU
+from lightsearch.cache.sizing import held_bytes
 
 
 class MemorySearchCache(SharedInstances):
@@ -37,9 +39,9 @@ class MemorySearchCache(SharedInstances):
     def put(self, key: str, answer: dict[str, Any], ttl: float) -> bool:
         if ttl <= 0:
             return False
-        size = len(json.dumps(answer, ensure_ascii=False, default=str))
+        kept = copy.deepcopy(answer)
         now = self.clock()
-        return self._lru.put(key, (copy.deepcopy(answer), now), size, now + ttl)
+        return self._lru.put(key, (kept, now), held_bytes(kept) + len(key), now + ttl)
 
     def clear(self) -> None:
         self._lru.clear()

@@ -60,47 +60,91 @@ async def run_crawl(settings: Settings, spider_cls: type, deadline: float, *, fr
     check_retrieval(settings)  # below every surface: no crawl starts with the switch off
     ensure_reactor()
     with crawl_slot():
-        # A Crawler of its own, not one through an AsyncCrawlerRunner: a runner builds a
-        # spider loader from a frozen deep copy of the settings, a second copy per search
-        # (about 10 ms) for a lookup by spider name that never happens here.
-        crawler = EmbeddedCrawler(spider_cls, settings)
-        if frontier is not None:
-            spider_kwargs["frontier"] = frontier
-        else:
-            frontier = CrawlFrontier()
-        attach(crawler, frontier)
-        outcome = CrawlOutcome()
-        _collect(crawler, outcome)
-        task = asyncio.ensure_future(crawler.crawl_async(**spider_kwargs))
-        lane = frontier.lane
+        outcome, ending = await _crawl(settings, spider_cls, deadline, frontier, spider_kwargs)
+    # Raised here, from a frame that holds no crawler: an exception keeps the frames it
+    # passed through (and their locals) for as long as anyone keeps the exception.
+    if ending == "deadline":
+        raise CrawlDeadline(outcome, deadline)
+    if ending == "cancelled":
+        raise CrawlCancelled(outcome)
+    return outcome
+
+
+async def _crawl(settings: Settings, spider_cls: type, deadline: float, frontier: Frontier | None,
+                 spider_kwargs: dict[str, Any]) -> tuple[CrawlOutcome, str]:
+    """Run the crawl; its outcome and how it ended (``completed``, ``deadline``,
+    ``cancelled``), the crawl stopped in every case."""
+    # A Crawler of its own, not one through an AsyncCrawlerRunner: a runner builds a
+    # spider loader from a frozen deep copy of the settings, a second copy per search
+    # (about 10 ms) for a lookup by spider name that never happens here.
+    crawler = EmbeddedCrawler(spider_cls, settings)
+    if frontier is not None:
+        spider_kwargs["frontier"] = frontier
+    else:
+        frontier = CrawlFrontier()
+    attach(crawler, frontier)
+    collector = _Collector(crawler)
+    task = asyncio.ensure_future(crawler.crawl_async(**spider_kwargs))
+    lane = frontier.lane
+    ending = "completed"
+    try:
         try:
             await asyncio.wait_for(asyncio.shield(task), timeout=deadline)
         except asyncio.TimeoutError:
+            ending = "deadline"
             if lane is not None:
                 lane.close(LightSearchError("timeout", f"the crawl's deadline ({deadline:g} s) passed",
                                             {"reason": "deadline"}))
-            await abort(crawler, task)
-            raise CrawlDeadline(_finish(crawler, outcome), deadline) from None
         except asyncio.CancelledError:
+            ending = "cancelled"
             if lane is not None:
                 lane.close()
+        if ending != "completed":
             await abort(crawler, task)
-            raise CrawlCancelled(_finish(crawler, outcome)) from None
-        return _finish(crawler, outcome)
+    finally:
+        collector.detach()
+    return _finish(crawler, collector.outcome), ending
 
 
-def _collect(crawler: Crawler, outcome: CrawlOutcome) -> None:
-    connect = crawler.signals.connect
-    connect(lambda item, **_: outcome.items.append(item), signal=signals.item_scraped, weak=False)
-    connect(lambda source_id, **_: outcome.consulted.add(source_id),
-            signal=light_signals.source_consulted, weak=False)
-    connect(lambda error, **_: outcome.source_errors.append(error),
-            signal=light_signals.source_failed, weak=False)
+class _Collector:
+    """Fills a crawl's outcome from its signals, and lets go of the crawl when asked.
 
-    def closed(reason: str, **_: Any) -> None:
-        outcome.close_reason = reason
+    pydispatcher keeps every receiver in a module-wide table under its sender (the
+    crawler) until the sender is collected. A receiver held strongly there, holding the
+    outcome, would hold the items, a fetch's response, its request, the request's
+    callback, the spider and so the crawler itself: the sender could never be collected
+    and each crawl would stay in memory for the life of the process. So the receivers are
+    this object's bound methods, held weakly (the caller's frame keeps the collector for
+    the crawl), and :meth:`detach` disconnects them as soon as the crawl is over.
+    """
 
-    connect(closed, signal=signals.spider_closed, weak=False)
+    def __init__(self, crawler: Crawler) -> None:
+        self.outcome = CrawlOutcome()
+        self._signals = crawler.signals
+        self._receivers = ((self.item_scraped, signals.item_scraped),
+                           (self.source_consulted, light_signals.source_consulted),
+                           (self.source_failed, light_signals.source_failed),
+                           (self.spider_closed, signals.spider_closed))
+        for receiver, signal in self._receivers:
+            self._signals.connect(receiver, signal=signal)
+
+    def item_scraped(self, item: Any, **_: Any) -> None:
+        self.outcome.items.append(item)
+
+    def source_consulted(self, source_id: str, **_: Any) -> None:
+        self.outcome.consulted.add(source_id)
+
+    def source_failed(self, error: dict[str, Any], **_: Any) -> None:
+        self.outcome.source_errors.append(error)
+
+    def spider_closed(self, reason: str, **_: Any) -> None:
+        self.outcome.close_reason = reason
+
+    def detach(self) -> None:
+        for receiver, signal in self._receivers:
+            with contextlib.suppress(Exception):
+                self._signals.disconnect(receiver, signal=signal)
+        self._receivers = ()
 
 
 def _finish(crawler: Crawler, outcome: CrawlOutcome) -> CrawlOutcome:

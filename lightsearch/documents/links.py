@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -29,6 +28,7 @@ from lxml import etree
 from parsel import Selector
 from w3lib.url import canonicalize_url
 
+from lightsearch.cache.memo import TEXT_CHARS, URL_CHARS, short_memo
 from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.ranking.tokenize import tokenize
 
@@ -83,7 +83,7 @@ def absolute_url(base: str, href: str) -> str | None:
     return url if len(url) <= MAX_URL_CHARS and _requestable(url) else None
 
 
-@lru_cache(maxsize=16384)
+@short_memo(16384, URL_CHARS)
 def _requestable(url: str) -> bool:
     """Cached: a site's navigation links come back on every page of it, and the check
     (w3lib's canonicalisation above all) was a third of link extraction's time."""
@@ -194,13 +194,13 @@ def slug_terms(url: str) -> tuple[str, ...]:
     return _slug_terms(url)
 
 
-@lru_cache(maxsize=16384)
+@short_memo(16384, URL_CHARS)
 def _slug_terms(url: str) -> tuple[str, ...]:
     path = unquote(urlsplit(url).path)
     return tuple(tokenize(" ".join(_SLUG_SPLIT.split(path))))
 
 
-@lru_cache(maxsize=16384)
+@short_memo(16384, URL_CHARS)
 def looks_like_page(url: str) -> bool:
     """False for assets and for utility paths (tags, login, search, legal pages); cached,
     as every search of a stream meets the same cached sitemap entries."""
@@ -215,7 +215,7 @@ def score_text(query_terms: Sequence[set[str]], texts: Iterable[str], url: str |
     return best_query(query_terms, texts, url)[0]
 
 
-@lru_cache(maxsize=16384)
+@short_memo(16384, TEXT_CHARS)
 def text_terms(text: str) -> frozenset[str]:
     """A candidate text's terms: a stream of searches scores the same cached feeds' titles
     and anchors again and again."""

@@ -16,12 +16,12 @@ pure function of the string, so its answers are kept (bounded, least recently us
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from w3lib.url import canonicalize_url
 
+from lightsearch.cache.memo import URL_CHARS, short_memo
 
-@lru_cache(maxsize=65536)
+
+@short_memo(65536, URL_CHARS)
 def canonical_url(url: str) -> str:
     """``w3lib.url.canonicalize_url(url)``, cached; raises what it raises."""
     return canonicalize_url(url)

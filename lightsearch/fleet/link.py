@@ -1,7 +1,7 @@
 """One Redis connection per process, and whether it may be used right now.
 
 Every fleet component calls Redis through :meth:`FleetLink.call`. A command that fails or
-takes longer than ``FLEET_REDIS_TIMEOUT_MS`` marks the link down for
+takes longer than ``FLEET_REDIS_TIMEOUT_MS`` in all marks the link down for
 ``FLEET_REDIS_RETRY_SECS``: meanwhile every component answers from its in-process
 fallback without waiting on the network, then the next call tries Redis again and, if it
 answers, the worker rejoins the fleet. The hot path never waits longer than the timeout.
@@ -9,7 +9,8 @@ answers, the worker rejoins the fleet. The hot path never waits longer than the 
 The client is redis-py's synchronous one with blocking sockets: the stores' interfaces
 are synchronous (Scrapy middlewares and pipelines call them), a loopback or LAN round trip
 is a fraction of a millisecond, and a socket timeout, unlike an asyncio one, measures
-Redis rather than how busy this worker's event loop is.
+Redis rather than how busy this worker's event loop is. The timeout is a deadline for each
+whole command (fleet/deadline.py), not for each read of the socket.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ class FleetLink:
             import redis
             from redis.backoff import NoBackoff
             from redis.retry import Retry
+
+            from lightsearch.fleet.deadline import connection_class
         except ImportError:  # pragma: no cover - the fleet extra is missing
             raise LightSearchError(
                 "invalid_settings", "FLEET_REDIS_URL is set but the redis package is not installed: "
@@ -77,9 +80,11 @@ class FleetLink:
         self._answered: tuple[type[BaseException], ...] = (redis.ResponseError,)
         try:
             # No retries inside redis-py: one slow answer must cost one timeout, not four.
+            # Its sockets end every command by the command's deadline (fleet/deadline.py).
             self.client = redis.Redis.from_url(
                 url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0),
-                health_check_interval=0, socket_keepalive=True, client_name="lightsearch")
+                health_check_interval=0, socket_keepalive=True, client_name="lightsearch",
+                connection_class=connection_class(url))
         except ValueError as exc:
             raise LightSearchError("invalid_settings", f"FLEET_REDIS_URL is not a Redis URL: {exc}",
                                    {"key": "FLEET_REDIS_URL"}) from None
@@ -131,7 +136,11 @@ class FleetLink:
         return state
 
     def call(self, fn: Callable[[Any], T]) -> T:
-        """``fn(client)``, or :class:`SharedStateUnavailable` while Redis is down or slow."""
+        """``fn(client)``, or :class:`SharedStateUnavailable` while Redis is down or slow.
+
+        Each command of the call is answered within the timeout all together, not per read
+        of the socket (fleet/deadline.py): a Redis that answers a byte at a time costs this
+        caller, and the event loop it runs on, one timeout."""
         if not self.up:
             self.failures += 1
             raise SharedStateUnavailable(self.last_error)

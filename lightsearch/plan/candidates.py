@@ -20,13 +20,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
+from lightsearch.cache.memo import TEXT_CHARS, short_memo
 from lightsearch.documents.links import candidate_terms, slug_terms
 from lightsearch.ranking.tokenize import tokenize
 
 
-@lru_cache(maxsize=16384)
+@short_memo(16384, TEXT_CHARS)
 def _ordered_terms(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(tokenize(text)))
 

@@ -11,12 +11,12 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from lightsearch.cache.memo import URL_CHARS, short_memo
 from lightsearch.errors import LightSearchError
 
 KINDS = ("reference", "government", "news", "science", "technology")
@@ -66,7 +66,7 @@ class Catalog:
         return None
 
 
-@lru_cache(maxsize=65536)
+@short_memo(65536, URL_CHARS)
 def origin_of(url: str) -> str:
     """``scheme://host[:port]``; an empty string, which no source admits, for a URL whose
     host or port cannot be read (such URLs reach here from robots.txt, sitemaps, links).

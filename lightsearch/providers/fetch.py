@@ -349,6 +349,7 @@ class WebFetch(Provider):
                      ) -> FetchedPage | FetchRefused:
         settings = self._crawl_settings(robots, deadline)
         deadline = settings.getfloat("WEB_FETCH_DEADLINE_SECS")
+        ended: str | None = None
         try:
             outcome = await run_crawl(
                 settings, FetchSpider, deadline, url=url,
@@ -357,10 +358,15 @@ class WebFetch(Provider):
                 meta_refresh_max_delay=settings.getfloat("WEB_FETCH_META_REFRESH_MAX_DELAY"),
             )
         except CrawlDeadline:
-            raise fetch_error("timeout", f"the page did not arrive within {deadline:g} s",
-                              deadlineSecs=deadline) from None
+            ended = "deadline"
         except CrawlCancelled:
-            raise asyncio.CancelledError from None
+            ended = "cancelled"
+        # Raised outside the handlers: an error raised inside one keeps the crawl's exception
+        # as its context, and with it the outcome's response, request, spider and crawler.
+        if ended == "deadline":
+            raise fetch_error("timeout", f"the page did not arrive within {deadline:g} s", deadlineSecs=deadline)
+        if ended == "cancelled":
+            raise asyncio.CancelledError
         found = [i for i in outcome.items if isinstance(i, (FetchedPage, FetchRefused))]
         return found[-1] if found else FetchedPage(hops=[url])
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from functools import lru_cache
 
 import snowballstemmer
+
+from lightsearch.cache.memo import WORD_CHARS, short_memo
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _HEBREW_MARKS = re.compile("[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]")
@@ -35,12 +36,12 @@ HEBREW_STOP = frozenset(
 _stemmer = snowballstemmer.stemmer("english")
 
 
-@lru_cache(maxsize=65536)
+@short_memo(65536, WORD_CHARS)
 def _english(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
-@lru_cache(maxsize=65536)
+@short_memo(65536, WORD_CHARS)
 def _hebrew(word: str) -> str:
     word = _HEBREW_MARKS.sub("", word)
     # Plural suffixes (ים, ות) first, while three letters of stem remain: שחורים -> שחור;
@@ -63,7 +64,7 @@ def is_hebrew(text: str) -> bool:
     return hebrew > 0 and hebrew >= latin
 
 
-@lru_cache(maxsize=131072)
+@short_memo(131072, WORD_CHARS)
 def _term(word: str) -> str | None:
     """The index term of one lowercased word, None for a stop word (cached: a search
     tokenizes every sentence of every page, and words repeat)."""

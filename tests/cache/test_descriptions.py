@@ -20,6 +20,7 @@ from lightsearch.cache.descriptions import (
     encode_summary,
     load_summary,
 )
+from lightsearch.cache.records import MemoryRecordCache
 from lightsearch.config import make_settings
 from lightsearch.errors import LightSearchError
 from lightsearch.plan.catalog import load_catalog
@@ -300,3 +301,17 @@ def test_a_large_document_reads_only_the_entries_it_samples():
     assert lazy == eager
     assert lazy.entries == 50_000
     assert len(read) == SAMPLE_ROWS
+
+
+def test_learned_descriptions_are_bounded_in_memory():
+    """A description keeps 24 terms of 200 sampled rows, but a term is a page's word of any
+    length: long words make a description hundreds of KiB. What a process learns is held
+    to LEARNED_MAX_BYTES, least recently described sources out first."""
+    learned = MemoryRecordCache(500, 16 * 1024 * 1024).descriptions
+    for n in range(40):
+        rows = [[f"{n:02d}{r:03d}{t:02d}" + "w" * 1000 for t in range(24)] for r in range(20)]
+        learned.put(f"source-{n}", describe(f"https://s{n}.test/sitemap.xml", "sitemap", rows))
+    terms = sum(len(t) for sid in learned.documents for d in learned.of(sid) for row in d.rows for t in row)
+    assert terms <= 16 * 1024 * 1024  # LEARNED_MAX_BYTES; the terms alone
+    assert "source-39" in learned.documents  # the newest stay
+    assert "source-0" not in learned.documents

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from email.utils import formatdate
 
@@ -356,3 +357,21 @@ def test_a_separate_discovery_cache_is_an_opt_in_profile():
     assert len(cache.responses) == 1
     assert cache.get_response(_map(2).url) is not None
     assert len(cache.lru) == 0
+
+
+# ---------------------------------------------------------------- what the records hold in memory
+def test_documents_whose_memory_dwarfs_their_content_are_bounded_in_memory_too():
+    """ASCII with one emoji is four bytes a character in memory, and a token list of short
+    words eight bytes a word beside it: about seven times the JSON. The content bound
+    alone (512 KiB here) would keep 3.5 MiB; the memory bound, four times the content's."""
+    cache = MemoryRecordCache(500, 512 * KIB)
+    words = "ab " * 16_500
+    for i in range(10):
+        doc = Document(url=f"https://emoji.test/{i}", source_id="e", title=f"t{i}", text=words + "\U0001F600",
+                       retrieved_at="2026-12-06T00:00:00Z", tokens=["ab"] * 16_500)
+        cache.put_document(doc, time.time() + 600)
+    docs = cache.documents()
+    assert docs  # the newest are kept
+    assert sum(document_size(d) for d in docs) <= 512 * KIB
+    held = sum(sys.getsizeof(d.text) + sys.getsizeof(d.tokens) for d in docs)
+    assert held <= 4 * 512 * KIB
