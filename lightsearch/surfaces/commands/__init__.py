@@ -48,12 +48,22 @@ def engine_overrides(settings: BaseSettings) -> dict[str, Any]:
 class HelpFormatter(ScrapyHelpFormatter):
     """Scrapy's help layout, whose section headings are underlined and title-cased, but
     only the real ones: Scrapy takes any line ending in a colon for a heading, so an
-    option's help wrapped just after "default:" turned into "Default" and a rule."""
+    option's help wrapped just after "default:" turned into "Default" and a rule. The
+    sections' own headings are known: argparse opens each with :meth:`start_section`."""
+
+    def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(prog, *args, **kwargs)
+        self.sections: set[str] = set()
+
+    def start_section(self, heading: str | None) -> None:
+        if heading:
+            self.sections.add(f"{heading}:\n")
+        super().start_section(heading)
 
     def format_part_strings(self, part_strings: list[str]) -> list[str]:
         if part_strings and part_strings[0].startswith("usage: "):
             part_strings[0] = "Usage\n=====\n  " + part_strings[0].removeprefix("usage: ")
-        headings = [i for i, part in enumerate(part_strings) if part.endswith(":\n") and not part[:1].isspace()]
+        headings = [i for i, part in enumerate(part_strings) if part.lstrip(" ") in self.sections]
         for index in reversed(headings):
             rule = "-" if "Global Options" in part_strings[index].title() else "="
             part_strings[index] = part_strings[index].removesuffix(":\n").title()
