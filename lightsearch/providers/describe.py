@@ -164,8 +164,7 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
                                    f"{quote_untrusted(value)}", {"parameter": param})
     sid = source_id or source_id_for(seed)
     origin = origin_of(seed)
-    if not allow_private:
-        _refuse_private(seed, overrides)
+    _refuse_unreachable(seed, origin, overrides, allow_private=allow_private)
     provisional = Source(id=sid, name=name or parts.hostname, language=language or "en", kind=kind or "reference",
                          origins=(origin,), seeds=(seed,), allow_private=allow_private)
     catalog = Catalog(id="probe", version="0", sources=(provisional,), by_id={sid: provisional})
@@ -217,11 +216,12 @@ PRIVATE_HINT = ("; to add a site on your own machine or network, give --allow-pr
                 "(`lightsearch sources add --allow-private URL`)")
 
 
-def _refuse_private(seed: str, overrides: Mapping[str, Any] | None) -> None:
-    """A site the transport guard refuses for a rule that ``--allow-private`` lifts
-    (a private or loopback address, an internal name, a port outside LIGHT_ALLOWED_PORTS)
-    is refused here, before any crawl, saying how to opt in; one it refuses for any other
-    rule (a metadata address, credentials in the URL) is refused as the guard says."""
+def _refuse_unreachable(seed: str, origin: str, overrides: Mapping[str, Any] | None, *,
+                       allow_private: bool) -> None:
+    """A site the transport guard would refuse is refused here, before any crawl, as the
+    guard says; when the rule is one ``--allow-private`` lifts (a private or loopback
+    address, an internal name, a port outside LIGHT_ALLOWED_PORTS) and it was not given,
+    the refusal says how to opt in."""
     from w3lib.url import safe_url_string
 
     from lightsearch.crawl.guard import GuardRefusal
@@ -231,7 +231,8 @@ def _refuse_private(seed: str, overrides: Mapping[str, Any] | None) -> None:
     settings = make_settings(overrides)
     try:
         check_url(safe_url_string(seed), allowed_ports={int(p) for p in settings.getlist("LIGHT_ALLOWED_PORTS")},
-                  trusted_hosts=set(settings.getdict("LIGHT_HOST_MAP")))
+                  trusted_hosts=set(settings.getdict("LIGHT_HOST_MAP")),
+                  private_origins={origin} if allow_private else ())
     except GuardRefusal as exc:
-        hint = PRIVATE_HINT if lifts(exc.reason) else ""
+        hint = PRIVATE_HINT if lifts(exc.reason) and not allow_private else ""
         raise LightSearchError(exc.code, f"{exc}{hint}", {**exc.details(), "parameter": "URL"}) from None
