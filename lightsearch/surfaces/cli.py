@@ -166,10 +166,10 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
                            formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
         parsers[name] = p
         if name not in ("evaluate", "sources"):
-            common(p)
+            common(p, offline=name != "tools")
         return p
 
-    def common(p: argparse.ArgumentParser, default: Any = None) -> None:
+    def common(p: argparse.ArgumentParser, default: Any = None, *, offline: bool = True) -> None:
         """``-s``, ``--offline`` and ``--debug``; ``default`` SUPPRESS on the actions of
         ``sources``, so that either position (``sources --offline add`` or ``sources add
         --offline``) counts."""
@@ -177,7 +177,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         p.add_argument("-s", "--set", dest="settings" if default is None else "action_settings", action="append",
                        type=_setting, default=[] if default is None else default, metavar="KEY=VALUE",
                        help="a setting (docs/SETTINGS.md), beating the environment; may be given again")
-        if p.prog.split()[-1] != "tools":
+        if offline:
             p.add_argument("--offline", action="store_true", default=False if default is None else default,
                            help="serve the bundled offline origins on loopback")
         p.add_argument("--debug", action="store_true", default=False if default is None else default,
@@ -412,18 +412,11 @@ async def _sources(opts: argparse.Namespace, cmdline: dict[str, Any]) -> dict[st
 
     overrides = resolve(cmdline)
     overrides.setdefault("LOG_LEVEL", "ERROR")
-    if opts.action == "describe":
-        work = sources.describe_catalog(
-            overrides, catalog_path=opts.catalog or overrides.get("LIGHT_CATALOG"),
-            out=Path(opts.out) if opts.out else None, recorded=Path(opts.recorded) if opts.recorded else None,
-            data_dir=Path(opts.data) if opts.data else None)
-    else:
-        path = _user_catalog(opts, overrides)
-        if opts.action == "list":
-            return {"catalog": str(path), "sources": sources.entries(path)}
-        if opts.action == "remove":
-            return sources.remove(path, opts.source_id)
-        work = None
+    path = None if opts.action == "describe" else _user_catalog(opts, overrides)
+    if opts.action == "list":
+        return {"catalog": str(path), "sources": sources.entries(path)}
+    if opts.action == "remove":
+        return sources.remove(path, opts.source_id)
     origins = None
     if opts.offline:
         from lightsearch.offline_origins.server import OfflineOrigins
@@ -436,7 +429,10 @@ async def _sources(opts: argparse.Namespace, cmdline: dict[str, Any]) -> dict[st
                                      kind=opts.kind, allow_private=opts.allow_private)
         if opts.action == "check":
             return await sources.check(path, overrides, opts.ids)
-        return await work
+        return await sources.describe_catalog(
+            overrides, catalog_path=opts.catalog or overrides.get("LIGHT_CATALOG"),
+            out=Path(opts.out) if opts.out else None, recorded=Path(opts.recorded) if opts.recorded else None,
+            data_dir=Path(opts.data) if opts.data else None)
     finally:
         if origins is not None:
             origins.stop()

@@ -284,3 +284,26 @@ async def test_a_private_site_is_read_only_on_purpose_and_only_by_its_own_search
         load_catalog(tmp_path / "theirs.json")
     assert not_user.value.code == "invalid_catalog"
     assert not_user.value.details["field"] == "allowPrivate"
+
+
+def test_describe_writes_where_told_or_to_the_users_folder_never_the_package(monkeypatch, tmp_path, capsys):
+    from lightsearch.plan.catalog import DEFAULT_CATALOG
+    from lightsearch.surfaces.environment import resolve
+
+    in_config(monkeypatch, tmp_path)
+    feed = "https://feeds.npr.org/1001/rss.xml"  # a feed of the bundled catalog, recorded by us
+    (tmp_path / "npr.xml").write_text('<?xml version="1.0"?><rss version="2.0"><channel><title>NPR</title>'
+                                      "<item><title>Grid storage batteries</title><link>https://www.npr.org/"
+                                      "2026/01/02/grid-storage</link></item></channel></rss>", encoding="utf-8")
+    (tmp_path / "recorded.json").write_text(json.dumps({feed: "npr.xml"}), encoding="utf-8")
+    bundled = DEFAULT_CATALOG.with_suffix(".summary.json")
+    before = bundled.read_bytes()
+    args = ["sources", "describe", "--recorded", str(tmp_path / "recorded.json"), "--data", str(tmp_path)]
+    assert cli_main(args) == 0
+    mine = tmp_path / "config" / "lightsearch" / "catalog.summary.json"
+    assert f"into {mine}" in capsys.readouterr().out
+    assert bundled.read_bytes() == before  # the installed package's file is the package's
+    assert json.loads(mine.read_text())["sources"][0]["id"] == "npr"
+    assert resolve({}, {"XDG_CONFIG_HOME": str(tmp_path / "config")})["LIGHT_SOURCE_SUMMARY"] == str(mine)
+    assert cli_main([*args, "--out", str(tmp_path / "told.json")]) == 0
+    assert (tmp_path / "told.json").is_file()
