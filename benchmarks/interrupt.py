@@ -13,7 +13,8 @@ within ``--hang`` seconds (then killed).
 
 A SIGINT that arrives before the command has set up its own handling (the interpreter's
 start and its first imports, a few tenths of a second; Scrapy's own start for ``scrapy
-search``) is Python's: those runs are counted apart as ``early``.
+search``) is Python's (a traceback, or death by the signal before the interpreter handles
+it): those runs are counted apart as ``early``.
 """
 
 from __future__ import annotations
@@ -69,17 +70,27 @@ def one(argv: list[str], delay: float, twice: bool, hang: float) -> dict:
         reader.join(timeout=10)
     err = chunks.get("err", b"").decode("utf-8", "replace")
     with_traceback = "Traceback (most recent call last)" in err
+    # before the command's own handling: Python's KeyboardInterrupt traceback from an import,
+    # or (before the interpreter handles SIGINT at all) the signal's default action
+    early = (with_traceback and "KeyboardInterrupt" in err and "lightsearch/surfaces/exits.py" not in err) \
+        or proc.returncode == -signal.SIGINT
     return {"status": proc.returncode, "secs": exit_secs, "hung": hung, "stderr_lines": len(err.splitlines()),
-            "traceback": with_traceback, "early": with_traceback and "KeyboardInterrupt" in err
-            and "lightsearch/surfaces/exits.py" not in err, "delay": delay}
+            "traceback": with_traceback, "early": early, "delay": delay}
 
 
 def summary(rows: list[dict]) -> dict:
     ran = [r for r in rows if not r.get("finished_first")]
     late = [r for r in ran if not r["early"]]
     secs = sorted(r["secs"] for r in late if not r["hung"])
+    every = sorted(r["secs"] for r in ran if not r["hung"])
     return {
-        "runs": len(rows), "finished_before_the_signal": len(rows) - len(ran), "early": len(ran) - len(late),
+        "runs": len(rows), "finished_before_the_signal": len(rows) - len(ran),
+        # every interrupted run, early ones included
+        "all_statuses": {str(s): sum(r["status"] == s for r in ran) for s in sorted({r["status"] for r in ran})},
+        "all_tracebacks": sum(r["traceback"] for r in ran), "all_hung": sum(r["hung"] for r in ran),
+        "all_exit_secs_max": round(every[-1], 3) if every else None,
+        # the runs interrupted once the command had taken SIGINT
+        "early": len(ran) - len(late),
         "statuses": {str(s): sum(r["status"] == s for r in late) for s in sorted({r["status"] for r in late})},
         "hung": sum(r["hung"] for r in late), "tracebacks": sum(r["traceback"] for r in late),
         "stderr_not_empty": sum(r["stderr_lines"] > 0 for r in late),
