@@ -480,7 +480,8 @@ def kill_workers() -> None:
     The fork server would end by itself once this process is gone, but only after its
     imports: until then it holds this process's stdout and stderr open, and a pipe reading
     them would wait. ``_forkserver._forkserver_pid`` is multiprocessing's own record of it
-    (docs/PRIVATE_API.md)."""
+    (docs/PRIVATE_API.md). Its socket's temporary folder, which multiprocessing removes at
+    a normal exit, goes too."""
     for pool in list(_pools.values()):
         for worker in list(pool._workers):
             with contextlib.suppress(Exception):
@@ -489,8 +490,13 @@ def kill_workers() -> None:
         server = getattr(sys.modules["multiprocessing.forkserver"], "_forkserver", None)
         pid = getattr(server, "_forkserver_pid", None)
         if isinstance(pid, int) and pid > 0:
+            import shutil
+            from multiprocessing import util
+
             with contextlib.suppress(Exception):
                 os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(Exception):
+                shutil.rmtree(util.get_temp_dir(), ignore_errors=True)
 
 
 def release_pools() -> None:
