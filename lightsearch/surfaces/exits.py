@@ -138,12 +138,12 @@ def run_async(coro: Coroutine[Any, Any, Any]) -> Any:
 
 # ------------------------------------------------------------------------------ errors
 def error_dict(exc: LightSearchError) -> dict[str, Any]:
-    """The error object every surface shows (cleaned; the parameter named as the command
-    line spells it)."""
+    """The error object every surface shows: cleaned as every result's strings are, the
+    parameter named as the command line spells it."""
+    from lightsearch.evidence.hygiene import clean_structured
     from lightsearch.surfaces.spelling import FLAGS
-    from lightsearch.surfaces.toolbox import error_result
 
-    return error_result(exc, FLAGS)["error"]
+    return clean_structured(exc.to_dict(FLAGS))["error"]
 
 
 def report_error(error: dict[str, Any], output: str | None) -> None:

@@ -60,7 +60,7 @@ def test_json_on_a_recorded_article_has_title_and_body(origins, recorded, tmp_pa
 
 
 def test_text_on_a_recorded_article_is_fenced_and_bounded(origins, recorded, tmp_path):
-    proc = scrapy_read(origins, "--max-chars", "500", f"https://{HOST}{PATH}", cwd=tmp_path)
+    proc = scrapy_read(origins, "-o", "text", "--max-chars", "500", f"https://{HOST}{PATH}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("Fetched web page | status 200")
