@@ -20,6 +20,7 @@ it): those runs are counted apart as ``early``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -54,10 +55,8 @@ def one(argv: list[str], delay: float, twice: bool, hang: float) -> dict:
     os.killpg(proc.pid, signal.SIGINT)
     if twice:
         time.sleep(0.05)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGINT)
-        except ProcessLookupError:
-            pass
     try:
         proc.wait(timeout=hang)
         hung = False
