@@ -241,30 +241,35 @@ def dark_map(origins) -> dict:
 def test_no_network_is_said_plainly(origins):
     dark = [arg for key, value in dark_map(origins).items()
             for arg in ("-s", f"{key}={json.dumps(value) if isinstance(value, dict) else value or ''}")]
-    as_json = run("news", "-o", "json", *dark, "grid storage")
-    assert as_json.returncode == 1
-    error = json.loads(as_json.stdout)["error"]
-    assert error["code"] == "provider_network_error"
-    assert error["message"] == ("no network: no search engine could be reached (news: could not connect; light: "
-                                "none of its sites could be reached)")
     engines = run("search", "--provider", "auto", *dark, "tidal power")  # the engines, as USING.md shows
     assert engines.returncode == 1
     assert engines.stdout == ""
     assert engines.stderr.startswith("ERROR: provider_network_error: no network: no search engine could be reached")
 
 
-@coroutine_test
-async def test_news_of_a_domain_light_does_not_hold_fails_with_the_network(origins):
-    """`news --include-domain reuters.com` with no network: Light has no source there (not
-    an empty answer), Google could not be reached: no engine answered, exit 1."""
+@pytest.mark.parametrize(("domains", "why"), [
+    (None, "news: could not connect; light: none of its sites could be reached"),
+    (["reuters.com"], "news: could not connect"),  # Light has no source there: not an empty answer
+])
+def test_news_with_no_network_is_an_error_in_plain_words(origins, domains, why):
+    """`lightsearch news "grid storage"` with no network, and with `--include-domain
+    reuters.com` (Google could not be reached, Light has nothing to search): no engine
+    answered, exit 1, "no network" in the line and in the JSON."""
     from lightsearch.surfaces.present import show
     from lightsearch.surfaces.toolbox import Toolbox
 
-    async with Toolbox({**origins.settings(), **dark_map(origins), "LOG_LEVEL": "ERROR"}) as box:
-        result = await box.news("grid storage", include_domains=["reuters.com"])
-    assert (result["provider"], result["stopReason"]) == ("none", "all_engines_failed")
-    assert result["meta"]["engines"]["light"]["error"]["code"] == "out_of_scope"
+    @coroutine_test
+    async def news() -> None:
+        async with Toolbox({**origins.settings(), **dark_map(origins), "LOG_LEVEL": "ERROR"}) as box:
+            found.update(await box.news("grid storage", include_domains=domains))
+
+    found: dict = {}
+    news()
+    assert (found["provider"], found["stopReason"]) == ("none", "all_engines_failed")
     out, err = io.StringIO(), io.StringIO()
-    assert show("news", result, "table", out=out, err=err) == 1
-    assert err.getvalue() == ("ERROR: provider_network_error: no network: no search engine could be reached "
-                              "(news: could not connect)\n")
+    assert show("news", found, "table", out=out, err=err) == 1
+    line = f"ERROR: provider_network_error: no network: no search engine could be reached ({why})"
+    assert (out.getvalue(), err.getvalue()) == ("", line + "\n")
+    out = io.StringIO()
+    assert show("news", found, "json", out=out, err=err) == 1
+    assert json.loads(out.getvalue())["error"]["message"] == line.split(": ", 2)[2]
