@@ -207,8 +207,8 @@ def test_evaluate_takes_the_options_of_scrapy_evaluate(capsys):
 
 @pytest.mark.parametrize("command", ["evaluate", "search", "news", "read"])
 def test_scrapy_help_underlines_only_its_sections(command, monkeypatch):
-    """Scrapy took any help line ending in a colon for a heading ("--profiles ... light:"
-    became "Light" and a rule); at every width only the real sections are."""
+    """Scrapy takes any help line ending in a colon for a heading ("--profiles ... light:"
+    would become "Light" and a rule); at every width only the real sections are."""
     import importlib
 
     from scrapy.settings import Settings

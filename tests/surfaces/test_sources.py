@@ -176,7 +176,7 @@ def in_config(monkeypatch, tmp_path) -> Path:
 
 
 def test_the_user_catalog_lives_in_the_config_folder_without_file(monkeypatch, tmp_path, capsys):
-    """`lightsearch sources list|remove` with no --file (before: an AttributeError)."""
+    """`lightsearch sources list|remove` with no --file: the user catalog's default place."""
     path = in_config(monkeypatch, tmp_path)
     assert cli_main(["sources", "list"]) == 0
     assert capsys.readouterr().out == f"no sources in {path}\n"

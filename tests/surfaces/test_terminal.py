@@ -4,7 +4,8 @@ The property: whatever a page or a site supplies (a title, a name, a snippet, a 
 text), what :func:`terminal_text` returns holds no C0 or C1 control character (a newline
 only where lines are kept) and no bidi or zero-width format character, so no escape
 sequence can reach the terminal, whole or in pieces. Hypothesis drives it with text built
-from escape-sequence fragments; the hostile titles of the issue are pinned as examples.
+from escape-sequence fragments; hostile titles (a window title, an OSC 8 link) are pinned
+as examples.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def engine_overrides(settings: BaseSettings) -> dict[str, Any]:
 class HelpFormatter(ScrapyHelpFormatter):
     """Scrapy's help layout, whose section headings are underlined and title-cased, but
     only the real ones: Scrapy takes any line ending in a colon for a heading, so an
-    option's help wrapped just after "default:" turned into "Default" and a rule. The
+    option's help wrapped just after "default:" would become "Default" and a rule. The
     sections' own headings are known: argparse opens each with :meth:`start_section`."""
 
     def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
