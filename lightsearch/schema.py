@@ -31,6 +31,7 @@ class Setting:
     high: float | None = None
     choices: tuple[str, ...] | None = None
     nullable: bool = False
+    items: str | None = None  # a list's item type ("int": low .. high bound each item)
 
     def range_text(self) -> str:
         if self.choices:
@@ -136,7 +137,8 @@ SCHEMA: tuple[Setting, ...] = (
     _s("LIGHT_POOL_WORKER_MAX_BYTES", "int", 512 * MiB, "address space of one worker (RLIMIT_AS); a task "
        "needing more is too_large (reason extraction_memory) and its worker is replaced", 128 * MiB, 16 * 1024 * MiB),
     # --- transport guard
-    _s("LIGHT_ALLOWED_PORTS", "list", [80, 443, 8080, 8443], "explicit URL ports the guard lets through"),
+    _s("LIGHT_ALLOWED_PORTS", "list", [80, 443, 8080, 8443], "explicit URL ports the guard lets through",
+       1, 65535, items="int"),
     _s("LIGHT_RESOLVER", "path", "lightsearch.crawl.guard.resolver.SystemResolver",
        "name resolution; every A/AAAA answer is vetted"),
     _s("LIGHT_RESOLVER_OVERRIDES", "dict", {}, "host -> configured answers (still vetted)"),
@@ -387,8 +389,69 @@ def check_value(spec: Setting, raw: Any) -> None:
     elif spec.type == "dict":
         if not isinstance(raw, (Mapping, str)) and not hasattr(raw, "copy_to_dict"):
             raise invalid(spec.key, "must be a mapping", raw)
-    elif spec.type == "list" and not isinstance(raw, (list, tuple, str)):
-        raise invalid(spec.key, "must be a list", raw)
+    elif spec.type == "list":
+        if not isinstance(raw, (list, tuple, str)):
+            raise invalid(spec.key, "must be a list", raw)
+        if spec.items == "int":
+            _int_items(spec, raw)
+
+
+def _int_items(spec: Setting, raw: Any) -> None:
+    """Each item of a list of integers (a string is read as Scrapy's ``getlist`` reads it:
+    comma-separated)."""
+    items = raw.split(",") if isinstance(raw, str) else list(raw)
+    shown = raw if isinstance(raw, str) else ",".join(map(str, items))
+    for item in items:
+        text = item.strip() if isinstance(item, str) else item
+        ok = not isinstance(text, bool) and (isinstance(text, int) or (isinstance(text, str) and text.isascii()
+                                                                         and text.isdigit()))
+        if not ok or (spec.low is not None and not spec.low <= int(text) <= spec.high):
+            raise invalid(spec.key, f"must be a list of integers between {number_text(spec.low)} and "
+                          f"{number_text(spec.high)}, got {quote_untrusted(shown)}", raw)
+
+
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+
+
+def from_text(key: str, text: str) -> Any:
+    """A command line's ``-s KEY=VALUE`` as the value its row takes: a number, a boolean, a
+    list (``a,b`` or a JSON list), a mapping (a JSON object) or the string; a value the row
+    cannot take is ``invalid_settings`` naming the key, an unknown key one naming the
+    closest known key."""
+    spec = BY_KEY.get(key)
+    if spec is None:
+        raise unknown_key_error(key)
+    raw = text.strip()
+    value: Any = text
+    if spec.type in ("int", "float"):
+        number = _number(spec, raw)
+        value = int(number) if spec.type == "int" else number
+    elif spec.type == "bool":
+        if raw.lower() not in _TRUE | _FALSE:
+            raise invalid(key, f"must be true or false, got {quote_untrusted(text)}", text)
+        value = raw.lower() in _TRUE
+    elif spec.type == "list":
+        value = _json(spec, raw, list, "a comma-separated list or a JSON list") if raw.startswith("[") else \
+            [part.strip() for part in raw.split(",") if part.strip()]
+        if spec.items == "int":
+            _int_items(spec, value)
+            value = [int(v) for v in value]
+    elif spec.type == "dict":
+        value = _json(spec, raw, dict, "a JSON object") if raw else {}
+    check_value(spec, value)
+    return value
+
+
+def _json(spec: Setting, raw: str, kind: type, what: str) -> Any:
+    import json
+
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = None
+    if not isinstance(value, kind):
+        raise invalid(spec.key, f"must be {what}, got {quote_untrusted(raw)}", raw)
+    return value
 
 
 def unknown_key_error(key: str) -> LightSearchError:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 import socket
 import ssl
@@ -192,6 +193,7 @@ class OfflineOrigins:
         self._servers: list[_Server] = []
         self._threads: list[threading.Thread] = []
         self.ca_file: str | None = None
+        self._forget_ca: Any = lambda: None
         # Hosts whose certificate names another host (a TLS failure the client must refuse).
         self.wrong_name_hosts: set[str] = set()
         self.http_port = 0
@@ -215,6 +217,10 @@ class OfflineOrigins:
         with open(fd, "wb") as fh:
             fh.write(self._ca.cert_pem.bytes())
         self.ca_file = path
+        from lightsearch.surfaces.exits import on_hard_exit
+
+        # a command ended at once (a second Ctrl-C) leaves no CA file behind either
+        self._forget_ca = on_hard_exit(lambda: os.unlink(path))
         for scheme, ctx in (("http", None), ("https", tls)):
             server = _Server(self, scheme, ctx)
             thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
@@ -234,6 +240,7 @@ class OfflineOrigins:
         if self.ca_file:
             Path(self.ca_file).unlink(missing_ok=True)
             self.ca_file = None
+            self._forget_ca()
 
     def __enter__(self) -> OfflineOrigins:
         return self.start()

@@ -174,9 +174,10 @@ def test_scrapy_commands_obey_the_switch(args, env):
 
 
 def test_scrapy_read_prints_the_disabled_line():
-    read = scrapy("read", "--offline", "-s", "WEB_RETRIEVAL_ENABLED=false", PAGE, WEB_RETRIEVAL_ENABLED="false")
+    read = scrapy("read", "--offline", "-o", "text", "-s", "WEB_RETRIEVAL_ENABLED=false", PAGE,
+                  WEB_RETRIEVAL_ENABLED="false")
     assert read.returncode == 1
-    assert read.stdout.startswith("ERROR: disabled: web retrieval is disabled by configuration")
+    assert read.stdout.startswith("ERROR: disabled: web retrieval is disabled by configuration")  # what a model reads
 
 
 def test_scrapy_evaluate_stops_with_one_line(tmp_path):

@@ -64,11 +64,13 @@ from lightsearch.crawl.connections import KeptConnections
 from lightsearch.crawl.failures import HostNotMappedError, ResponseRefused, response_refusal
 from lightsearch.crawl.guard import BlockedAddress, GuardRefusal, InvalidURL
 from lightsearch.crawl.guard.addresses import classify
+from lightsearch.crawl.guard.private import lifts
 from lightsearch.crawl.guard.resolver import ResolveTimeout
 from lightsearch.crawl.guard.urls import Target, check_url
 from lightsearch.crawl.middlewares.decoded import refuse_stacked_encodings
 from lightsearch.crawl.tls import VerifyingPolicy
 from lightsearch.plan.catalog import origin_of
+from lightsearch.plan.frontier import frontier_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -338,7 +340,8 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         world, and DNS errors as Twisted's ``DNSLookupError``.
         """
         target = check_url(request.url, allowed_ports=self._allowed_ports,
-                           trusted_hosts=self._host_map.keys())
+                           trusted_hosts=self._host_map.keys(),
+                           private_origins=frontier_of(self._crawler).private_origins)
         mapping = self._host_map.get(target.host)
         if mapping is not None:
             if target.scheme not in mapping:
@@ -357,11 +360,13 @@ class LightDownloadHandler(HTTP11DownloadHandler):
 
         One non-public record refuses the host (the "any-private" policy of
         reliability.md §1.2): a name that also points inside the network is not a
-        public site, and a partial answer set is how split-horizon tricks start.
+        public site, and a partial answer set is how split-horizon tricks start. On an
+        origin a user added with ``--allow-private`` the refusals that opt-in lifts do not
+        apply (crawl/guard/private.py).
         """
         for answer in answers:
             reason = classify(answer)
-            if reason is not None:
+            if reason is not None and not (target.private and lifts(reason)):
                 raise BlockedAddress(
                     f"{target.host} resolves to {answer.split('%')[0]}, not a public address ({reason})",
                     reason=reason, url=url, address=answer,

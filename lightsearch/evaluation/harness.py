@@ -102,22 +102,28 @@ def cut_query(query: str, max_words: int = 50, max_chars: int = 400) -> tuple[st
 
 
 class Progress:
-    """A one-line progress bar on stderr."""
+    """A progress bar on stderr: redrawn in place on a terminal; in a file or a pipe, where
+    a carriage return would only pile up, one plain line at each tenth of the way."""
 
     def __init__(self, total: int, label: str, stream: Any = None) -> None:
         self.total, self.label, self.done = total, label, 0
         self.stream = stream if stream is not None else sys.stderr
         self.started = time.monotonic()
+        try:
+            self.terminal = self.stream.isatty()
+        except (AttributeError, ValueError):
+            self.terminal = False
 
     def step(self) -> None:
         self.done += 1
         width = 30
         filled = int(width * self.done / max(1, self.total))
         rate = self.done / max(1e-6, time.monotonic() - self.started)
-        self.stream.write(f"\r{self.label:<10} [{'#' * filled}{'.' * (width - filled)}] "
-                          f"{self.done}/{self.total} {rate:.1f} q/s")
-        if self.done == self.total:
-            self.stream.write("\n")
+        line = f"{self.label:<10} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {rate:.1f} q/s"
+        if self.terminal:
+            self.stream.write(f"\r{line}" + ("\n" if self.done == self.total else ""))
+        elif self.done == self.total or self.done * 10 // max(1, self.total) > (self.done - 1) * 10 // max(1, self.total):
+            self.stream.write(line + "\n")
         self.stream.flush()
 
 

@@ -119,7 +119,8 @@ def guarded_url(url: Any, limits: ResultLimits) -> tuple[str | None, str | None]
         return None, "invalid_url: no URL"
     try:
         normal = clean_url_text(safe_url_string(url.strip()))
-        check_url(normal, allowed_ports=limits.allowed_ports, trusted_hosts=limits.trusted_hosts)
+        check_url(normal, allowed_ports=limits.allowed_ports, trusted_hosts=limits.trusted_hosts,
+                  private_origins=limits.private_origins)
     except GuardRefusal as exc:
         return None, f"{exc.code}: {exc.details().get('reason') or 'refused'}"
     except (ValueError, TypeError, UnicodeError):

@@ -24,6 +24,8 @@ class ResultLimits:
     # what the transport guard lets through: a hit URL it would refuse is dropped
     allowed_ports: frozenset[int] = frozenset({80, 443, 8080, 8443})
     trusted_hosts: frozenset[str] = frozenset()
+    # the user's own private sites a Light search read (crawl/guard/private.py)
+    private_origins: frozenset[str] = frozenset()
 
     @classmethod
     def from_settings(cls, settings: BaseSettings, *, text_key: str = "RESULT_TEXT_MAX_BYTES") -> ResultLimits:

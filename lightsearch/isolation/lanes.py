@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lightsearch.errors import LightSearchError
-from lightsearch.isolation.pool import WorkerPool, late_error, pool_for
+from lightsearch.isolation.pool import WorkerPool, late_error, pool_for, start_fork_server
 
 _lane_ids = itertools.count(1)
 
@@ -38,6 +38,7 @@ def warm_pool(settings: Any) -> None:
         workers, memory_bytes, _ = pool_settings(settings)
     except (LightSearchError, ValueError, TypeError):
         return
+    start_fork_server()  # from the calling thread, out of a terminal's Ctrl-C (pool.py)
     pool_for(workers, memory_bytes).start()
 
 

@@ -34,6 +34,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -75,6 +76,29 @@ def _context() -> Any:
         # Applies to the process's one fork server, if it is not running yet.
         ctx.set_forkserver_preload(PRELOAD)
     return ctx
+
+
+def start_fork_server() -> None:
+    """Start the process's fork server now, with SIGINT ignored, when the pool uses one and
+    this is the main thread (only it may change how a signal is handled; elsewhere the
+    pool's thread starts the server when it first needs a worker).
+
+    A terminal's Ctrl-C reaches every process of its group. The fork server ignores SIGINT
+    only once its imports are done (a second or so); interrupted before, it prints a
+    traceback and the pool has no worker. Started while SIGINT is ignored it keeps it
+    ignored (Python leaves an ignored SIGINT alone), and so do the workers it forks."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if _context().get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    # Only the spawn itself (milliseconds) runs with SIGINT ignored: a Ctrl-C in it is lost.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @dataclass(eq=False)
@@ -447,6 +471,32 @@ def shutdown_pools() -> None:
         _pools.clear()
     for pool in pools:
         pool.close()
+
+
+def kill_workers() -> None:
+    """Kill every pool's workers and the fork server at once, waiting for nothing and taking
+    no lock: for a process that must end now (it may be called from a signal handler).
+
+    The fork server would end by itself once this process is gone, but only after its
+    imports: until then it holds this process's stdout and stderr open, and a pipe reading
+    them would wait. ``_forkserver._forkserver_pid`` is multiprocessing's own record of it
+    (docs/PRIVATE_API.md). Its socket's temporary folder, which multiprocessing removes at
+    a normal exit, goes too."""
+    for pool in list(_pools.values()):
+        for worker in list(pool._workers):
+            with contextlib.suppress(Exception):
+                os.kill(worker.process.pid, signal.SIGKILL)
+    if "multiprocessing.forkserver" in sys.modules:
+        server = getattr(sys.modules["multiprocessing.forkserver"], "_forkserver", None)
+        pid = getattr(server, "_forkserver_pid", None)
+        if isinstance(pid, int) and pid > 0:
+            import shutil
+            from multiprocessing import util
+
+            with contextlib.suppress(Exception):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(Exception):
+                shutil.rmtree(util.get_temp_dir(), ignore_errors=True)
 
 
 def release_pools() -> None:

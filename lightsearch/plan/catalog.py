@@ -42,6 +42,10 @@ class Source:
     sitemaps: tuple[str, ...] = ()
     lookup: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
+    #: A site on the user's own machine or network, added with ``--allow-private``: the
+    #: transport guard lets a crawl given this source reach its origins' private addresses
+    #: and ports (crawl/guard/private.py). Only a user catalog's sources may say so.
+    allow_private: bool = False
 
     def admits(self, url: str) -> bool:
         """True when ``url`` is on one of this source's admitted origins."""
@@ -57,6 +61,11 @@ class Catalog:
     path: str = ""
     by_id: dict[str, Source] = field(default_factory=dict, compare=False, repr=False)
     extra_path: str = ""  # the user catalog that extends this one, if any
+
+    @property
+    def private_origins(self) -> frozenset[str]:
+        """The origins of the sources a user added with ``--allow-private``."""
+        return frozenset(o for s in self.sources if s.allow_private for o in s.origins)
 
     def source_for(self, url: str) -> Source | None:
         origin = origin_of(url)
@@ -107,7 +116,9 @@ def _check_urls(urls: tuple[str, ...], origins: tuple[str, ...], sid: str, key: 
             _fail(f"{url!r} is not on an admitted origin", sid, key, origins=list(origins))
 
 
-def parse_source(raw: Any, index: int) -> Source:
+def parse_source(raw: Any, index: int, *, user: bool = False) -> Source:
+    """One source of a catalog; ``user``: of a user catalog, whose sources alone may be
+    on a private address (``allowPrivate``)."""
     if not isinstance(raw, dict):
         _fail("each source must be an object", None, f"sources[{index}]")
     sid = raw.get("id")
@@ -133,14 +144,20 @@ def parse_source(raw: Any, index: int) -> Source:
     if any("{title}" not in u for u in lookup):
         _fail("every lookup template needs a {title} placeholder", sid, "lookup")
     topics = tuple(t.lower() for t in _str_list(raw, "topics", sid))
+    allow_private = raw.get("allowPrivate", False)
+    if not isinstance(allow_private, bool):
+        _fail("must be true or false", sid, "allowPrivate")
+    if allow_private and not user:
+        _fail("only your own sources, in the user catalog (`lightsearch sources add --allow-private`), may be "
+              "on a private address", sid, "allowPrivate")
     return Source(
         id=sid, name=name.strip(), language=raw["language"], kind=raw["kind"],
         origins=origins, seeds=seeds, feeds=feeds, sitemaps=sitemaps, lookup=lookup,
-        topics=topics,
+        topics=topics, allow_private=allow_private,
     )
 
 
-def parse_catalog(data: Any, path: str = "", *, allow_empty: bool = False) -> Catalog:
+def parse_catalog(data: Any, path: str = "", *, allow_empty: bool = False, user: bool = False) -> Catalog:
     if not isinstance(data, dict):
         _fail("the catalog must be a JSON object", None, "(root)")
     for key in ("id", "version"):
@@ -149,7 +166,7 @@ def parse_catalog(data: Any, path: str = "", *, allow_empty: bool = False) -> Ca
     raw_sources = data.get("sources")
     if not isinstance(raw_sources, list) or not (raw_sources or allow_empty):
         _fail("must be a non-empty list", None, "sources")
-    sources = tuple(parse_source(raw, i) for i, raw in enumerate(raw_sources))
+    sources = tuple(parse_source(raw, i, user=user) for i, raw in enumerate(raw_sources))
     seen: set[str] = set()
     for s in sources:
         if s.id in seen:
@@ -165,14 +182,15 @@ def parse_catalog(data: Any, path: str = "", *, allow_empty: bool = False) -> Ca
     )
 
 
-_CACHE: dict[tuple[str, float, bool], Catalog] = {}
+_CACHE: dict[tuple[str, float, bool, bool], Catalog] = {}
 
 
-def load_catalog(path: str | Path | None = None, *, allow_empty: bool = False) -> Catalog:
-    """Load (and memoise by path and mtime) a catalog file; the bundled one by default."""
+def load_catalog(path: str | Path | None = None, *, allow_empty: bool = False, user: bool = False) -> Catalog:
+    """Load (and memoise by path and mtime) a catalog file; the bundled one by default.
+    ``user``: a user catalog (its sources may be private sites, ``allowPrivate``)."""
     p = Path(path) if path else DEFAULT_CATALOG
     try:
-        key = (str(p.resolve()), p.stat().st_mtime, allow_empty)
+        key = (str(p.resolve()), p.stat().st_mtime, allow_empty, user)
     except OSError as exc:
         raise CatalogError(f"catalog file {str(p)!r} cannot be read: {exc}", path=str(p)) from None
     if key not in _CACHE:
@@ -180,7 +198,7 @@ def load_catalog(path: str | Path | None = None, *, allow_empty: bool = False) -
             data = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise CatalogError(f"catalog file {str(p)!r} is not valid JSON: {exc}", path=str(p)) from None
-        _CACHE[key] = parse_catalog(data, str(p), allow_empty=allow_empty)
+        _CACHE[key] = parse_catalog(data, str(p), allow_empty=allow_empty, user=user)
     return _CACHE[key]
 
 
@@ -189,7 +207,7 @@ def extend_catalog(base: Catalog, extra_path: str | Path) -> Catalog:
     id of its own ("source overrides receive a distinct corpus identifier"), so
     nothing keyed by the bundled catalog's is mistaken for it. A user source may not reuse
     a catalog source's id."""
-    extra = load_catalog(extra_path, allow_empty=True)
+    extra = load_catalog(extra_path, allow_empty=True, user=True)
     clash = sorted(set(base.by_id) & set(extra.by_id))
     if clash:
         _fail(f"id {clash[0]!r} is already a source of catalog {base.id!r}", clash[0], "id", path=str(extra_path))

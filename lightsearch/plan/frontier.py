@@ -19,6 +19,7 @@ Who asks what:
   :attr:`~Frontier.gave_up_relevant`;
 - the redirect confinement (crawl/middlewares/confine.py): :meth:`~Frontier.source`;
 - the hop gate (crawl/budget.py): :attr:`~Frontier.started`;
+- the transport (crawl/transport.py): :attr:`~Frontier.private_origins`;
 - the extraction pipeline: :attr:`~Frontier.lane` and :meth:`~Frontier.source`.
 
 The spider also writes to a :class:`SearchFrontier` (the scores it admits, the entries it
@@ -59,6 +60,9 @@ class Frontier(Protocol):
     lane: Lane | None
     #: True once a candidate sharing a query term was given up to the candidate bound.
     gave_up_relevant: bool
+    #: The origins of the crawl's sources that a user added with ``--allow-private``: the
+    #: only ones the transport guard lets reach a private address (crawl/guard/private.py).
+    private_origins: frozenset[str]
 
     @property
     def version(self) -> int:
@@ -95,6 +99,7 @@ class CrawlFrontier:
         self.started = time.monotonic() if started is None else started
         self.lane = lane
         self.sources = {s.id: s for s in sources}
+        self.private_origins = frozenset(o for s in self.sources.values() if s.allow_private for o in s.origins)
 
     def page_allowance(self, max_pages: int) -> int:
         return max_pages  # nothing to bound: a crawl without a plan has no candidate pages

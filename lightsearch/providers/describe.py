@@ -142,11 +142,15 @@ def source_id_for(url: str) -> str:
 
 
 async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, name: str | None = None,
-                       language: str | None = None, kind: str | None = None, source_id: str | None = None
-                       ) -> Probe:
+                       language: str | None = None, kind: str | None = None, source_id: str | None = None,
+                       allow_private: bool = False) -> Probe:
     """Probe a site the way discovery reads it (robots.txt, the home page, the feeds the
     home page declares, the sitemaps robots.txt lists, the language the page declares)
-    and return a catalog entry whose every field says where it came from."""
+    and return a catalog entry whose every field says where it came from.
+
+    ``allow_private``: the person's explicit opt-in for a site on their own machine or
+    network (crawl/guard/private.py), stored in the entry as ``allowPrivate``. Without it
+    such a site is refused, and the refusal says how to opt in."""
     seed = absolute_url(url, url) if url else None
     parts = urlsplit(seed or "")
     if seed is None or parts.scheme not in ("http", "https") or not parts.hostname:
@@ -160,8 +164,9 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
                                    f"{quote_untrusted(value)}", {"parameter": param})
     sid = source_id or source_id_for(seed)
     origin = origin_of(seed)
+    _refuse_unreachable(seed, origin, overrides, allow_private=allow_private)
     provisional = Source(id=sid, name=name or parts.hostname, language=language or "en", kind=kind or "reference",
-                         origins=(origin,), seeds=(seed,))
+                         origins=(origin,), seeds=(seed,), allow_private=allow_private)
     catalog = Catalog(id="probe", version="0", sources=(provisional,), by_id={sid: provisional})
     described = await describe_sources(catalog, overrides, max_documents=PROBE_DOCUMENTS)
     read_at = utc_stamp()
@@ -170,8 +175,9 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
     home = next((d for d in docs if d.kind == "seed"), None)
     if home is None:
         why = failed[0] if failed else {"code": "parse_error", "message": "the home page could not be read"}
+        hint = PRIVATE_HINT if why["code"] == "blocked_address" and not allow_private else ""
         raise LightSearchError("source_unreachable", f"{seed} could not be read as a home page: {why['code']}"
-                               + (f" ({why['message']})" if why.get("message") else ""),
+                               + (f" ({why['message']})" if why.get("message") else "") + hint,
                                {"url": seed, "sourceErrors": described.errors[:10]})
     facts = described.pages.get(canonical_url(home.url), {})
     evidence: dict[str, Any] = {"seeds": {seed: f"the URL given; read {read_at}"}}
@@ -187,6 +193,8 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
     else:
         evidence["name"] = "given (--name)"
     evidence["kind"] = "given (--kind)" if kind else "default: reference (not probed)"
+    if allow_private:
+        evidence["allowPrivate"] = f"given (--allow-private): {origin} may be on your own machine or network"
     feeds, sitemaps = {}, {}
     for doc in docs:
         via = described.via.get(doc.key, "")
@@ -199,4 +207,32 @@ async def probe_source(url: str, overrides: Mapping[str, Any] | None = None, *, 
     entry = {"id": sid, "name": name, "language": language, "kind": kind or "reference", "origins": [origin],
              "seeds": [seed], "feeds": list(feeds), "sitemaps": list(sitemaps), "lookup": [], "topics": [],
              "evidence": evidence, "added": read_at}
+    if allow_private:
+        entry["allowPrivate"] = True
     return Probe(entry=entry, described=described)
+
+
+PRIVATE_HINT = ("; to add a site on your own machine or network, give --allow-private "
+                "(`lightsearch sources add --allow-private URL`)")
+
+
+def _refuse_unreachable(seed: str, origin: str, overrides: Mapping[str, Any] | None, *,
+                       allow_private: bool) -> None:
+    """A site the transport guard would refuse is refused here, before any crawl, as the
+    guard says; when the rule is one ``--allow-private`` lifts (a private or loopback
+    address, an internal name, a port outside LIGHT_ALLOWED_PORTS) and it was not given,
+    the refusal says how to opt in."""
+    from w3lib.url import safe_url_string
+
+    from lightsearch.crawl.guard import GuardRefusal
+    from lightsearch.crawl.guard.private import lifts
+    from lightsearch.crawl.guard.urls import check_url
+
+    settings = make_settings(overrides)
+    try:
+        check_url(safe_url_string(seed), allowed_ports={int(p) for p in settings.getlist("LIGHT_ALLOWED_PORTS")},
+                  trusted_hosts=set(settings.getdict("LIGHT_HOST_MAP")),
+                  private_origins={origin} if allow_private else ())
+    except GuardRefusal as exc:
+        hint = PRIVATE_HINT if lifts(exc.reason) and not allow_private else ""
+        raise LightSearchError(exc.code, f"{exc}{hint}", {**exc.details(), "parameter": "URL"}) from None

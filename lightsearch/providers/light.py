@@ -251,6 +251,7 @@ class LightSearch(Provider):
             cached_urls=[d.url for d in cached],
             terms=request.all_terms,
             filters=filters,
+            private_origins=catalog.private_origins,
         )
         result["meta"]["lightSearch"]["hops"] = hops_of(outcome, fetched)
         if link is not None:

@@ -77,14 +77,16 @@ def assemble(
     cached_urls: Iterable[str] = (),
     terms: Iterable[str] | None = None,
     filters: Filters | None = None,
+    private_origins: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Light's envelope: :func:`build_envelope` plus ``meta.lightSearch``.
 
     ``settings`` supplies the ``RESULT_*`` limits; ``text_max_bytes`` stays Light's own
-    (``LIGHT_TEXT_MAX_BYTES``, validated on the first search).
+    (``LIGHT_TEXT_MAX_BYTES``, validated on the first search). ``private_origins``: the
+    user's own private sites of the catalog, whose hits are kept (crawl/guard/private.py).
     """
     base = ResultLimits.from_settings(settings) if settings is not None else ResultLimits()
-    limits = replace(base, text_max_bytes=text_max_bytes)
+    limits = replace(base, text_max_bytes=text_max_bytes, private_origins=private_origins)
     terms = set(tokenize(query) if terms is None else terms)
     evidence = light_evidence(ranked[:max_results], source_names, terms, limits.content_max_chars,
                               cached_urls)

@@ -3,10 +3,11 @@
 The same tools and options as the ``scrapy search|news|read|evaluate`` commands (which
 stay), through the same front door (:class:`~lightsearch.surfaces.toolbox.Toolbox`),
 configured the same way (defaults < environment < ``-s KEY=VALUE`` and options < the
-call). A list for people, ``-o json`` / ``-o jsonl`` for programs, ``-o text`` for the
-bounded text a model reads (:mod:`lightsearch.surfaces.present`). Progress goes to stderr,
-only when both stdout and stderr are terminals, and only for work that takes longer than
-a second.
+call; every ``-s`` checked against the settings table first). Output for people by
+default, ``-o json`` / ``-o jsonl`` for programs, ``-o text`` for the bounded text a model
+reads (:mod:`lightsearch.surfaces.present`); every command ends by the one exit and error
+discipline (:mod:`lightsearch.surfaces.exits`). Progress goes to stderr, only when both
+stdout and stderr are terminals, and only for work that takes longer than a second.
 
 The command starts fast: parsing and ``--help`` import nothing of Scrapy, Twisted, the MCP
 SDK or rich; a command imports what it needs when it runs.
@@ -15,13 +16,14 @@ SDK or rich; a command imports what it needs when it runs.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from lightsearch.surfaces.spelling import FLAGS
 
-# Exit statuses: an answer, a failed call, a usage error (argparse's own).
+# Exit statuses (lightsearch/surfaces/exits.py): an answer, a failed call, a usage error.
 OK, FAILED, USAGE = 0, 1, 2
 
 EXAMPLES = {
@@ -40,13 +42,15 @@ EXAMPLES = {
   lightsearch search -o jsonl "tidal power severn" | jq .url
   lightsearch search --include-domain nasa.gov,esa.int --after 2026-01-01 "europa clipper"
   lightsearch search --provider auto --exclude-domain pinterest.com --region gb-en "tidal power"
+  lightsearch search --offline "solar maximum auroras" | cat       # whole URLs when piped
 """,
     "news": """examples:
   lightsearch news "election results"              # the last day
   lightsearch news --when 7d -o json "solar maximum"
 """,
     "fetch": """examples:
-  lightsearch fetch --offline https://www.nasa.gov/
+  lightsearch fetch --offline https://www.nasa.gov/                 # the page's text, for people
+  lightsearch fetch --offline -o text https://www.nasa.gov/         # the fenced text a model reads
   lightsearch fetch https://example.org/long --start-index 8000     # read on
   lightsearch fetch https://example.org/data.json --raw -o json
 """,
@@ -68,13 +72,18 @@ EXAMPLES = {
 """,
     "evaluate": """examples:
   lightsearch evaluate --world cranfield --max-queries 20
+  lightsearch evaluate --world heq --max-queries 100 --runs light,oracle
+  lightsearch evaluate --queries q.jsonl --qrels q.trec --runs light
+  (the options of `scrapy evaluate`: lightsearch evaluate --help)
 """,
     "sources": """examples:
   lightsearch sources add https://blog.example.org/ --language en
+  lightsearch sources add --allow-private http://127.0.0.1:8080/    # a site on your own machine
   lightsearch sources list
   lightsearch sources check
   lightsearch sources remove user-blog-example-org
-  lightsearch sources describe --out catalog.summary.json     # needs a network
+  lightsearch sources describe                                # needs a network
+  lightsearch sources describe --recorded catalog/recorded.json --data ../shared/data --out my.summary.json
 """,
 }
 
@@ -119,6 +128,26 @@ def filters_of(opts: argparse.Namespace) -> dict[str, Any]:
             "region": opts.region, "after": opts.after, "before": opts.before}
 
 
+PROVIDER_HELP = ("who answers this command, as WEB_SEARCH_PROVIDER would: light, brave, auto (the keyless "
+                 "engines fused), fallback, or one engine (duckduckgo, wikipedia, hn, reddit, news, searxng, "
+                 "tavily, openrouter); default WEB_SEARCH_PROVIDER, else Brave with a key, else Light")
+
+
+def provider_setting(provider: str | None, *, offline: bool) -> dict[str, Any]:
+    """``--provider``: the provider of this command, as ``WEB_SEARCH_PROVIDER`` (the same
+    meaning on ``lightsearch search`` and ``scrapy search``; the tool argument
+    ``provider`` is the model's per-call choice, which a deployment must allow)."""
+    if provider is None:
+        return {}
+    name = provider.strip()
+    if offline and name.lower() != "light":
+        from lightsearch.errors import invalid_input, quote_untrusted
+
+        raise invalid_input(f"provider {quote_untrusted(name)}: --offline searches the bundled offline origins "
+                            "with Light only (the engines need the network)", parameter="provider")
+    return {"WEB_SEARCH_PROVIDER": name}
+
+
 def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The command's parser and each subcommand's own (which reports its own usage)."""
     from lightsearch import __version__
@@ -132,22 +161,35 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     parsers: dict[str, argparse.ArgumentParser] = {}
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:
+    def command(name: str, help: str, **kwargs: Any) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help, epilog=EXAMPLES[name],
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+                           formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
         parsers[name] = p
-        if name != "evaluate":
-            p.add_argument("-s", "--set", dest="settings", action="append", type=_setting, default=[],
-                           metavar="KEY=VALUE", help="a setting (docs/SETTINGS.md), beating the environment; "
-                           "may be given again")
-        if name not in ("tools", "evaluate"):
-            p.add_argument("--offline", action="store_true", help="serve the bundled offline origins on loopback")
+        if name not in ("evaluate", "sources"):
+            common(p, offline=name != "tools")
         return p
+
+    def common(p: argparse.ArgumentParser, default: Any = None, *, offline: bool = True) -> None:
+        """``-s``, ``--offline`` and ``--debug``; ``default`` SUPPRESS on the actions of
+        ``sources``, so that either position (``sources --offline add`` or ``sources add
+        --offline``) counts."""
+        # an action's own -s go apart: argparse would replace the command's list with them
+        p.add_argument("-s", "--set", dest="settings" if default is None else "action_settings", action="append",
+                       type=_setting, default=[] if default is None else default, metavar="KEY=VALUE",
+                       help="a setting (docs/SETTINGS.md), beating the environment; may be given again")
+        if offline:
+            p.add_argument("--offline", action="store_true", default=False if default is None else default,
+                           help="serve the bundled offline origins on loopback")
+        p.add_argument("--debug", action="store_true", default=False if default is None else default,
+                       help="print the traceback of an unexpected error")
 
     def output(p: argparse.ArgumentParser, choices: Sequence[str] = ("table", "json", "jsonl", "text")) -> None:
         p.add_argument("-o", "--output", choices=choices, default=choices[0],
-                       help=f"table for people, json / jsonl for programs, text: what a model reads "
-                            f"(default: {choices[0]})")
+                       help=f"table: for people; json / jsonl: for programs; text: the bounded text a model "
+                            f"reads (default: {choices[0]})")
+
+    def verbose(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--verbose", action="store_true", help="also name the settings behind a stop reason or a note")
 
     p = command("search", "search the web and print ranked, cited hits")
     p.add_argument("queries", nargs="+", metavar="QUERY", help="one or more queries (up to 5, fused)")
@@ -155,11 +197,10 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
                    help=f"hits, 1-20 (default: WEB_SEARCH_MAX_RESULTS, {d['WEB_SEARCH_MAX_RESULTS']})")
     p.add_argument("--recency", choices=list(RECENCY_WINDOWS), default=None,
                    help="prefer pages from the last hour, day, week, month or year")
-    p.add_argument("--provider", default=None,
-                   help="light, brave, auto, fallback or an engine (default: WEB_SEARCH_PROVIDER; Brave "
-                        "with a key, else Light)")
+    p.add_argument("--provider", default=None, metavar="NAME", help=PROVIDER_HELP)
     filter_options(p)
     output(p)
+    verbose(p)
 
     p = command("news", "search recent news (web_news)")
     p.add_argument("query", metavar="QUERY")
@@ -169,6 +210,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
                    help=f"hits, 1-20 (default: WEB_SEARCH_MAX_RESULTS, {d['WEB_SEARCH_MAX_RESULTS']})")
     filter_options(p)
     output(p)
+    verbose(p)
 
     p = command("fetch", "read public web pages as clean, bounded text (web_fetch)")
     p.add_argument("url", metavar="URL", nargs="+", help="one URL, or several read together (up to 5)")
@@ -179,7 +221,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     p.add_argument("--raw", action="store_true", help="the body of a text type, without extraction")
     p.add_argument("--markdown", action="store_true", help="the main text as Markdown")
     p.add_argument("--head-tail", action="store_true", help="a long page's start and end in one read")
-    output(p, ("text", "json", "jsonl", "table"))
+    output(p)
+    verbose(p)
 
     p = command("tools", "print the tool definitions for function calling")
     p.add_argument("--format", choices=FORMATS, default="mcp",
@@ -187,7 +230,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
 
     command("mcp", "serve the tools over MCP on stdin/stdout")
 
-    p = command("serve", "serve MCP (streamable HTTP, /mcp) and POST /api/skills/invoke")
+    p = command("serve", "serve MCP (streamable HTTP, /mcp), POST /api/skills/invoke and GET /health")
     p.add_argument("--host", default="127.0.0.1",
                    help="bind address; off loopback needs LIGHTSEARCH_API_TOKEN (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765,
@@ -205,35 +248,46 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     p.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)
 
-    p = command("evaluate", "run a judged query set (the scrapy evaluate command)")
-    p.add_argument("args", nargs=argparse.REMAINDER, help="the options of `scrapy evaluate`")
+    # Its options are scrapy evaluate's, read when it runs (main() hands them over): the
+    # parser here only lists the command.
+    command("evaluate", "run a judged query set (the options of `scrapy evaluate`)", add_help=False)
 
     p = command("sources", "your own sites beside the bundled catalog, and the source descriptions")
+    common(p)
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    user_file = argparse.ArgumentParser(add_help=False)
+    shared = argparse.ArgumentParser(add_help=False)
+    common(shared, argparse.SUPPRESS)
+    shared.add_argument("-o", "--output", choices=("table", "json"), default="table",
+                        help="table: for people; json: as stored (default: table)")
+    user_file = argparse.ArgumentParser(add_help=False, parents=[shared])
     user_file.add_argument("--file", default=None, metavar="PATH",
-                           help="the user catalog (default: LIGHT_CATALOG_EXTRA, else "
-                                "$XDG_CONFIG_HOME/lightsearch/sources.json)")
-    user_file.add_argument("-o", "--output", choices=("table", "json"), default="table")
-    a = actions.add_parser("add", parents=[user_file], help="probe a site and add it to the user catalog")
+                           help="the user catalog (default: LIGHT_CATALOG_EXTRA, else sources.json in the "
+                                "configuration folder: $XDG_CONFIG_HOME/lightsearch, ~/.config/lightsearch)")
+    a = parsers["sources add"] = actions.add_parser("add", parents=[user_file],
+                                                    help="probe a site and add it to the user catalog")
     a.add_argument("url", metavar="URL", help="the site's home page")
     a.add_argument("--name", default=None, help="the source's name (default: the site's own)")
     a.add_argument("--language", default=None, help="en or he (default: what the page declares)")
     a.add_argument("--kind", default=None, help="reference, government, news, science or technology")
-    actions.add_parser("list", parents=[user_file], help="the user catalog's sources")
-    a = actions.add_parser("check", parents=[user_file], help="probe the user catalog's sources again")
+    a.add_argument("--allow-private", action="store_true",
+                   help="the site is on your own machine or network (a loopback or private address, an "
+                        "internal name, any port): allow that for this site alone (docs/SOURCES.md)")
+    parsers["sources list"] = actions.add_parser("list", parents=[user_file], help="the user catalog's sources")
+    a = parsers["sources check"] = actions.add_parser("check", parents=[user_file],
+                                                      help="probe the user catalog's sources again")
     a.add_argument("ids", nargs="*", metavar="ID", help="only these sources")
-    a = actions.add_parser("remove", parents=[user_file], help="remove a source from the user catalog")
+    a = parsers["sources remove"] = actions.add_parser("remove", parents=[user_file],
+                                                       help="remove a source from the user catalog")
     a.add_argument("source_id", metavar="ID")
-    a = actions.add_parser("describe", help="prebuild a catalog's source descriptions (summary file)")
+    a = parsers["sources describe"] = actions.add_parser(
+        "describe", parents=[shared], help="prebuild a catalog's source descriptions (summary file)")
     a.add_argument("--catalog", default=None, metavar="PATH", help="the catalog (default: LIGHT_CATALOG or "
                    "the bundled one)")
-    a.add_argument("--out", default=None, metavar="PATH", help="the summary file (default: "
-                   "<catalog>.summary.json beside the catalog)")
+    a.add_argument("--out", default=None, metavar="PATH", help="the summary file (default: beside a catalog of "
+                   "your own; for the bundled catalog, catalog.summary.json in the configuration folder)")
     a.add_argument("--recorded", default=None, metavar="MAP", help="describe from recorded feeds and sitemaps: "
                    "a JSON map of URL -> file (relative to --data)")
     a.add_argument("--data", default=None, metavar="DIR", help="where the recorded files are")
-    a.add_argument("-o", "--output", choices=("table", "json"), default="table")
     return top, parsers
 
 
@@ -241,8 +295,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The options, or a usage error (exit 2) from the subcommand the mistake is in."""
     top, parsers = parser()
     opts, extra = top.parse_known_args(argv)
-    if extra and opts.command != "evaluate":
-        parsers[opts.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:
+        target = parsers.get(f"{opts.command} {getattr(opts, 'action', None)}") or parsers[opts.command]
+        target.error(f"unrecognized arguments: {' '.join(extra)}")
     return opts
 
 
@@ -252,11 +307,13 @@ def _progress_wanted() -> bool:
 
 
 class Spinner:
-    """A stderr spinner that appears after a second (terminals only)."""
+    """A stderr spinner that appears after a second (terminals only: never a carriage
+    return in a file or a pipe)."""
 
     def __init__(self, label: str) -> None:
         self.label = label
         self.status: Any = None
+        self._forget: Any = None
 
     async def __call__(self, elapsed: float, message: str) -> None:
         if not _progress_wanted():
@@ -265,43 +322,60 @@ class Spinner:
         if self.status is None:
             from rich.console import Console
 
+            from lightsearch.surfaces.exits import on_hard_exit
+
             self.status = Console(stderr=True, soft_wrap=False, highlight=False).status(text)
             self.status.start()
+            # a process ended at once (a second Ctrl-C) clears the line and shows the cursor
+            self._forget = on_hard_exit(lambda: os.write(2, b"\r\x1b[2K\x1b[?25h"))
         else:
             self.status.update(text)
 
     def stop(self) -> None:
         if self.status is not None:
             self.status.stop()
+            self.status = None
+        if self._forget is not None:
+            self._forget()
+            self._forget = None
 
 
 # ------------------------------------------------------------------------ commands
-def _toolbox(opts: argparse.Namespace) -> Any:
+def _settings(opts: argparse.Namespace) -> dict[str, Any]:
+    """The command line's settings: every ``-s`` checked against the settings table, then
+    the options that are settings (``--provider``)."""
+    from lightsearch.surfaces.environment import command_line
+
+    out = command_line([*opts.settings, *getattr(opts, "action_settings", [])])
+    out.update(provider_setting(getattr(opts, "provider", None), offline=getattr(opts, "offline", False)))
+    return out
+
+
+def _toolbox(opts: argparse.Namespace, cmdline: dict[str, Any]) -> Any:
     from lightsearch.surfaces.toolbox import Toolbox
 
-    cmdline = dict(opts.settings)
-    cmdline.setdefault("LOG_LEVEL", "ERROR")
+    cmdline = {"LOG_LEVEL": "ERROR", **cmdline}
     return Toolbox.from_environ(cmdline, offline=getattr(opts, "offline", False))
 
 
-def _toolbox_settings(opts: argparse.Namespace) -> Any:
+def _worker_settings(cmdline: dict[str, Any]) -> Any:
     """The settings a worker will run with (environment and ``-s``), without starting one."""
     from lightsearch.config import make_settings
     from lightsearch.surfaces.environment import resolve
 
-    return make_settings(resolve(dict(opts.settings)))
+    return make_settings(resolve(cmdline))
 
 
-async def _run_tool(opts: argparse.Namespace) -> dict[str, Any]:
-    from lightsearch.errors import LightSearchError
+async def _run_tool(opts: argparse.Namespace, cmdline: dict[str, Any]) -> dict[str, Any]:
+    from lightsearch.errors import LightSearchError, SearchCancelled
     from lightsearch.surfaces.toolbox import error_result, with_progress
 
     spinner = Spinner({"search": "searching", "news": "searching news", "fetch": "fetching"}[opts.command])
     try:
-        async with _toolbox(opts) as box:
+        async with _toolbox(opts, cmdline) as box:
             if opts.command == "search":
                 work = box.search(queries=opts.queries, max_results=opts.max_results, recency=opts.recency,
-                                  provider=opts.provider, **filters_of(opts))
+                                  **filters_of(opts))
             elif opts.command == "news":
                 work = box.news(opts.query, when=opts.when, max_results=opts.max_results, **filters_of(opts))
             else:
@@ -309,21 +383,40 @@ async def _run_tool(opts: argparse.Namespace) -> dict[str, Any]:
                                  start_index=opts.start_index, raw=opts.raw or None, markdown=opts.markdown,
                                  head_tail=opts.head_tail, names=FLAGS)
             return await with_progress(work, spinner, opts.command)
+    except SearchCancelled:
+        raise
     except LightSearchError as exc:
         return error_result(exc, FLAGS)
     finally:
         spinner.stop()
 
 
-async def _sources(opts: argparse.Namespace) -> dict[str, Any]:
+def _user_catalog(opts: argparse.Namespace, overrides: dict[str, Any]) -> Any:
     from pathlib import Path
 
     from lightsearch.errors import LightSearchError
+    from lightsearch.surfaces.environment import default_user_catalog
+
+    path = opts.file or overrides.get("LIGHT_CATALOG_EXTRA") or default_user_catalog()
+    if path is None:
+        raise LightSearchError("invalid_input", "no user catalog: give --file, or set LIGHTSEARCH_SOURCES (or HOME)",
+                               {"parameter": "--file"})
+    return Path(path)
+
+
+async def _sources(opts: argparse.Namespace, cmdline: dict[str, Any]) -> dict[str, Any]:
+    from pathlib import Path
+
     from lightsearch.surfaces import sources
     from lightsearch.surfaces.environment import resolve
 
-    overrides = resolve(dict(opts.settings))
+    overrides = resolve(cmdline)
     overrides.setdefault("LOG_LEVEL", "ERROR")
+    path = None if opts.action == "describe" else _user_catalog(opts, overrides)
+    if opts.action == "list":
+        return {"catalog": str(path), "sources": sources.entries(path)}
+    if opts.action == "remove":
+        return sources.remove(path, opts.source_id)
     origins = None
     if opts.offline:
         from lightsearch.offline_origins.server import OfflineOrigins
@@ -331,138 +424,141 @@ async def _sources(opts: argparse.Namespace) -> dict[str, Any]:
         origins = OfflineOrigins().start()
         overrides.update(origins.settings())
     try:
-        if opts.action == "describe":
-            return await sources.describe_catalog(
-                overrides, catalog_path=opts.catalog or overrides.get("LIGHT_CATALOG"),
-                out=Path(opts.out) if opts.out else None, recorded=Path(opts.recorded) if opts.recorded else None,
-                data_dir=Path(opts.data) if opts.data else None)
-        path = opts.file or overrides.get("LIGHT_CATALOG_EXTRA") or sources.default_user_catalog()
-        if path is None:
-            raise LightSearchError("invalid_input", "no user catalog: give --file, or set LIGHT_CATALOG_EXTRA "
-                                   "(or HOME)", {"parameter": "--file"})
-        path = Path(path)
         if opts.action == "add":
             return await sources.add(path, opts.url, overrides, name=opts.name, language=opts.language,
-                                     kind=opts.kind)
+                                     kind=opts.kind, allow_private=opts.allow_private)
         if opts.action == "check":
             return await sources.check(path, overrides, opts.ids)
-        if opts.action == "remove":
-            return sources.remove(path, opts.source_id)
-        return {"catalog": str(path), "sources": sources.entries(path)}
+        return await sources.describe_catalog(
+            overrides, catalog_path=opts.catalog or overrides.get("LIGHT_CATALOG"),
+            out=Path(opts.out) if opts.out else None, recorded=Path(opts.recorded) if opts.recorded else None,
+            data_dir=Path(opts.data) if opts.data else None)
     finally:
         if origins is not None:
             origins.stop()
 
 
-def sources_report(opts: argparse.Namespace, result: dict[str, Any]) -> int:
+def _serve(opts: argparse.Namespace, cmdline: dict[str, Any]) -> int:
+    from lightsearch.errors import LightSearchError
+    from lightsearch.surfaces.environment import api_token
+    from lightsearch.surfaces.exits import run_async
+    from lightsearch.surfaces.web import check_bind, check_serving, serve
+
+    token = api_token()
+    check_bind(opts.host, token)
+    for flag, key in (("allowed_hosts", "WEB_SERVE_ALLOWED_HOSTS"),
+                      ("forwarded_allow_ips", "WEB_SERVE_FORWARDED_ALLOW_IPS")):
+        if getattr(opts, flag) is not None:  # a flag is a setting, so workers get it too
+            opts.settings.append((key, getattr(opts, flag)))
+            cmdline[key] = getattr(opts, flag)
+    serving = _worker_settings(cmdline)
+    check_serving(serving, opts.host)
+    from lightsearch.fleet.link import link_of
+
+    link_of(serving)  # a fleet's Redis off this machine needs its key: refuse to start
+    if opts.workers < 1 or opts.workers > 64:
+        raise LightSearchError("invalid_input", f"--workers must be between 1 and 64, got {opts.workers}",
+                               {"parameter": "--workers"})
+    if opts.workers > 1 and opts.ready_fd is None:
+        from lightsearch.config import fleet_url
+        from lightsearch.surfaces.workers import serve_workers
+
+        shared = bool(fleet_url(serving))
+        args = [a for pair in opts.settings for a in ("-s", f"{pair[0]}={pair[1]}")]
+        return serve_workers(opts.workers, opts.host, opts.port, args, offline=opts.offline, shared=shared)
+    sock = None
+    if opts.reuse_port:
+        from lightsearch.surfaces.workers import listening_socket, signal_ready
+
+        sock = listening_socket(opts.host, opts.port, reuse_port=True)
+        if opts.ready_fd is not None:
+            signal_ready(opts.ready_fd)
+    run_async(serve(_toolbox(opts, cmdline), host=opts.host, port=opts.port, token=token, sock=sock))
+    return OK
+
+
+def run(opts: argparse.Namespace) -> int:
+    """Run the parsed command; its exit status (errors are raised, for run_command)."""
     import json
 
-    if opts.output == "json":
-        print(json.dumps(result, ensure_ascii=False, indent=2))
-    elif opts.action == "add":
-        entry = result["added"]
-        print(f"added {entry['id']} ({entry['name']}, {entry['language']}, {entry['kind']}) to {result['catalog']}")
-        for key, found in entry["evidence"].items():
-            if isinstance(found, dict):
-                for url, why in found.items():
-                    print(f"  {key}: {url}: {why}")
-            else:
-                print(f"  {key}: {found}")
-        for err in result["sourceErrors"]:
-            print(f"  not read: {err['url']}: {err['code']}")
-    elif opts.action == "list":
-        if not result["sources"]:
-            print(f"no sources in {result['catalog']}")
-        for entry in result["sources"]:
-            print(f"{entry['id']}\t{entry['name']}\t{entry['language']}\t{entry['kind']}\t{entry['seeds'][0]}\t"
-                  f"feeds {len(entry.get('feeds', []))}, sitemaps {len(entry.get('sitemaps', []))}")
-    elif opts.action == "check":
-        for row in result["sources"]:
-            detail = row.get("message") or ", ".join(f"{k} changed" for k in row.get("changes", {}))
-            print(f"{row['id']}\t{row['status']}" + (f"\t{detail}" if detail else ""))
-    elif opts.action == "remove":
-        print(f"removed {result['removed']} from {result['catalog']}")
-    else:
-        print(f"described {result['sources']} sources from {result['documents']} documents into {result['summary']}")
-    failing = opts.action == "check" and any(r["status"] == "failing" for r in result["sources"])
-    return 1 if failing else 0
+    from lightsearch.surfaces.exits import run_async
+
+    cmdline = _settings(opts)
+    if opts.command in ("search", "news", "fetch"):
+        from lightsearch.isolation.lanes import warm_pool
+        from lightsearch.surfaces.present import show
+
+        warm_pool(_worker_settings(cmdline))  # the extraction workers start while the engine loads
+        return show(opts.command, run_async(_run_tool(opts, cmdline)), opts.output, verbose=opts.verbose)
+    if opts.command == "sources":
+        from lightsearch.surfaces.present import show_sources
+
+        return show_sources(opts.action, run_async(_sources(opts, cmdline)), opts.output)
+    if opts.command == "tools":
+        from lightsearch.surfaces.tools import definitions_for
+
+        print(json.dumps(definitions_for(opts.format, cmdline), ensure_ascii=False, indent=2))
+        return OK
+    if opts.command == "mcp":
+        from lightsearch.surfaces.mcp_server import run_stdio
+        from lightsearch.surfaces.toolbox import DeferredToolbox
+
+        run_async(run_stdio(DeferredToolbox({"LOG_LEVEL": "ERROR", **cmdline}, offline=opts.offline)))
+        return OK
+    if opts.command == "serve":
+        return _serve(opts, cmdline)
+    return USAGE  # pragma: no cover
+
+
+def evaluate(argv: Sequence[str]) -> int:
+    """``lightsearch evaluate ...``: the ``scrapy evaluate`` command with its own options,
+    parsed and run here (its help and usage errors say ``lightsearch evaluate``)."""
+    from scrapy.commands import ScrapyHelpFormatter
+    from scrapy.exceptions import UsageError
+    from scrapy.settings import Settings
+
+    from lightsearch.surfaces.commands.evaluate import Command
+
+    cmd = Command()
+    cmd.settings = Settings(cmd.default_settings, priority="command")
+    p = argparse.ArgumentParser(prog="lightsearch evaluate", usage=f"lightsearch evaluate {cmd.syntax()}",
+                                description=cmd.short_desc(), epilog=EXAMPLES["evaluate"],
+                                formatter_class=ScrapyHelpFormatter, conflict_handler="resolve")
+    cmd.add_options(p)
+    opts, args = p.parse_known_args(list(argv))
+    try:
+        cmd.process_options(args, opts)
+    except UsageError as exc:
+        p.error(str(exc))
+    cmd.run(args, opts)
+    return cmd.exitcode
+
+
+def _first_word(argv: Sequence[str]) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _output_of(argv: Sequence[str]) -> str | None:
+    """``-o``'s value, read before parsing (an error while parsing -s values is printed
+    in the form asked for)."""
+    for i, arg in enumerate(argv):
+        if arg in ("-o", "--output") and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--output="):
+            return arg.split("=", 1)[1]
+        if arg.startswith("-o") and len(arg) > 2:
+            return arg[2:]
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    opts = parse(argv)
-    if opts.command == "evaluate":
-        from scrapy.cmdline import execute
+    from lightsearch.surfaces.exits import run_command
 
-        execute(["scrapy", "evaluate", *opts.args])  # exits with the command's status
-        return OK
-    import asyncio
-    import contextlib
-    import json
-
-    from lightsearch.errors import LightSearchError
-
-    try:
-        if opts.command in ("search", "news", "fetch"):
-            from lightsearch.isolation.lanes import warm_pool
-            from lightsearch.surfaces.present import show
-
-            warm_pool(_toolbox_settings(opts))  # the extraction workers start while the engine loads
-            return show(opts.command, asyncio.run(_run_tool(opts)), opts.output)
-        if opts.command == "sources":
-            return sources_report(opts, asyncio.run(_sources(opts)))
-        if opts.command == "tools":
-            from lightsearch.surfaces.tools import definitions_for
-
-            print(json.dumps(definitions_for(opts.format, dict(opts.settings)), ensure_ascii=False, indent=2))
-            return OK
-        if opts.command == "mcp":
-            from lightsearch.surfaces.mcp_server import run_stdio
-            from lightsearch.surfaces.toolbox import DeferredToolbox
-
-            cmdline = {"LOG_LEVEL": "ERROR", **dict(opts.settings)}
-            asyncio.run(run_stdio(DeferredToolbox(cmdline, offline=opts.offline)))
-            return OK
-        if opts.command == "serve":
-            from lightsearch.surfaces.environment import api_token
-            from lightsearch.surfaces.web import check_bind, check_serving, serve
-
-            token = api_token()
-            check_bind(opts.host, token)
-            for flag, key in (("allowed_hosts", "WEB_SERVE_ALLOWED_HOSTS"),
-                              ("forwarded_allow_ips", "WEB_SERVE_FORWARDED_ALLOW_IPS")):
-                if getattr(opts, flag) is not None:  # a flag is a setting, so workers get it too
-                    opts.settings.append((key, getattr(opts, flag)))
-            serving = _toolbox_settings(opts)
-            check_serving(serving, opts.host)
-            from lightsearch.fleet.link import link_of
-
-            link_of(serving)  # a fleet's Redis off this machine needs its key: refuse to start
-            if opts.workers < 1 or opts.workers > 64:
-                raise LightSearchError("invalid_input", f"--workers must be between 1 and 64, got {opts.workers}",
-                                       {"parameter": "--workers"})
-            if opts.workers > 1 and opts.ready_fd is None:
-                from lightsearch.config import fleet_url
-                from lightsearch.surfaces.workers import serve_workers
-
-                shared = bool(fleet_url(serving))
-                args = [a for pair in opts.settings for a in ("-s", f"{pair[0]}={pair[1]}")]
-                return serve_workers(opts.workers, opts.host, opts.port, args, offline=opts.offline, shared=shared)
-            sock = None
-            if opts.reuse_port:
-                from lightsearch.surfaces.workers import listening_socket, signal_ready
-
-                sock = listening_socket(opts.host, opts.port, reuse_port=True)
-                if opts.ready_fd is not None:
-                    signal_ready(opts.ready_fd)
-            with contextlib.suppress(KeyboardInterrupt):
-                asyncio.run(serve(_toolbox(opts), host=opts.host, port=opts.port, token=token, sock=sock))
-            return 0
-    except LightSearchError as exc:
-        from lightsearch.evidence.render import error_line
-
-        print(error_line(exc.to_dict(FLAGS)["error"]), file=sys.stderr)
-        return USAGE if exc.code.startswith("invalid_") else FAILED
-    return USAGE  # pragma: no cover
+    args = list(sys.argv[1:] if argv is None else argv)
+    if _first_word(args) == "evaluate":
+        rest = args[args.index("evaluate") + 1:]
+        return run_command(lambda: evaluate(rest), debug="--debug" in rest)
+    return run_command(lambda: run(parse(args)), debug="--debug" in args, output=_output_of(args))
 
 
 if __name__ == "__main__":

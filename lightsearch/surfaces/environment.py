@@ -13,8 +13,10 @@ of :func:`lightsearch.surfaces.toolbox.dispatch`). :func:`resolve` merges the fi
 
 from __future__ import annotations
 
+import difflib
 import os
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,11 +145,68 @@ VARIABLES: tuple[Variable, ...] = (
 )
 
 
-def default_user_catalog(environ: Mapping[str, str] | None = None) -> Path | None:
-    """``$XDG_CONFIG_HOME/lightsearch/sources.json`` (``~/.config/...``); None without a home."""
+def config_dir(environ: Mapping[str, str] | None = None, platform: str | None = None) -> Path | None:
+    """lightsearch's folder in the platform's configuration directory: on Linux and other
+    Unix ``$XDG_CONFIG_HOME/lightsearch`` (``~/.config/lightsearch``), on macOS
+    ``~/Library/Application Support/lightsearch``, on Windows ``%APPDATA%\\lightsearch``;
+    None when the environment names no home. (The XDG rule and the two others are all
+    there is to it: the ``platformdirs`` package is not a dependency.)"""
     env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or (str(Path(env["HOME"]) / ".config") if env.get("HOME") else "")
-    return Path(base) / "lightsearch" / "sources.json" if base else None
+    platform = platform or sys.platform
+    home = env.get("HOME") or env.get("USERPROFILE")
+    if platform.startswith("win"):
+        base = env.get("APPDATA") or (str(Path(home) / "AppData" / "Roaming") if home else "")
+    elif platform == "darwin":
+        base = str(Path(home) / "Library" / "Application Support") if home else ""
+    else:
+        base = env.get("XDG_CONFIG_HOME") or (str(Path(home) / ".config") if home else "")
+    return Path(base) / "lightsearch" if base else None
+
+
+def default_user_catalog(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The user catalog, ``sources.json`` in :func:`config_dir`; None without a home."""
+    folder = config_dir(environ)
+    return folder / "sources.json" if folder else None
+
+
+def default_user_summary(environ: Mapping[str, str] | None = None) -> Path | None:
+    """Where ``lightsearch sources describe`` writes the bundled catalog's descriptions
+    (``catalog.summary.json`` in :func:`config_dir`): never into the installed package."""
+    folder = config_dir(environ)
+    return folder / "catalog.summary.json" if folder else None
+
+
+def command_line(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """The settings of ``-s KEY=VALUE`` options, each read and checked against its row of
+    the settings table (:func:`lightsearch.schema.from_text`): a value its row cannot take
+    is ``invalid_settings`` naming the key. A key that is neither ours nor one of
+    Scrapy's (or of lightsearch's Scrapy settings module) is refused, with the closest
+    known key, rather than silently ignored."""
+    from lightsearch.schema import PREFIXES, from_text
+
+    out: dict[str, Any] = {}
+    for key, text in pairs:
+        if key.startswith(PREFIXES):
+            out[key] = from_text(key, text)
+            continue
+        known = _scrapy_keys()
+        if key not in known:
+            close = difflib.get_close_matches(key, [*known, *BY_KEY], n=1, cutoff=0.6)
+            raise LightSearchError("invalid_settings", f"unknown setting {quote_untrusted(key)}"
+                                   + (f" (did you mean {close[0]}?)" if close else ""),
+                                   {"key": quote_untrusted(key), **({"didYouMean": close[0]} if close else {})})
+        out[key] = text
+    return out
+
+
+def _scrapy_keys() -> set[str]:
+    """Scrapy's setting names and those of lightsearch's Scrapy settings module (imported
+    only when a command line names a setting that is not ours)."""
+    from scrapy.settings import default_settings
+
+    from lightsearch import settings as ours
+
+    return {k for module in (default_settings, ours) for k in dir(module) if k.isupper() and not k.startswith("_")}
 
 
 def settings_from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -173,6 +232,11 @@ def resolve(cmdline: Mapping[str, Any] | None = None, environ: Mapping[str, str]
         user = default_user_catalog(env)
         if user is not None and user.is_file():
             merged["LIGHT_CATALOG_EXTRA"] = str(user)
+    if merged.get("LIGHT_SOURCE_SUMMARY") is None and not merged.get("LIGHT_CATALOG"):
+        # the bundled catalog's descriptions `lightsearch sources describe` rebuilt, when it did
+        summary = default_user_summary(env)
+        if summary is not None and summary.is_file():
+            merged["LIGHT_SOURCE_SUMMARY"] = str(summary)
     _provider_key(merged, env)
     region = merged.get("WEB_SEARCH_REGION")
     if isinstance(region, str) and region.count("-") == 1:

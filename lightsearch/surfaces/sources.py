@@ -13,7 +13,14 @@ descriptions a process starts from.
 
 The user catalog is a catalog file of the bundled one's schema; searches read it through
 ``LIGHT_CATALOG_EXTRA`` (the ``lightsearch`` command sets it to the default file when that
-file exists), and the catalog they search then has a corpus id of its own.
+file exists), and the catalog they search then has a corpus id of its own. What it stores
+is clean: every string of an entry (a site's name comes from its own home page) passes
+:func:`~lightsearch.surfaces.terminal.terminal_text`, so no escape sequence is kept.
+
+``add --allow-private`` is a person's explicit opt-in for a site on their own machine or
+network (``http://127.0.0.1:8080/``, an intranet host, a port outside
+``LIGHT_ALLOWED_PORTS``), stored with its entry (``"allowPrivate": true``) and applying to
+that entry's origins alone (crawl/guard/private.py).
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ from lightsearch.cache.descriptions import (
     summary_path,
 )
 from lightsearch.errors import LightSearchError
-from lightsearch.plan.catalog import load_catalog, parse_catalog
+from lightsearch.plan.catalog import DEFAULT_CATALOG, load_catalog, parse_catalog
+from lightsearch.surfaces.terminal import terminal_text
 from lightsearch.timestamps import utc_stamp
 
 USER_CATALOG_ID = "user"
@@ -42,12 +50,12 @@ def read_user_catalog(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {"id": USER_CATALOG_ID, "version": "1",
                 "description": "A user's own sources, added with `lightsearch sources add`.", "sources": []}
-    load_catalog(path, allow_empty=True)  # raises invalid_catalog naming the field
+    load_catalog(path, allow_empty=True, user=True)  # raises invalid_catalog naming the field
     return json.loads(path.read_text(encoding="utf-8"))
 
 
 def write_user_catalog(path: Path, data: dict[str, Any]) -> None:
-    parse_catalog(data, str(path), allow_empty=True)  # never write what cannot be read back
+    parse_catalog(data, str(path), allow_empty=True, user=True)  # never write what cannot be read back
     path.parent.mkdir(parents=True, exist_ok=True)
     data["version"] = utc_stamp().replace(":", "").replace("-", "")  # a new corpus id for every change
     tmp = path.with_suffix(".json.tmp")
@@ -75,14 +83,26 @@ def _write_summary(path: Path, descriptions: SourceDescriptions, origins: Mappin
     target.write_text(text, encoding="utf-8")
 
 
+def clean(value: Any) -> Any:
+    """An entry as it is stored: every string (keys too) as a terminal shows it."""
+    if isinstance(value, str):
+        return terminal_text(value)
+    if isinstance(value, dict):
+        return {clean(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    return value
+
+
 async def add(path: Path, url: str, overrides: Mapping[str, Any], *, name: str | None = None,
-              language: str | None = None, kind: str | None = None) -> dict[str, Any]:
+              language: str | None = None, kind: str | None = None, allow_private: bool = False) -> dict[str, Any]:
     from lightsearch.providers.describe import probe_source
 
     data = read_user_catalog(path)
     base = load_catalog(overrides.get("LIGHT_CATALOG"))
-    probe = await probe_source(url, overrides, name=name, language=language, kind=kind)
-    entry = probe.entry
+    probe = await probe_source(url, overrides, name=name, language=language, kind=kind,
+                               allow_private=allow_private)
+    entry = clean(probe.entry)
     for source in base.sources:
         if source.id == entry["id"] or set(source.origins) & set(entry["origins"]):
             raise LightSearchError("invalid_input", f"{url} is already in the catalog as {source.id}",
@@ -132,7 +152,7 @@ async def check(path: Path, overrides: Mapping[str, Any], ids: Sequence[str] = (
         try:
             probe = await probe_source(entry["seeds"][0], overrides, name=entry.get("name"),
                                        language=entry.get("language"), kind=entry.get("kind"),
-                                       source_id=entry.get("id"))
+                                       source_id=entry.get("id"), allow_private=entry.get("allowPrivate") is True)
         except LightSearchError as exc:
             row.update(status="failing", code=exc.code, message=exc.message)
         else:
@@ -152,11 +172,28 @@ async def check(path: Path, overrides: Mapping[str, Any], ids: Sequence[str] = (
 async def describe_catalog(overrides: Mapping[str, Any], *, catalog_path: str | None, out: Path | None,
                            recorded: Path | None, data_dir: Path | None) -> dict[str, Any]:
     """Prebuild a catalog's summary: from the sites (a network), or from recorded feeds and
-    sitemaps (``recorded``: a JSON map of URL -> file under ``data_dir``)."""
+    sitemaps (``recorded``: a JSON map of URL -> file under ``data_dir``).
+
+    It is written to ``out``; else beside a catalog file of the user's own, and for the
+    bundled catalog to ``catalog.summary.json`` in the user's configuration folder, which
+    the ``lightsearch`` command then reads (never into the installed package: its files
+    are the package's)."""
     from lightsearch.providers.describe import describe_recorded, describe_sources, write_summary
+    from lightsearch.surfaces.environment import default_user_summary
 
     catalog = load_catalog(catalog_path)
-    target = out or Path(catalog.path).with_suffix(".summary.json")
+    use = None
+    if out is not None:
+        target = out
+    elif Path(catalog.path).resolve() != DEFAULT_CATALOG.resolve():
+        target = Path(catalog.path).with_suffix(".summary.json")
+    else:
+        user = default_user_summary()
+        if user is None:
+            raise LightSearchError("invalid_input", "no configuration folder to write the summary in (HOME is not "
+                                   "set): give --out", {"parameter": "--out"})
+        target = user
+        use = f"the lightsearch command, its MCP server and serve read it from there (LIGHT_SOURCE_SUMMARY={target})"
     if recorded is not None:
         try:
             mapping = json.loads(recorded.read_text(encoding="utf-8"))
@@ -175,9 +212,11 @@ async def describe_catalog(overrides: Mapping[str, Any], *, catalog_path: str | 
         described = await describe_sources(catalog, overrides)
         note = "described from the sites"
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         write_summary(target, catalog, described, note=note)
     except OSError as exc:
         raise LightSearchError("invalid_input", f"cannot write the summary {target}: {exc} (give --out)",
                                {"parameter": "--out"}) from None
     return {"summary": str(target), "catalog": catalog.corpus_id, "documents": described.documents,
-            "sources": len(described.descriptions.documents), "sourceErrors": described.errors[:20]}
+            "sources": len(described.descriptions.documents), "sourceErrors": described.errors[:20],
+            **({"use": use} if use else {})}

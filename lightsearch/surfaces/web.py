@@ -1,5 +1,7 @@
 """``lightsearch serve``: one ASGI app (Starlette) with the MCP streamable HTTP endpoint
-(``/mcp``) and the invoke endpoint (``POST /api/skills/invoke``).
+(``/mcp``), the invoke endpoint (``POST /api/skills/invoke``) and ``GET /health``
+(``{"status": "ok", "version", "tools"}``: the process answers; ``tools`` is empty while
+the kill switch is off).
 
 ``{"name": "web.search" | "web.news" | "web.fetch", "input": {...}}`` answers
 ``{"ok": true, "output": <envelope>, "durationMs": N}`` or ``{"ok": false, "error":
@@ -115,6 +117,16 @@ def invoke_app(toolbox: Toolbox, *, max_body_bytes: int | None = None) -> Starle
                                    methods=["POST"])])
 
 
+def health_endpoint(toolbox: Toolbox) -> Any:
+    """``GET /health``: that the server answers, its version and the tools it offers."""
+    from lightsearch import __version__
+
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "version": __version__, "tools": [t.name for t in toolbox.tools()]})
+
+    return health
+
+
 def transport_security(hosts: set[tuple[str, int | None]], origins: set[tuple[str, str, int]], port: int) -> Any:
     """The SDK's own Host/Origin check, given the door's lists explicitly (left to itself it
     protects only 127.0.0.1, localhost and ::1, and nothing on any other bind address). The
@@ -134,7 +146,8 @@ def transport_security(hosts: set[tuple[str, int | None]], origins: set[tuple[st
 
 
 def build_app(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None) -> ASGIApp:
-    """``/mcp`` (streamable HTTP) and ``/api/skills/invoke`` in one app, behind the front door.
+    """``/mcp`` (streamable HTTP), ``/api/skills/invoke`` and ``/health`` in one app, behind the
+    front door.
 
     ``host`` and ``port``: the address the server is bound to (the Host names it answers to
     follow from it)."""
@@ -151,7 +164,8 @@ def build_app(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, to
         transport_security=transport_security(hosts, origins, port),
         session_idle_timeout=settings.getfloat("WEB_SERVE_SESSION_IDLE_SECS"),
         max_sessions=settings.getint("WEB_SERVE_MAX_SESSIONS"),
-        custom_starlette_routes=[Mount("/api/skills", app=invoke_app(toolbox, max_body_bytes=limit))],
+        custom_starlette_routes=[Mount("/api/skills", app=invoke_app(toolbox, max_body_bytes=limit)),
+                                 Route("/health", health_endpoint(toolbox), methods=["GET"])],
     )
     return FrontDoor.from_settings(SessionLimits.from_settings(app, settings), settings, bind=host, port=port,
                                    token=token)
@@ -229,7 +243,8 @@ async def serve(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, 
     server = uvicorn.Server(config)
     if not worker:
         shown = f"[{host}]" if ":" in host else host
-        print(f"lightsearch serving on http://{shown}:{bound} (MCP: /mcp, invoke: POST /api/skills/invoke)",
+        print(f"lightsearch serving on http://{shown}:{bound} (MCP: /mcp, invoke: POST /api/skills/invoke, "
+              "GET /health)",
               file=announce or sys.stderr, flush=True)
     try:
         await server.serve(sockets=[sock])

@@ -82,6 +82,7 @@ class Supervisor:
         self.started: list[float] = [0.0] * workers
         self.restarts = 0
         self._stopping = False
+        self.signal = 0  # the signal that stopped it (the exit status is 128 + it)
 
     def command(self, ready_fd: int) -> list[str]:
         return [sys.executable, "-m", "lightsearch.surfaces.cli", "serve", *self.args, "--host", self.host,
@@ -136,13 +137,14 @@ class Supervisor:
                 time.sleep(0.2)
         finally:
             self.shutdown()
-        return 0
+        return 128 + self.signal if self.signal else 0
 
     def pids(self) -> list[int]:
         return [c.pid for c in self.children if c is not None]
 
-    def _stop(self, *_args: Any) -> None:
+    def _stop(self, signum: int = 0, *_args: Any) -> None:
         self._stopping = True
+        self.signal = self.signal or signum
 
     def shutdown(self) -> None:
         for child in self.children:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import sys
 import pytest
 
 from lightsearch.errors import LightSearchError
+from lightsearch.evaluation.harness import Progress
 from lightsearch.evaluation.metrics import mrr_at, ndcg_at, percentile, recall_at
 from lightsearch.evaluation.qrels import read_qrels, read_queries
 from tests.conftest import shared_data
@@ -126,3 +128,27 @@ def test_cold_mode_shares_no_cache_between_searches(tmp_path):
     runs = report["queries"]["light"]
     # robots.txt is read again by every search: nothing was kept from the one before
     assert all(q["hops_by_stage"].get("robots", 0) > 0 for q in runs)
+
+
+class _Stream(io.StringIO):
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+def test_progress_redraws_a_terminal_and_writes_lines_elsewhere():
+    piped, terminal = _Stream(False), _Stream(True)
+    for stream in (piped, terminal):
+        bar = Progress(25, "light", stream)
+        for _ in range(25):
+            bar.step()
+    lines = piped.getvalue().splitlines()
+    assert "\r" not in piped.getvalue()  # a file or a pipe never gets a carriage return
+    assert len(lines) == 10
+    assert lines[-1].startswith("light      [")
+    assert " 25/25 " in lines[-1]
+    assert terminal.getvalue().count("\r") == 25
+    assert terminal.getvalue().endswith("\n")

@@ -158,9 +158,9 @@ async def test_a_refused_redirect_target_is_quoted_and_capped(origins, tmp_path)
 def test_scrapy_read_prints_the_capped_error_line(origins, tmp_path):
     origins.add_site(HOST, {"/robots.txt": ROBOTS_ALLOW,
                             "/note": {"body": b"hello", "type": HOSTILE_CTYPE}})
-    proc = scrapy_read(origins, f"https://{HOST}/note", cwd=tmp_path)
+    proc = scrapy_read(origins, "-o", "text", f"https://{HOST}/note", cwd=tmp_path)
     assert proc.returncode == 1
-    (line,) = proc.stdout.splitlines()
+    (line,) = proc.stdout.splitlines()  # what a model reads
     assert line == (f"ERROR: unsupported_content_type: content type 'text/x-note…' ({CTYPE_BYTES} bytes) "
                     "is not read by web_fetch")
 
@@ -178,7 +178,8 @@ def test_scrapy_read_prints_the_text_web_fetch_returned(origins, tmp_path):
     assert len(result["text"].encode()) <= 9000
     assert result["content"].startswith("עמוד ארוך") or rs.LETTERS[:10] in result["content"]
     assert result["meta"]["webSources"]["entries"][0]["presentation"] == "content"
-    text = scrapy_read(origins, "-s", "RESULT_TEXT_MAX_BYTES=9000", f"https://{HOST}/long", cwd=tmp_path)
+    text = scrapy_read(origins, "-o", "text", "-s", "RESULT_TEXT_MAX_BYTES=9000", f"https://{HOST}/long",
+                       cwd=tmp_path)
     assert text.returncode == 0
     token = re.search(r"<<<EXTERNAL_DATA ([0-9a-f]+) BEGIN>>>", text.stdout).group(1)
     assert text.stdout.count(token) == 3  # guidance and the two fences: one rendering

@@ -50,7 +50,7 @@ def test_lightsearch_search_flags_reach_light_and_the_table_says_what_they_did()
 ])
 def test_lightsearch_filter_errors_name_the_flag(flags, words):
     done = lightsearch("search", *flags, "x")
-    assert done.returncode == 1
+    assert done.returncode == 2  # a value the command cannot take: nothing was done
     assert words in done.stderr, done.stderr
     assert "includeDomains" not in done.stderr
     assert "excludeDomains" not in done.stderr

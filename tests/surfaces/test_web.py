@@ -109,3 +109,11 @@ def test_non_loopback_bind_without_token_refuses_to_start():
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "LIGHTSEARCH_API_TOKEN" in done.stderr
+
+
+def test_health_answers_get(served):
+    with OPENER.open(urllib.request.Request(served + "/health"), timeout=30) as response:
+        assert response.status == 200
+        body = json.loads(response.read())
+    assert body["status"] == "ok"
+    assert body["tools"] == ["web_search", "web_news", "web_fetch"]

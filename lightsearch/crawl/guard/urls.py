@@ -18,7 +18,9 @@ from urllib.parse import unquote, urlsplit
 
 from lightsearch.crawl.guard import BlockedAddress, InvalidURL
 from lightsearch.crawl.guard.addresses import IPAddress, classify
+from lightsearch.crawl.guard.private import lifts
 from lightsearch.errors import quote_untrusted
+from lightsearch.plan.catalog import origin_of
 
 SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -26,10 +28,8 @@ DEFAULT_ALLOWED_PORTS = (80, 443, 8080, 8443)
 
 # Names that only ever mean "this machine" or "this cloud/network"; a defence in depth
 # in front of the address check, which would refuse what they resolve to anyway.
-BLOCKED_NAMES = frozenset({
-    "localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
-    "metadata", "metadata.google.internal", "instance-data", "instance-data.ec2.internal",
-})
+METADATA_NAMES = frozenset({"metadata", "metadata.google.internal", "instance-data", "instance-data.ec2.internal"})
+BLOCKED_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", *METADATA_NAMES})
 BLOCKED_SUFFIXES = (".localhost", ".internal", ".local", ".localdomain", ".home.arpa", ".lan")
 _LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
 # IPv4 parts in ASCII only: ``str.isdigit()`` is also true for "①" or "٣", which
@@ -53,6 +53,9 @@ class Target:
     host: str
     port: int
     address: IPAddress | None = None
+    #: On an origin a user added with ``--allow-private`` (crawl/guard/private.py): the
+    #: addresses it resolves to may be private too.
+    private: bool = False
 
 
 def _number(part: str) -> int | None:
@@ -106,11 +109,15 @@ def check_url(
     *,
     allowed_ports: Collection[int] = DEFAULT_ALLOWED_PORTS,
     trusted_hosts: Collection[str] = (),
+    private_origins: Collection[str] = (),
 ) -> Target:
     """Validate an already-normalised URL; raise InvalidURL or BlockedAddress, else the Target.
 
     ``trusted_hosts`` are the configuration-only ``LIGHT_HOST_MAP`` names: they skip the
     name and address policy (they are connected to loopback on purpose), nothing else.
+    ``private_origins`` are the origins of the sites a user added with ``--allow-private``
+    (crawl/guard/private.py): on those the port rule and the refusals the opt-in lifts do
+    not apply, and the Target says so for the check of the resolved addresses.
     Any string gives one of those three answers, never another exception: the URL comes
     from tool input, redirects and crawled links alike.
     """
@@ -132,9 +139,10 @@ def check_url(
         raise InvalidURL("the URL has no host", reason="no-host", url=url)
     if "%" in raw_host:
         _refuse_escaped_host(raw_host, url)
+    private = bool(private_origins) and origin_of(url) in private_origins
     if port is None:
         port = DEFAULT_PORTS[scheme]
-    elif port not in allowed_ports:
+    elif port not in allowed_ports and not (private and lifts("port")):
         raise InvalidURL(f"port {port} is not allowed", reason="port", url=url)
     host = raw_host.lower().rstrip(".") if raw_host.endswith(".") else raw_host.lower()
     if not host:
@@ -146,20 +154,21 @@ def check_url(
         raise
     if address is not None:
         reason = classify(address)
-        if reason is not None:
+        if reason is not None and not (private and lifts(reason)):
             raise BlockedAddress(f"{address} is not a public address ({reason})", reason=reason,
                                  url=url, address=str(address))
-        return Target(scheme, host, port, address)
+        return Target(scheme, host, port, address, private)
     labels = host.split(".")
     if len(host) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
         raise InvalidURL(f"host {quote_untrusted(host)} is not a valid host name", reason="bad-host",
                          url=url)
     if host in trusted_hosts:
         return Target(scheme, host, port)
-    if host in BLOCKED_NAMES or host.endswith(BLOCKED_SUFFIXES) or len(labels) < 2:
+    internal = host in BLOCKED_NAMES or host.endswith(BLOCKED_SUFFIXES) or len(labels) < 2
+    if host in METADATA_NAMES or (internal and not (private and lifts("internal-name"))):
         raise BlockedAddress(f"host {quote_untrusted(host)} names a local or internal service",
                              reason="internal-name", url=url)
-    return Target(scheme, host, port)
+    return Target(scheme, host, port, private=private)
 
 
 def _address(host: str) -> IPAddress | None:

@@ -32,6 +32,10 @@ class BraveMember(Engine):
                           source_name=h.source_name) for h in hits]
 
 
+# Light's source errors that mean its sites could not be reached at all.
+UNREACHABLE = frozenset({"network_error", "robots_unreachable"})
+
+
 class LightMember(Engine):
     """Light's crawl of the catalog; it brings fetched page text, not only snippets."""
 
@@ -42,23 +46,48 @@ class LightMember(Engine):
         super().__init__(settings, environ)
         self._light: Any = None
 
-    async def search(self, query: EngineQuery, deadline: float,
-                     notes: list[str] | None = None) -> list[EngineHit]:
-        from lightsearch.errors import LightSearchError
+    def _engine(self) -> Any:
         from lightsearch.providers.light import LightSearch
 
         if self._light is None:
             self._light = LightSearch(self.settings)
+        return self._light
+
+    def out_of_scope(self, query: EngineQuery) -> str | None:
+        """A call whose domains leave none of Light's catalog is not sent: Light would
+        search nothing, which is not an answer."""
+        from lightsearch.errors import LightSearchError
+        from lightsearch.plan.domains import restrict_catalog
+
+        if not query.filters.domains:
+            return None
+        light = self._engine()
+        try:
+            catalog = light._reachable(light._first_search_checks())
+        except LightSearchError:
+            return None  # a bad catalog or setting: the search says so
+        if restrict_catalog(catalog, query.filters)[0].sources:
+            return None
+        return "no source of its catalog is on the call's includeDomains/excludeDomains"
+
+    async def search(self, query: EngineQuery, deadline: float,
+                     notes: list[str] | None = None) -> list[EngineHit]:
+        from lightsearch.errors import LightSearchError
+
+        light = self._engine()
         try:
             f = query.filters
-            result = await self._light.search(query.text, max_results=query.max_results, recency=query.recency,
+            result = await light.search(query.text, max_results=query.max_results, recency=query.recency,
                                               include_domains=f.include_domains, exclude_domains=f.exclude_domains,
                                               after=f.after, before=f.before)
         except LightSearchError as exc:
             if exc.code == "cancelled":
                 raise
+            errors = exc.details.get("sourceErrors") or []
+            unreachable = bool(errors) and all(isinstance(e, dict) and e.get("code") in UNREACHABLE for e in errors)
             raise ProviderError(exc.code if exc.code.startswith("provider_") else "provider_unavailable",
-                                f"light: {exc.message}", "light", lightCode=exc.code) from None
+                                f"light: {exc.message}", "light", lightCode=exc.code,
+                                **({"reason": "unreachable"} if unreachable else {})) from None
         if notes is not None:  # a domain Light's catalog does not hold is said here too
             notes.extend(f"light: {n}" for n in result["meta"]["lightSearch"].get("catalogNotes", ()))
         return [EngineHit(title=h["title"], url=h["url"], snippet=h.get("snippet", ""),

@@ -8,14 +8,15 @@ oracle and the naive baseline run in the same harness beside Light.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
+
+from lightsearch.errors import LightSearchError
+from lightsearch.surfaces.commands import debug_option, engine_overrides
 
 RUNS = ("light", "oracle", "baseline")
 # Departures from the seed's bounds a user may opt into (docs/BOUNDS.md); ``--profiles``
@@ -55,8 +56,8 @@ class Command(ScrapyCommand):
                                  "sources first, as `lightsearch sources describe` does for a catalog), none, "
                                  "or a summary file (default: build)")
         parser.add_argument("--profiles", default="",
-                            help=f"comma-separated opt-in profiles beyond the seed's bounds, each run as "
-                                 f"light+NAME beside light: {', '.join(PROFILES)} (docs/BOUNDS.md)")
+                            help=f"comma-separated opt-in profiles beyond the seed's bounds ({', '.join(PROFILES)}; "
+                                 f"docs/BOUNDS.md), each run as light+NAME beside light")
         parser.add_argument("--concurrency", type=int, default=4, help="searches at a time (default 4)")
         parser.add_argument("--max-queries", type=int, default=None, help="only the first N queries")
         parser.add_argument("--max-results", type=int, default=10)
@@ -67,6 +68,7 @@ class Command(ScrapyCommand):
                             help="each query alone: no record or robots cache shared between searches "
                                  "(default: stream mode, queries in sequence sharing the caches, as a server sees them)")
         parser.add_argument("--out", default="eval-report", help="folder for report.json and report.html")
+        debug_option(parser)
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -80,6 +82,14 @@ class Command(ScrapyCommand):
             raise UsageError("give --world, or --queries and --qrels", print_help=False)
         if opts.concurrency < 1:
             raise UsageError("--concurrency must be at least 1", print_help=False)
+        if opts.max_queries is not None and opts.max_queries < 1:
+            raise UsageError("--max-queries must be at least 1", print_help=False)
+        if opts.data is not None and not Path(opts.data).is_dir():
+            raise UsageError(f"--data {opts.data}: no such folder (the shared data folder: give its path, or set "
+                             "LIGHTSEARCH_SHARED_DATA)", print_help=False)
+        for flag, path in (("--queries", opts.queries), ("--qrels", opts.qrels)):
+            if path is not None and not Path(path).is_file() and not Path(path).is_char_device():
+                raise UsageError(f"{flag} {path}: no such file", print_help=False)
         profiles = [p.strip() for p in opts.profiles.split(",") if p.strip()]
         unknown = [p for p in profiles if p not in PROFILES]
         if unknown:
@@ -87,14 +97,14 @@ class Command(ScrapyCommand):
         opts.run_list = runs + [f"light+{p}" for p in profiles]
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        from lightsearch.errors import LightSearchError
+        from lightsearch.surfaces.exits import run_command
 
-        try:
-            summaries = asyncio.run(self._evaluate(opts))
-        except LightSearchError as exc:  # the kill switch, bad settings: one line, status 1
-            print(f"ERROR: {exc.code}: {exc.message}", file=sys.stderr)
-            summaries = {}
-        self.exitcode = 0 if summaries else 1
+        self.exitcode = run_command(lambda: self._run(opts), debug=opts.debug)
+
+    def _run(self, opts: argparse.Namespace) -> int:
+        from lightsearch.surfaces.exits import run_async
+
+        return 0 if run_async(self._evaluate(opts)) else 1
 
     async def _describe(self, world: Any, overrides: dict[str, Any]) -> None:
         """Describe the world's sources the way an operator describes a catalog, through the
@@ -128,7 +138,7 @@ class Command(ScrapyCommand):
 
         assert self.settings is not None
         overrides: dict[str, Any] = {
-            k: v for k, v in self.settings.copy_to_dict().items() if k.startswith(("LIGHT_", "WEB_RETRIEVAL_"))
+            k: v for k, v in engine_overrides(self.settings).items() if k.startswith(("LIGHT_", "WEB_RETRIEVAL_"))
         }
         origins = world = None
         tmp = tempfile.TemporaryDirectory(prefix="lightsearch-world-")
@@ -139,7 +149,11 @@ class Command(ScrapyCommand):
 
                 data = Path(opts.data) if opts.data else None
                 build = worlds.build_cranfield_world if opts.world == "cranfield" else worlds.build_heq_world
-                world = build(Path(tmp.name), data)
+                try:
+                    world = build(Path(tmp.name), data)
+                except FileNotFoundError as exc:
+                    raise LightSearchError("invalid_input", f"--world {opts.world}: its collection is not in the "
+                                           f"shared data folder ({exc})", {"parameter": "--data"}) from None
                 origins = OfflineOrigins(world.sites_dir, latency=opts.latency, jitter=opts.jitter,
                                          bandwidth=opts.bandwidth).start()
                 overrides.update(origins.settings())
@@ -159,6 +173,12 @@ class Command(ScrapyCommand):
                 qrels = read_qrels(opts.qrels)
             if opts.max_queries:
                 queries = queries[: opts.max_queries]
+            if not queries:
+                raise LightSearchError("invalid_input", f"the query set {opts.queries or opts.world} holds no "
+                                       "queries: there is nothing to evaluate", {"parameter": "--queries"})
+            if not any(qrels.get(str(q["id"])) for q in queries):
+                raise LightSearchError("invalid_input", f"the judgements {opts.qrels or opts.world} judge none of "
+                                       "the queries: every score would be 0", {"parameter": "--qrels"})
             summaries: dict[str, Any] = {}
             all_runs = {}
             bounds = make_settings(overrides)

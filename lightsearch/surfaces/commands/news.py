@@ -5,16 +5,15 @@ catalog's news sources), newest first within relevance; ``-o json`` prints the e
 from __future__ import annotations
 
 import argparse
-import asyncio
 import time
 from typing import Any
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from lightsearch.errors import LightSearchError
+from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.surfaces.cli import filter_options, filters_of
-from lightsearch.surfaces.commands import engine_overrides, positional
+from lightsearch.surfaces.commands import debug_option, engine_overrides, positional, verbose_option
 from lightsearch.surfaces.spelling import FLAGS
 from lightsearch.windows import NEWS_WINDOWS
 
@@ -33,14 +32,17 @@ class Command(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("--when", default=None, metavar="WINDOW",
-                            help=f"how far back: {', '.join(NEWS_WINDOWS)} (default: WEB_NEWS_WHEN, 1d)")
+                            help=f"how far back ({', '.join(NEWS_WINDOWS)}; default WEB_NEWS_WHEN, 1d)")
         parser.add_argument("--max-results", type=int, default=None, metavar="N",
                             help="hits, 1-20 (default: WEB_SEARCH_MAX_RESULTS, 8)")
         filter_options(parser)
         parser.add_argument("-o", "--output", choices=("table", "json", "jsonl", "text"), default="table",
-                            help="output format (default: table)")
+                            help="table for people, json (the result) or jsonl (a hit a line) for programs, "
+                                 "text (the bounded text a model reads); default table")
         parser.add_argument("--offline", action="store_true",
                             help="the catalog's news sources on the bundled offline origins only")
+        verbose_option(parser)
+        debug_option(parser)
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -52,15 +54,21 @@ class Command(ScrapyCommand):
                              print_help=False)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from lightsearch.surfaces.exits import run_command
+
+        self.exitcode = run_command(lambda: self._run(args, opts), debug=opts.debug, output=opts.output)
+
+    def _run(self, args: list[str], opts: argparse.Namespace) -> int:
         from lightsearch.isolation.lanes import warm_pool
         from lightsearch.schema import Values
+        from lightsearch.surfaces.exits import run_async
         from lightsearch.surfaces.present import show
 
         started = time.monotonic()
         overrides = engine_overrides(self.settings)
         warm_pool(Values(overrides))  # the workers start while the engine loads
-        result = asyncio.run(self._news(" ".join(args), opts, overrides))
-        self.exitcode = show("news", result, opts.output, wall_secs=time.monotonic() - started)
+        result = run_async(self._news(" ".join(args), opts, overrides))
+        return show("news", result, opts.output, wall_secs=time.monotonic() - started, verbose=opts.verbose)
 
     async def _news(self, query: str, opts: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
         from lightsearch.surfaces.toolbox import Toolbox, error_result
@@ -68,5 +76,7 @@ class Command(ScrapyCommand):
         try:
             async with Toolbox(overrides, offline=opts.offline) as box:
                 return await box.news(query, when=opts.when, max_results=opts.max_results, **filters_of(opts))
+        except SearchCancelled:
+            raise
         except LightSearchError as exc:
             return error_result(exc, FLAGS)

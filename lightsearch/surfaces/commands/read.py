@@ -1,28 +1,26 @@
 """``scrapy read URL [URL ...]``: web_fetch from the command line.
 
 The page goes through the same path as the agent tool (transport guard, robots.txt,
-size and time limits, extraction, wall detection). ``-o text`` (the default) prints the
-result's ``text``, the bounded, fenced text a model reads, and an error as one line
-starting with ``ERROR:``; ``-o json`` prints the result dict (``text`` and the raw page
-window ``content``), or ``{"error": {"code", "message",
-"details"}}``. Either way a failure exits with status 1. ``--offline`` serves the
-bundled offline origins on loopback, so ``scrapy read --offline
-https://walls.example/article`` works with no network. Several URLs (up to
-``WEB_FETCH_MAX_URLS``) are read together, as web_fetch's ``urls``; the exit status is 1
-when any of them failed.
+size and time limits, extraction, wall detection). For people (``-o table``, the
+default) it prints the page's facts and its plain text; ``-o text`` prints the result's
+``text``, the bounded, fenced text a model reads (an error as its one ``ERROR:`` line);
+``-o json`` the result dict (``text`` and the plain page window ``content`` both), or
+``{"error": {"code", "message", "details"}}``. ``--offline`` serves the bundled offline
+origins on loopback, so ``scrapy read --offline https://walls.example/article`` works
+with no network. Several URLs (up to ``WEB_FETCH_MAX_URLS``) are read together, as
+web_fetch's ``urls``; the exit status is 1 when any of them failed.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import Any
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from lightsearch.errors import LightSearchError
-from lightsearch.surfaces.commands import engine_overrides, positional
+from lightsearch.errors import LightSearchError, SearchCancelled
+from lightsearch.surfaces.commands import debug_option, engine_overrides, positional, verbose_option
 from lightsearch.surfaces.spelling import FLAGS
 
 
@@ -46,9 +44,9 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.add_argument("-o", "--output", choices=("text", "json", "jsonl", "table"), default="text",
-                            help="output format: the text a model reads, the JSON result, a page a line, "
-                                 "or the page for people (default: text)")
+        parser.add_argument("-o", "--output", choices=("table", "json", "jsonl", "text"), default="table",
+                            help="table for people (the page's plain text), json (the result) or jsonl (a page "
+                                 "a line) for programs, text (the fenced text a model reads); default table")
         parser.add_argument("--max-chars", type=int, default=None, metavar="N",
                             help="characters of page text to return (default: WEB_FETCH_MAX_CHARS, 8000)")
         parser.add_argument("--start-index", type=int, default=None, metavar="K",
@@ -61,6 +59,8 @@ class Command(ScrapyCommand):
                             help="the decoded body of a text type, without extraction")
         parser.add_argument("--offline", action="store_true",
                             help="serve the bundled offline origins on loopback")
+        verbose_option(parser)
+        debug_option(parser)
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -69,14 +69,20 @@ class Command(ScrapyCommand):
             raise UsageError("a URL is required", print_help=False)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from lightsearch.surfaces.exits import run_command
+
+        self.exitcode = run_command(lambda: self._run(args, opts), debug=opts.debug, output=opts.output)
+
+    def _run(self, args: list[str], opts: argparse.Namespace) -> int:
         from lightsearch.isolation.lanes import warm_pool
         from lightsearch.schema import Values
+        from lightsearch.surfaces.exits import run_async
         from lightsearch.surfaces.present import show
 
         overrides = engine_overrides(self.settings)
         warm_pool(Values(overrides))  # the workers start while the engine loads
-        result = asyncio.run(self._read(args, opts, overrides))
-        self.exitcode = show("fetch", result, opts.output)
+        result = run_async(self._read(args, opts, overrides))
+        return show("fetch", result, opts.output, verbose=opts.verbose)
 
     async def _read(self, urls: list[str], opts: argparse.Namespace, overrides: dict[str, Any]) -> dict[str, Any]:
         from lightsearch.surfaces.toolbox import Toolbox, error_result
@@ -86,5 +92,7 @@ class Command(ScrapyCommand):
                 return await box.fetch(urls[0] if len(urls) == 1 else urls, max_chars=opts.max_chars,
                                        start_index=opts.start_index, raw=opts.raw or None,
                                        markdown=opts.markdown, head_tail=opts.head_tail, names=FLAGS)
+        except SearchCancelled:
+            raise
         except LightSearchError as exc:
             return error_result(exc, FLAGS)

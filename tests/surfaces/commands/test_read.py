@@ -60,7 +60,7 @@ def test_json_on_a_recorded_article_has_title_and_body(origins, recorded, tmp_pa
 
 
 def test_text_on_a_recorded_article_is_fenced_and_bounded(origins, recorded, tmp_path):
-    proc = scrapy_read(origins, "--max-chars", "500", f"https://{HOST}{PATH}", cwd=tmp_path)
+    proc = scrapy_read(origins, "-o", "text", "--max-chars", "500", f"https://{HOST}{PATH}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("Fetched web page | status 200")
@@ -76,7 +76,8 @@ def test_cookie_wall_is_an_error_in_both_forms(origins, tmp_path):
     assert set(error) == {"code", "message", "details"}
     proc = scrapy_read(origins, "http://169.254.169.254/latest/meta-data/", cwd=tmp_path)
     assert proc.returncode == 1
-    assert proc.stdout.splitlines()[0].startswith("ERROR: blocked_address:")
+    assert proc.stdout == ""  # for people: the one line on stderr
+    assert proc.stderr.splitlines()[0].startswith("ERROR: blocked_address:")
 
 
 def test_usage_needs_a_url(tmp_path):

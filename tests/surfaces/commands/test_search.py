@@ -27,7 +27,7 @@ def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
 )
 def test_bad_queries_exit_with_a_clear_error(tmp_path, args, needle):
     proc = scrapy("--offline", *args, cwd=tmp_path)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a value the command cannot take: nothing was done
     assert "invalid_input" in proc.stderr
     assert needle in proc.stderr
 
