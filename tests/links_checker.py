@@ -16,6 +16,7 @@ import re
 from html.parser import HTMLParser
 from urllib.parse import urljoin
 
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from w3lib.url import safe_url_string
 
@@ -125,3 +126,39 @@ def links(text: str) -> list[str]:
 def refused_links(text: str, base: str, ports=DEFAULT_ALLOWED_PORTS) -> list[str]:
     """The links of ``text`` that lead where the guard would not go (empty: none)."""
     return [href for href in links(text) if refused(href, base, ports)]
+
+
+# ------------------------------------------------------------------ texts made of link constructs
+# The issue's six, and the forms the guard and browsers read alike.
+DANGEROUS = ["javascript:alert(1)", "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)",
+             "file:///etc/passwd", "http://169.254.169.254/latest/meta-data/", "http://127.0.0.1:6379/"]
+DISGUISED = ["JaVaScRiPt:alert(1)", " javascript:x", "java\tscript:x", "jav&#x61;script:x", "jav&#97;script:x",
+             "javascript&colon;x", "http://[::1]/", "http://0x7f.1/", "http://2130706433/",
+             "http://localhost/admin", "https://user:pass@example.com/", "http://example.com:6379/",
+             "//127.0.0.1/", "/\\127.0.0.1/", "http:\\\\127.0.0.1\\", "http:/127.0.0.1/", "HTTP://127.0.0.1",
+             "http://metadata.google.internal/", "mailto:a@example.com", "ftp://files.example.com/a",
+             "http&#58;//127.0.0.1/", "http://127.0.0.1&#47;x",
+             "http://10.0.0.1/", "https://intranet.corp.internal/x", "http://[::ffff:127.0.0.1]/",
+             "tel:+100", "http://127.1/", "https://%31%32%37.0.0.1/"]
+ALLOWED = ["https://example.com/a", "http://www.example.org/x_(y)", "/relative", "../up", "#frag", "?q=1",
+           "https://example.com:8443/x", "https://xn--bcher-kva.example/", "https://he.wikipedia.org/wiki/%D7%90"]
+TARGETS = DANGEROUS + DISGUISED + ALLOWED
+
+
+def forms(target: str, text: str) -> list[str]:
+    return [f"[{text}]({target})", f"[{text}](<{target}>)", f"![{text}]({target})", f'[{text}]({target} "t")',
+            f"<{target}>", f"\n[{text}]: {target}\n", f'<a href="{target}">{text}</a>', f"<a href='{target}'>",
+            f"<a href={target}>{text}</a>", f'<img src="{target}">', f'<img srcset="{target} 1x, /a.png 2x">',
+            f'<meta http-equiv="refresh" content="0; url={target}">', f" {target} ", f'<div style="background:url({target})">',
+            f"[{text}]({target})[{text}](/ok)", f"[[{text}]]({target})", f"[{text} [x]]({target})"]
+
+
+glue = st.lists(st.sampled_from([*"ab [](){}<>!\\&#;:/ \n\"'=.-_*`", "www.", "://", "&#58;", "\n\n", "\u2039", "\u00ab",
+                                 "\u226a", "EXTERNAL", "_DATA", "<<"]),
+                max_size=12).map("".join)
+construct = st.builds(lambda target, text, i: forms(target, text)[i % 17],
+                      st.sampled_from(TARGETS) | st.text(alphabet="hjtps:/.\\&#x[]()<>@0127ab ", max_size=24),
+                      st.text(alphabet="ab [](!\\ /:.&#", max_size=6), st.integers(0, 16))
+texts = st.lists(st.one_of(construct, glue), max_size=8).map("".join)
+
+

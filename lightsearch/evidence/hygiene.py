@@ -93,21 +93,10 @@ def clean_url_text(url: str) -> str:
                                      fragment=escape(parts.fragment)))
 
 
-#: Rounds of the two cleanings: removing a link can join angle brackets into a run, and
-#: a run of look-alike brackets becomes ASCII ones, which can open a tag or an autolink.
-_ROUNDS = 4
-
-
 def handed_out(text: str, judge: LinkJudge) -> str:
-    """Page text as it may be handed out: no link the guard would refuse, no fence
-    look-alike (both cleanings until neither changes anything; the text is otherwise
-    as it was)."""
-    for _ in range(_ROUNDS):
-        cleaned = neutralise_fences(safe_links(text, judge))
-        if cleaned == text:
-            return text
-        text = cleaned
-    return text
+    """Page text as it may be handed out: no link the guard would refuse and no fence
+    look-alike (both cleanings, until neither changes anything); otherwise as it was."""
+    return safe_links(text, judge, also=neutralise_fences)
 
 
 def clean_field(value: Any) -> Any:

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from urllib.parse import urljoin
 
 from w3lib.url import safe_url_string
@@ -54,7 +54,11 @@ from lightsearch.crawl.guard.urls import DEFAULT_ALLOWED_PORTS, check_url
 
 MAX_URL_CHARS = 2048
 MAX_NESTING = 32
-MAX_JUDGED = 4096
+MAX_JUDGED = 256
+#: Link markers a text handed out in one piece may hold (web_fetch ends a window early
+#: rather than judge more): the cleaning's work per call is bounded by this, not by the
+#: page, whatever ``maxChars`` is.
+MAX_LINKS = 512
 _CACHE_LIMIT = 8192
 _VERDICTS: dict[tuple[str, str, frozenset[int]], bool] = {}
 
@@ -63,6 +67,8 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _DROPPED = re.compile(r"[\t\n\r]")
 _EDGES = "".join(chr(c) for c in range(0x21))  # C0 controls and space, stripped from both ends
 _AUTHORITY_END = re.compile(r"[/?#]")
+_ASCII_AUTHORITY = re.compile(r"[A-Za-z0-9.\-:\[\]]*")
+_PLAIN_ABSOLUTE = re.compile(r"(https?)://([^/\\?#\x00-\x20\x7f]*)(?=[/?#]|\Z)", re.IGNORECASE)
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _QUICK = re.compile(r"://|\]\(|\]:|<[A-Za-z]|=|www\.|&|\\", re.IGNORECASE)
 
@@ -89,6 +95,9 @@ class LinkJudge:
         guard would let a real user's request go."""
         if len(href) > MAX_URL_CHARS:
             return False
+        plain = _PLAIN_ABSOLUTE.match(href)
+        if plain is not None:  # most links: an absolute http(s) URL with nothing to normalise
+            return self._verdict(plain.group(1).lower(), plain.group(2))
         href = _DROPPED.sub("", href).strip(_EDGES)
         scheme = _scheme(href)
         if scheme is None:  # relative: as a browser resolves it against the page
@@ -119,8 +128,11 @@ class LinkJudge:
         verdict = _VERDICTS.get(key)
         if verdict is not None:
             return verdict
+        url = f"{scheme}://{authority}/"
         try:
-            check_url(safe_url_string(f"{scheme}://{authority}/"), allowed_ports=self.allowed_ports)
+            # the URL as a request would carry it (a plain ASCII authority already is)
+            check_url(url if _ASCII_AUTHORITY.fullmatch(authority) else safe_url_string(url),
+                      allowed_ports=self.allowed_ports)
             verdict = True
         except (GuardRefusal, ValueError, TypeError, UnicodeError):
             verdict = False
@@ -132,6 +144,8 @@ class LinkJudge:
     def allowed_any_reading(self, href: str, *, markdown: bool = False) -> bool:
         """``href`` allowed as written and as renderers decode it (entities; with
         ``markdown``, backslash escapes too)."""
+        if "&" not in href and "\\" not in href:
+            return self.allowed(href)
         readings = {href, html.unescape(href)}
         if markdown:
             readings |= {_ESCAPE.sub(r"\1", r) for r in tuple(readings)}
@@ -242,10 +256,16 @@ _OPENER_REACH = 1000
 
 def _escaped(text: str, at: int) -> bool:
     """Whether the character at ``at`` is backslash-escaped (an odd run of backslashes before it)."""
+    if at == 0 or text[at - 1] != "\\":
+        return False
     run = 0
     while at - run - 1 >= 0 and text[at - run - 1] == "\\":
         run += 1
     return run % 2 == 1
+
+
+_RAW_RUN = re.compile(r"[^\x00-\x20\x7f()\\]+")
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 def _raw_destination(text: str, start: int) -> tuple[int, bool]:
@@ -254,25 +274,29 @@ def _raw_destination(text: str, start: int) -> tuple[int, bool]:
     depth, i, n = 0, start, len(text)
     limit = min(n, start + MAX_URL_CHARS)
     while i < limit:
+        run = _RAW_RUN.match(text, i, limit)
+        if run is not None:
+            i = run.end()
+            continue
         ch = text[i]
-        if ch == "\\" and i + 1 < n and text[i + 1] in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~":
+        if ch == "\\" and i + 1 < n and text[i + 1] in _PUNCTUATION:
             i += 2
             continue
-        if ch <= " " or ch == "\x7f":
-            break
+        if ch == "\\":
+            i += 1
+            continue
         if ch == "(":
             depth += 1
             if depth > MAX_NESTING:
                 return i, False
         elif ch == ")":
             if depth == 0:
-                break
+                return i, True
             depth -= 1
+        else:  # a space or a control ends it
+            return i, True
         i += 1
-    else:
-        if i < n:
-            return i, False
-    return i, True
+    return i, i >= n
 
 
 def _inline_links(text: str, judge: LinkJudge) -> str:
@@ -348,8 +372,9 @@ def _autolinks(text: str, judge: LinkJudge) -> str:
 # A bare URL is read where a renderer reads it: after HTML entities and Markdown backslash
 # escapes are decoded (``http&#58;//127.0.0.1`` is a link once rendered). The text is
 # scanned in that decoded view, and the separator is bracketed where it is in the text.
-_BARE = re.compile(r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]{0,31})://|(?<![A-Za-z0-9.@/\-\]])(www)\.(?=[A-Za-z0-9])",
-                   re.IGNORECASE)
+_BARE = re.compile(r"://|(?<![A-Za-z0-9.@/\-\]])www\.(?=[A-Za-z0-9])", re.IGNORECASE)
+# the scheme before a "://": up to 32 scheme characters, not preceded by another
+_SCHEME_BEFORE = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,31}\Z")
 _BARE_AUTHORITY = re.compile(rf"[^\s/?#\\<>\"'`]{{0,{MAX_URL_CHARS}}}")
 _TRAILING = ".,:;!?*_~'\")]}>"
 _CODED = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};)|\\[!-/:-@\[-`{-~]")
@@ -381,25 +406,26 @@ def _decoded_view(text: str) -> tuple[str, list[int]]:
 def _bare(text: str, judge: LinkJudge) -> str:
     coded = ("&" in text or "\\" in text) and _CODED.search(text) is not None
     view = _CODED.sub(_decoded, text) if coded else text
-    if "://" not in view and "www." not in view.lower():
+    if "://" not in view and "www." not in view and "WWW." not in view.upper():
         return text
     view, starts = _decoded_view(text) if coded else (text, range(len(text) + 1))
     marks: list[tuple[int, str]] = []  # (index in text, bracket to insert there)
     for m in _BARE.finditer(view):
-        decoded = _BARE_AUTHORITY.match(view, m.end()).group(0)
-        written = _BARE_AUTHORITY.match(text, starts[m.end()]).group(0)
-        authorities = {a for a in (decoded.rstrip(_TRAILING), written.rstrip(_TRAILING)) if a}
-        scheme = (m.group(1) or "http").lower()
-        if not authorities and scheme in ("http", "https"):
-            continue  # "the http:// prefix": no host, no link
-        if m.group(1):
-            if scheme in ("http", "https") and all(judge._verdict(scheme, a) for a in authorities):
+        if m.group(0) == "://":
+            found = _SCHEME_BEFORE.search(view, max(0, m.start() - 33), m.start())
+            if found is None:
                 continue
-            separator = m.end() - 3
+            scheme, separator = found.group(0).lower(), m.start()
         else:
-            if all(judge._verdict("http", f"www.{a}") for a in authorities):
+            scheme, separator = "www", m.end() - 1
+        decoded = _BARE_AUTHORITY.match(view, m.end()).group(0).rstrip(_TRAILING)
+        written = decoded if not coded else _BARE_AUTHORITY.match(text, starts[m.end()]).group(0).rstrip(_TRAILING)
+        if scheme in ("http", "https", "www"):
+            if not decoded and not written:
+                continue  # "the http:// prefix": no host, no link
+            prefix, check = ("www.", "http") if scheme == "www" else ("", scheme)
+            if judge._verdict(check, prefix + decoded) and (written == decoded or judge._verdict(check, prefix + written)):
                 continue
-            separator = m.end() - 1
         marks += [(starts[separator], "["), (starts[m.end()], "]")]
     if not marks:
         return text
@@ -411,10 +437,55 @@ def _bare(text: str, judge: LinkJudge) -> str:
     return "".join(out)
 
 
+# ---------------------------------------------------------------------------- the bound
+# What may start a link the passes judge: a Markdown destination or definition, a URL
+# separator (written, escaped or as an entity), ``www.``, an autolink, and a URL
+# attribute's ``=`` (found in the reversed text, where the pattern starts with a literal).
+_NEAR = re.compile(r"\][(:]|://|<[A-Za-z][A-Za-z0-9+.\-]{1,31}:|&(?:#0*58|#x0*3a|colon|#0*47|#x0*2f|sol);?"
+                   r"|\\[:/]|[wW]{3}\.", re.IGNORECASE)
+_ATTRIBUTE_NAMES = (*_URL_ATTRIBUTES, "srcset", "imagesrcset", "ping", "content", "style")
+_ATTRIBUTE_REVERSED = re.compile(
+    r"=[\t\n\f\r ]*(?:" + "|".join(sorted((n[::-1] for n in _ATTRIBUTE_NAMES), key=len, reverse=True))
+    + r")(?![A-Za-z0-9_\-])", re.IGNORECASE)
+
+
+def _markers(text: str, start: int, end: int) -> list[int]:
+    """Where link markers start in ``text[start:end]``, in order (one regex pass each way)."""
+    found = [m.start() for m in _NEAR.finditer(text, start, end)]
+    if "=" in text[start:end]:
+        last = end - 1
+        found += [last - m.start() for m in _ATTRIBUTE_REVERSED.finditer(text[start:end][::-1])]
+        found.sort()
+    return found
+
+
+def links_end(text: str, start: int, end: int) -> int:
+    """Where ``text[start:end]`` must end to hold at most :data:`MAX_LINKS` link markers:
+    ``end`` itself, or the start of the line (else the space) before the first marker
+    past the bound."""
+    found = _markers(text, start, end)
+    if len(found) <= MAX_LINKS:
+        return end
+    at = found[MAX_LINKS]
+    cut = max(text.rfind("\n", start, at), text.rfind(" ", start, at))
+    return cut + 1 if cut >= start else max(at, start + 1)
+
+
+def links_start(text: str, start: int, end: int) -> int:
+    """Where ``text[start:end]`` must start to hold at most :data:`MAX_LINKS` link markers
+    (the tail of a page: its last markers are kept)."""
+    found = _markers(text, start, end)
+    if len(found) <= MAX_LINKS:
+        return start
+    at = found[-MAX_LINKS] - 1  # past the markers that do not fit
+    space = min((i for i in (text.find("\n", at, end), text.find(" ", at, end)) if i >= 0), default=at)
+    return min(space + 1, end)
+
+
 # ---------------------------------------------------------------------------- the pass
 #: Passes over a text: one removal can make a link of what was around it
 #: (``[a]](javascript:x)(http://127.0.0.1/)``), which the next pass sees.
-MAX_PASSES = 4
+MAX_PASSES = 3
 
 
 def _one_pass(text: str, judge: LinkJudge) -> str:
@@ -425,19 +496,28 @@ def _one_pass(text: str, judge: LinkJudge) -> str:
     return _bare(text, judge)
 
 
-def safe_links(text: str, judge: LinkJudge) -> str:
+def safe_links(text: str, judge: LinkJudge, *, also: Callable[[str], str] | None = None) -> str:
     """``text`` with every link the guard would refuse turned into its text (see the
-    module docstring for how each kind is rendered); everything else as it was."""
-    if not text or not _QUICK.search(text):
+    module docstring for how each kind is rendered); everything else as it was.
+
+    ``also`` is another cleaning applied in every pass (the fence neutralisation, whose
+    ASCII brackets can open a tag or an autolink, while a removed link can join brackets
+    into a run): the passes go on until neither changes anything."""
+    if not text or (also is None and not _QUICK.search(text)):
         return text
     for _ in range(MAX_PASSES):
-        cleaned = _one_pass(text, judge)
+        cleaned = _one_pass(text, judge) if _QUICK.search(text) else text
+        if also is not None:
+            cleaned = also(cleaned)
         if cleaned == text:
             return text
         text = cleaned
     # Still changing: a text built to nest refused links deeper than the passes go. No
     # inline link is left at all (CommonMark reads none across ``] (``).
-    return _one_pass(text, judge).replace("](", "] (")
+    cleaned = _one_pass(text, judge)
+    if also is not None:
+        cleaned = also(cleaned)
+    return cleaned.replace("](", "] (")
 
 
-__all__ = ["MAX_JUDGED", "MAX_PASSES", "LinkJudge", "safe_links"]
+__all__ = ["MAX_JUDGED", "MAX_LINKS", "MAX_PASSES", "LinkJudge", "links_end", "links_start", "safe_links"]

@@ -12,6 +12,7 @@ import json
 import unicodedata
 
 import pytest
+from hypothesis import example, given, settings
 
 from lightsearch.errors import LightSearchError
 from lightsearch.evidence.invariants import check_render_invariants, visible
@@ -20,6 +21,7 @@ from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
 from lightsearch.providers.fetch import WebFetch
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test
+from tests.links_checker import texts as link_texts
 from tests.surfaces.test_mcp_server import clean_env, setting_args, stdio_session
 
 TAGS = "\U000e0049\U000e0047\U000e004e\U000e004f\U000e0052\U000e0045"  # "IGNORE" in tag characters
@@ -210,7 +212,8 @@ async def test_engine_hits_hand_out_no_refused_link(engine_replay):
 
     news = await NewsSearch.from_settings(merge_settings(engine_replay.settings(), {"WEB_NEWS_LIGHT": False})).news(
         "glacier moraine sediment", when="7d")
-    assert news["hits"] and "publisherUrl" not in news["hits"][0]
+    assert news["hits"]
+    assert "publisherUrl" not in news["hits"][0]
     assert news["hits"][0]["publisher"] == "Paper"
     assert_no_refused_link(news)
 
@@ -227,6 +230,22 @@ async def test_light_hits_hand_out_no_refused_link(origins, tmp_path):
     settings = hw.world(origins, tmp_path, "links-case.test", routes)
     result = await load_provider(settings, environ={}).search(hw.QUERY, max_results=5)
     case = [h for h in result["hits"] if h["url"] == "https://links-case.test/a"]
-    assert case and "source 3" in case[0]["content"]
+    assert case
+    assert "source 3" in case[0]["content"]
     assert "http[://]127.0.0.1:6379/" in case[0]["title"]
     assert_no_refused_link(result)
+
+
+@settings(derandomize=True, database=None, max_examples=150, deadline=None)
+@given(text=link_texts)
+@example(text="\u2039\u2039\u2039a href=javascript:x>")  # look-alike brackets become ASCII ones: a tag
+@example(text="<<[](javascript:x)<EXTERNAL[](javascript:y)_DATA")  # removals join a run and the word
+def test_handed_out_text_has_no_refused_link_and_no_lookalike(text):
+    from lightsearch.evidence.hygiene import handed_out
+    from lightsearch.evidence.links import LinkJudge
+    from tests.links_checker import refused_links
+
+    out = handed_out(text, LinkJudge(base="https://site.example/p"))
+    assert refused_links(out, "https://site.example/p") == []
+    assert neutralise_fences(out) == out
+    assert handed_out(out, LinkJudge(base="https://site.example/p")) == out

@@ -16,42 +16,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lightsearch.evidence.links import LinkJudge, safe_links
-from tests.links_checker import links, refused, refused_links
+from tests.links_checker import ALLOWED, DANGEROUS, DISGUISED, forms, refused, refused_links, texts
 
 BASE = "https://site.example/docs/page"
-FAST = settings(derandomize=True, database=None, max_examples=300, deadline=None)
-
-# The issue's six, and the forms the guard and browsers read alike.
-DANGEROUS = ["javascript:alert(1)", "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)",
-             "file:///etc/passwd", "http://169.254.169.254/latest/meta-data/", "http://127.0.0.1:6379/"]
-DISGUISED = ["JaVaScRiPt:alert(1)", " javascript:x", "java\tscript:x", "jav&#x61;script:x", "jav&#97;script:x",
-             "javascript&colon;x", "http://[::1]/", "http://0x7f.1/", "http://2130706433/",
-             "http://localhost/admin", "https://user:pass@example.com/", "http://example.com:6379/",
-             "//127.0.0.1/", "/\\127.0.0.1/", "http:\\\\127.0.0.1\\", "http:/127.0.0.1/", "HTTP://127.0.0.1",
-             "http://metadata.google.internal/", "mailto:a@example.com", "ftp://files.example.com/a",
-             "http&#58;//127.0.0.1/", "http://127.0.0.1&#47;x",
-             "http://10.0.0.1/", "https://intranet.corp.internal/x", "http://[::ffff:127.0.0.1]/",
-             "tel:+100", "http://127.1/", "https://%31%32%37.0.0.1/"]
-ALLOWED = ["https://example.com/a", "http://www.example.org/x_(y)", "/relative", "../up", "#frag", "?q=1",
-           "https://example.com:8443/x", "https://xn--bcher-kva.example/", "https://he.wikipedia.org/wiki/%D7%90"]
-TARGETS = DANGEROUS + DISGUISED + ALLOWED
-
-
-def forms(target: str, text: str) -> list[str]:
-    return [f"[{text}]({target})", f"[{text}](<{target}>)", f"![{text}]({target})", f'[{text}]({target} "t")',
-            f"<{target}>", f"\n[{text}]: {target}\n", f'<a href="{target}">{text}</a>', f"<a href='{target}'>",
-            f"<a href={target}>{text}</a>", f'<img src="{target}">', f'<img srcset="{target} 1x, /a.png 2x">',
-            f'<meta http-equiv="refresh" content="0; url={target}">', f" {target} ", f'<div style="background:url({target})">',
-            f"[{text}]({target})[{text}](/ok)", f"[[{text}]]({target})", f"[{text} [x]]({target})"]
-
-
-glue = st.lists(st.sampled_from([*"ab [](){}<>!\\&#;:/ \n\"'=.-_*`", "www.", "://", "&#58;", "\n\n"]),
-                max_size=12).map("".join)
-construct = st.builds(lambda target, text, i: forms(target, text)[i % 17],
-                      st.sampled_from(TARGETS) | st.text(alphabet="hjtps:/.\\&#x[]()<>@0127ab ", max_size=24),
-                      st.text(alphabet="ab [](!\\ /:.&#", max_size=6), st.integers(0, 16))
-texts = st.lists(st.one_of(construct, glue), max_size=8).map("".join)
-
+FAST = settings(derandomize=True, database=None, max_examples=200, deadline=None)
 
 def judge() -> LinkJudge:
     return LinkJudge(base=BASE)
@@ -96,7 +64,7 @@ def test_no_link_handed_out_is_refused(text):
     assert safe_links(out, judge()) == out  # the cleaning is stable
 
 
-@FAST
+@settings(FAST, max_examples=120)
 @given(text=st.lists(st.one_of(st.builds(lambda t, i: forms(t, "x")[i % 17], st.sampled_from(ALLOWED),
                                          st.integers(0, 16)), st.text(alphabet="abc ,.;\n", max_size=8)),
                      max_size=6).map("".join))
@@ -121,5 +89,20 @@ def test_judging_is_bounded_per_text():
     mod._VERDICTS.clear()
     out = safe_links(text, judge())
     assert out.count("](") == mod.MAX_JUDGED
-    assert links(out)
-    assert refused_links(out, BASE) == []
+    assert out.endswith(" ".join(["l"] * 50))  # past the bound, links are refused: their text stays
+
+
+def test_a_window_holds_a_bounded_number_of_links():
+    """web_fetch ends a window early rather than judge more than MAX_LINKS links in it."""
+    from lightsearch.evidence import links as mod
+
+    text = "".join(f"see [l{i}](https://h{i}.example/) " for i in range(2000))
+    end = mod.links_end(text, 0, len(text))
+    assert 0 < end < len(text)
+    assert text[end - 1] == " "
+    assert len(mod._markers(text, 0, end)) <= mod.MAX_LINKS
+    start = mod.links_start(text, 0, len(text))
+    assert 0 < start < len(text)
+    assert len(mod._markers(text, start, len(text))) <= mod.MAX_LINKS
+    assert mod.links_end("plain words " * 100, 0, 1200) == 1200
+    assert mod.links_end("](" * 1000, 0, 2000) == 2 * mod.MAX_LINKS  # no space to cut at: the marker itself
