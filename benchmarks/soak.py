@@ -97,7 +97,7 @@ LINK_PATH = "d" * 1500  # long-links pages live under this path, so their relati
 # ---------------------------------------------------------------------------- hostile shapes
 def robots_500k() -> bytes:
     """500,014 bytes (under the 500 KiB robots limit, so it is parsed): 20,000 wildcard rules."""
-    rules = "".join(f"Disallow: /*{i:05d}*ab*c$\n" for i in range(20_000))
+    rules = "".join(f"Disallow: /*{i:05d}*ab*cd$\n" for i in range(20_000))
     return ("User-agent: *\n" + rules).encode()
 
 
