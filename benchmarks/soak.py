@@ -18,7 +18,7 @@ rate limits and cycling through the same calls in every phase:
     fetch       web.fetch of the offline sites' articles             invoke endpoint
     fetch_many  web_fetch of three articles at once, then a search   MCP
 
-The hostile client (another address) cycles through issue 39's shapes, one at a time:
+The hostile client (another address) cycles through these shapes, one at a time:
 ``robots-500k`` (a fetch from a host whose robots.txt is 500 KiB of 20,000 wildcard rules;
 80 such hosts, more than the robots cache keeps), ``robots-redirects`` (fetch_many of 5
 URLs whose robots.txt is that file behind 5 redirects), ``nav-home`` (a search of a source

@@ -129,7 +129,7 @@ def refused_links(text: str, base: str, ports=DEFAULT_ALLOWED_PORTS) -> list[str
 
 
 # ------------------------------------------------------------------ texts made of link constructs
-# The six, and the forms the guard and browsers read alike.
+# Six dangerous targets, and the forms the guard and browsers read alike.
 DANGEROUS = ["javascript:alert(1)", "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)",
              "file:///etc/passwd", "http://169.254.169.254/latest/meta-data/", "http://127.0.0.1:6379/"]
 DISGUISED = ["JaVaScRiPt:alert(1)", " javascript:x", "java\tscript:x", "jav&#x61;script:x", "jav&#97;script:x",
