@@ -249,3 +249,20 @@ def test_handed_out_text_has_no_refused_link_and_no_lookalike(text):
     assert refused_links(out, "https://site.example/p") == []
     assert neutralise_fences(out) == out
     assert handed_out(out, LinkJudge(base="https://site.example/p")) == out
+
+
+@coroutine_test
+async def test_brave_hits_hand_out_no_refused_link(brave_replay):
+    def hostile(payload):
+        first = payload["web"]["results"][0]
+        first["title"] = "Glacier http://127.0.0.1:6379/ notes"
+        first["description"] = LINKED_TEXT
+        return payload
+
+    brave_replay.script("links-key", transform=hostile)
+    provider = load_provider({**brave_replay.settings("links-key"), "BRAVE_SOURCE_FETCH": False,
+                              "LOG_LEVEL": "ERROR"}, environ={})
+    result = await provider.search("glacier moraine sediment", max_results=5)
+    assert "source 4" in result["hits"][0]["snippet"]
+    assert "http[://]127.0.0.1:6379/" in result["hits"][0]["title"]
+    assert_no_refused_link(result)
