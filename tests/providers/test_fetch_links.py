@@ -141,3 +141,7 @@ async def test_windows_keep_offsets_and_max_chars(fetcher):
         pieces.append(part["content"])
         at, reads = part["nextStartIndex"], reads + 1
     assert at is None
+    ends = await fetcher.fetch(f"{BASE}/doc.md", max_chars=300, head_tail=True)
+    assert ends["headTail"] is True
+    assert len(ends["content"]) <= 300
+    assert_safe(ends)
