@@ -30,7 +30,8 @@ from typing import Any
 
 from lightsearch.evidence.coverage import coverage
 from lightsearch.evidence.excerpts import clip_excerpt, excerpt_budget
-from lightsearch.evidence.hygiene import clean_evidence, clean_structured
+from lightsearch.evidence.hygiene import clean_evidence, clean_structured, handed_out
+from lightsearch.evidence.links import LinkJudge
 from lightsearch.evidence.model import TRUST, Evidence, ResultLimits
 from lightsearch.evidence.receipts import SourceRecord, attach_web_sources, receipt_entry
 from lightsearch.evidence.render import render
@@ -155,8 +156,13 @@ def finish_fetch(
     """
     result.update(TRUST)
     result.pop("text", None)  # a stale rendering must not be rendered or counted
-    # every field as the model text shows it; the page window is cleaned where it is read
+    # every field as the model text shows it, and the page's own text with no refused link;
+    # the page window is cleaned where it is read
     cleaned = clean_structured(result, keep=("content",))
+    judge = LinkJudge(limits.allowed_ports, base=cleaned.get("url") if isinstance(cleaned.get("url"), str) else None)
+    for key in ("title", "byline"):  # page text, like the content (cleaned where it was read)
+        if isinstance(cleaned.get(key), str):
+            cleaned[key] = handed_out(cleaned[key], judge)
     result.clear()
     result.update(cleaned)
     rendering = render(result, limits.text_max_bytes, token=token, names=names)

@@ -16,9 +16,16 @@ transport guard:
 * every other hit URL is the normalised form (``w3lib``'s ``safe_url_string``, what a
   request for it would use), so no newline, space or invisible character survives in it.
 
-Page text kept in a web_fetch result's ``content`` is cleaned where it is read (invisible
-characters removed, layout kept, so ``startIndex`` offsets stay true); the envelopes skip
-it and ``text``, which is the renderer's own.
+Page text is also where links are: in every field of page text handed out (a hit's
+title, snippet and content, a page's title and byline, web_fetch's ``content``) a link the
+transport guard would refuse keeps its text and loses its target, as
+:mod:`lightsearch.evidence.links` renders it, and a hit's link fields (``discussionUrl``,
+``publisherUrl``, any ``...Url``) are dropped when the guard would refuse them.
+
+Page text kept in a web_fetch result's ``content`` is cleaned where it is read: invisible
+characters are removed from the whole text (so offsets into it stay true), and the window
+returned passes :func:`handed_out` (fence look-alikes neutralised, refused links made
+text, layout kept); the envelopes skip it and ``text``, which is the renderer's own.
 """
 
 from __future__ import annotations
@@ -34,8 +41,9 @@ from w3lib.url import safe_url_string
 
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
+from lightsearch.evidence.links import LinkJudge, safe_links
 from lightsearch.evidence.model import Evidence, ResultLimits
-from lightsearch.evidence.render import clean_untrusted, strip_invisible
+from lightsearch.evidence.render import clean_untrusted, neutralise_fences, strip_invisible
 
 #: Result fields whose values are several lines of page text.
 MULTILINE = frozenset({"content"})
@@ -85,6 +93,12 @@ def clean_url_text(url: str) -> str:
                                      fragment=escape(parts.fragment)))
 
 
+def handed_out(text: str, judge: LinkJudge) -> str:
+    """Page text as it may be handed out: no link the guard would refuse and no fence
+    look-alike (both cleanings, until neither changes anything); otherwise as it was."""
+    return safe_links(text, judge, also=neutralise_fences)
+
+
 def clean_field(value: Any) -> Any:
     """A single-line structured value cleaned (non-strings as they are)."""
     return clean_text(value) if isinstance(value, str) else value
@@ -128,6 +142,21 @@ def guarded_url(url: Any, limits: ResultLimits) -> tuple[str | None, str | None]
     return normal, None
 
 
+def _linked_fields(extra: dict[str, Any], judge: LinkJudge) -> dict[str, Any]:
+    """A hit's provider fields: a link field the guard would refuse is left out, page text
+    in the others loses its refused links."""
+    out = {}
+    for key, value in extra.items():
+        if isinstance(value, str):
+            if key.lower().endswith("url"):
+                if not judge.allowed(value):
+                    continue
+            else:
+                value = handed_out(value, judge)
+        out[key] = value
+    return out
+
+
 def clean_evidence(evidence: Iterable[Evidence], limits: ResultLimits) -> tuple[list[Evidence], list[str]]:
     """The evidence with every field cleaned and every URL normalised, and the notes for
     the hits dropped because the guard would refuse their URL."""
@@ -139,15 +168,22 @@ def clean_evidence(evidence: Iterable[Evidence], limits: ResultLimits) -> tuple[
             refused[str(why)] += 1
             continue
         original = guarded_url(e.original_url, limits)[0] if e.original_url else None
+        judge = LinkJudge(limits.allowed_ports, base=url)
+
+        def text(value: Any, *, single_line: bool = True, judge: LinkJudge = judge) -> str:
+            return handed_out(clean_text(value, single_line=single_line), judge)
+
         kept.append(replace(
-            e, url=url, original_url=original, title=clean_text(e.title), source=clean_text(e.source),
-            snippet=clean_text(e.snippet), content=clean_text(e.content, single_line=False) if e.content else e.content,
-            source_name=clean_field(e.source_name), published_at=clean_field(e.published_at),
+            e, url=url, original_url=original, title=text(e.title), source=clean_text(e.source),
+            snippet=text(e.snippet), content=text(e.content, single_line=False) if e.content else e.content,
+            source_name=text(e.source_name) if isinstance(e.source_name, str) else e.source_name,
+            published_at=clean_field(e.published_at),
             modified_at=clean_field(e.modified_at), retrieved_at=clean_field(e.retrieved_at),
-            language=clean_field(e.language), extra=clean_structured(e.extra)))
+            language=clean_field(e.language), extra=_linked_fields(clean_structured(e.extra), judge)))
     notes = [f"{n} hit(s) dropped: the URL points where web_fetch would refuse to go ({why})"
              for why, n in sorted(refused.items())]
     return kept, notes
 
 
-__all__ = ["clean_evidence", "clean_field", "clean_structured", "clean_text", "guarded_url"]
+__all__ = ["clean_evidence", "clean_field", "clean_structured", "clean_text", "guarded_url",
+           "handed_out"]

@@ -17,7 +17,7 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,7 +34,8 @@ from lightsearch.crawl.middlewares.robots import RobotsDenied
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
-from lightsearch.evidence.hygiene import clean_structured
+from lightsearch.evidence.hygiene import clean_structured, handed_out
+from lightsearch.evidence.links import LinkJudge, links_end, links_start
 from lightsearch.evidence.model import TRUST, ResultLimits
 from lightsearch.evidence.render import clip_utf8, error_line, strip_invisible, utf8_len
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
@@ -214,7 +215,13 @@ class WebFetch(Provider):
             raise local_error
         notes = page.pop("notes", [])
         text = strip_invisible(page.pop("text"))
-        window = window_text(text, max_chars, start_index, head_tail=head_tail)
+        # What is handed out of the page's text carries no fence look-alike and no link the
+        # guard would refuse. Only the window is cleaned, on this process's loop, and a
+        # window holds at most MAX_LINKS links: the work is bounded whatever the page is.
+        judge = LinkJudge(self._allowed_ports(), base=response.url)
+        window = window_text(text, max_chars, start_index, head_tail=head_tail,
+                             clean=lambda part: handed_out(part, judge.for_page(response.url)),
+                             bounds=(links_end, links_start))
         # A body cut short by the origin (connection closed before Content-Length) is
         # still evidence: it is returned and marked partial, as the bounds prescribe.
         partial = "dataloss" in response.flags or bool(page.pop("incomplete", False))
@@ -540,15 +547,29 @@ def combined_text(results: list[dict[str, Any]], share: int) -> str:
     return _SEPARATOR.join(parts)
 
 
-def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool = False) -> dict[str, Any]:
+#: Rounds of shortening a window whose cleaning made it longer than ``maxChars``.
+_WINDOW_ROUNDS = 8
+
+
+def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool = False,
+                clean: Callable[[str], str] | None = None,
+                bounds: tuple[Callable[[str, int, int], int], Callable[[str, int, int], int]] | None = None,
+                ) -> dict[str, Any]:
     """The part of ``text`` to return as ``content``, and where the next read should start.
 
     The window is page text as extracted (``content``, like a search hit's); the model
     text built from it is the result's ``text``. ``content`` never holds more than
     ``max_chars`` characters, the head+tail marker included. A ``start_index`` past the
     end is an empty window that says how long the text is (the MCP fetch server's
-    callers page with it), not an error.
+    callers page with it), not an error. Offsets are into ``text``; ``clean`` (web_fetch:
+    :func:`~lightsearch.evidence.hygiene.handed_out`) is applied to what is returned, and
+    a window it would make longer than ``max_chars`` ends earlier instead. ``bounds``
+    (where a part must end, where a tail must start: web_fetch's
+    :func:`~lightsearch.evidence.links.links_end` and ``links_start``) may end a window
+    before ``max_chars``, to bound the cleaning's work; the reader pages on from there.
     """
+    clean = clean or _as_is
+    end_at, start_at = bounds or (_whole_end, _whole_start)
     total = len(text)
     if start_index >= total:
         return {"content": "", "totalChars": total, "totalLength": total, "startIndex": start_index,
@@ -559,15 +580,44 @@ def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool 
         if room >= 2:
             head = int(room * 0.8)
             tail = room - head
+            head = end_at(text, 0, head)
+            tail = total - start_at(text, total - tail, total)
+            head_text, tail_text = clean(text[:head]), clean(text[total - tail:])
+            for _ in range(_WINDOW_ROUNDS):
+                if len(head_text) + len(tail_text) <= room or head == 0:
+                    break
+                head = max(0, head - (len(head_text) + len(tail_text) - room))
+                head_text = clean(text[:head])
+            head_text = head_text[:room]
+            tail_text = tail_text[max(0, len(head_text) + len(tail_text) - room):]
             omitted = total - head - tail
-            body = f"{text[:head]}\n\n[... {omitted} characters omitted ...]\n\n{text[total - tail:]}"
+            body = f"{head_text}\n\n[... {omitted} characters omitted ...]\n\n{tail_text}"
             return {"content": body, "totalChars": total, "totalLength": total, "startIndex": 0,
                     "truncated": True, "nextStartIndex": head, "headTail": True}
         # Too small a window for a head, a marker and a tail: a plain window instead.
-    end = min(total, start_index + max_chars)
+    end = end_at(text, start_index, min(total, start_index + max_chars))
+    content = clean(text[start_index:end])
+    for _ in range(_WINDOW_ROUNDS):
+        if len(content) <= max_chars:
+            break
+        end = max(start_index + 1, end - (len(content) - max_chars))
+        content = clean(text[start_index:end])
+    content = content[:max_chars]
     truncated = end < total
-    return {"content": text[start_index:end], "totalChars": total, "totalLength": total,
+    return {"content": content, "totalChars": total, "totalLength": total,
             "startIndex": start_index, "truncated": truncated, "nextStartIndex": end if truncated else None}
+
+
+def _as_is(text: str) -> str:
+    return text
+
+
+def _whole_end(text: str, start: int, end: int) -> int:
+    return end
+
+
+def _whole_start(text: str, start: int, end: int) -> int:
+    return start
 
 
 def error_for_exception(exc: BaseException, url: str) -> LightSearchError:
