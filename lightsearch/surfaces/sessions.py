@@ -68,10 +68,11 @@ def use_of(scope: Scope) -> int:
         return ASKED
     body = scope[BODY_KEY]
     messages = body if isinstance(body, list) else [body]
-    methods = [m.get("method") if isinstance(m, dict) else None for m in messages]
+    methods = [m.get("method") if isinstance(m, dict) and isinstance(m.get("method"), str) else None
+               for m in messages]
     if "tools/call" in methods:
         return CALLED
-    return OPENED if methods and all(m in HANDSHAKE for m in methods) else ASKED
+    return OPENED if methods and all(m is not None and m in HANDSHAKE for m in methods) else ASKED
 
 
 def session_not_found() -> Response:
