@@ -12,7 +12,8 @@ asks before a transfer waits for a slot (:mod:`lightsearch.crawl.politeness`). I
 read from inside a Twisted callback, whose context is whoever fired it.
 
 A call made for no client (the Python API, the commands, MCP over stdio: one process, one
-client) takes its turns as before, as a call of its own.
+client) takes its turns as a call of its own: with nobody to share with, a process is not
+held to a client's share.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ came, passing over one whose origin is busy. A client holds at most all the slot
 so a client with many calls, or with slow ones (an origin that answers slowly, a body that
 trickles), always leaves a slot for the next client's transfer. Transfers of calls made
 for no client (one process serving itself: the Python API, the commands, MCP over stdio)
-wait in one line in the order they came, with no limit but the total, as they always have.
+wait in one line in the order they came, with no limit but the total.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ well. A client runs at most its ``share`` of jobs at once, so one client's work,
 slow, always leaves room for the others.
 
 A lane given no client is a client of its own: calls made for no client take turns call
-by call, each under the share, as they always have.
+by call, each under the share.
 
 The worker pool (:mod:`lightsearch.isolation.pool`) and the politeness limiter's transfer
 slots (:mod:`lightsearch.crawl.politeness`) both take turns here.
@@ -51,7 +51,7 @@ class FairQueue(Generic[J]):
     with work takes its place by its last stamp, and one never served (or long forgotten)
     goes first. So a client with one call arriving while another client's backlog is being
     worked through is next, not behind a turn of the backlog. A lane given no client takes
-    its place at the back, as every lane always did."""
+    its place at the back."""
 
     def __init__(self, share: int | Callable[[Hashable], int | None]) -> None:
         if callable(share):
