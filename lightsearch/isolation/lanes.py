@@ -22,6 +22,7 @@ from lightsearch.errors import LightSearchError
 from lightsearch.isolation.pool import WorkerPool, late_error, pool_for
 
 _lane_ids = itertools.count(1)
+_CALLERS = object()  # a lane's client by default: the client of the call that makes it
 
 
 def pool_settings(settings: Any) -> tuple[int, int, float]:
@@ -51,12 +52,12 @@ class Lane:
 
     ``late`` builds the error a task gets when the deadline passes first (``timeout``
     with reason ``deadline`` unless the caller says otherwise). ``client``: whose call this
-    is, by default the client of the call that makes the lane."""
+    is (None: made for no client), by default the client of the call that makes the lane."""
 
     def __init__(self, settings: Any, *, name: str = "call", deadline_at: float | None = None,
-                 late: Callable[[str], LightSearchError] | None = None, client: str | None = None) -> None:
+                 late: Callable[[str], LightSearchError] | None = None, client: Any = _CALLERS) -> None:
         self.key = (name, next(_lane_ids))
-        self.client = current_client() if client is None else client
+        self.client: str | None = current_client() if client is _CALLERS else client
         self.workers, self.memory_bytes, self.task_secs = pool_settings(settings)
         self.deadline_at = deadline_at
         self.late = late or late_error
