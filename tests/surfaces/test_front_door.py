@@ -4,8 +4,9 @@ and Content-Type it is told) and by the MCP SDK's client.
 
 Cross-site requests and DNS rebinding get nothing on either route and any loopback
 spelling, and cost the local agent none of its rate-limit budget; a short token refuses to
-start; failed tokens are rate limited; MCP sessions are capped per client and in total and
-expire when idle; X-Forwarded-For counts only from a named proxy; over-deep or malformed
+start; failed tokens are rate limited; MCP sessions belong to the client that opened them,
+are capped per client and in total (a flood closes its own handshake-only sessions first)
+and expire when idle; X-Forwarded-For counts only from a named proxy; over-deep or malformed
 JSON is 400 ``invalid_json`` on every route.
 """
 
