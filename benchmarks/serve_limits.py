@@ -19,7 +19,7 @@ each, within the default 60 fetches a minute); client B (127.0.0.2) makes one ca
 they run: a ``web_fetch`` of a small page, then a Light search over the bundled offline
 catalog. B's time beside A is divided by B's time alone, both measured in the same run
 (alone before and after each round, so the load of the machine falls on both). The origins
-run in this process; ``--python`` runs the server with another interpreter (a checkout of
+run in a process of their own; ``--python`` runs the server with another interpreter (a checkout of
 main in its own venv) in the same run, for a before/after table.
 
     python benchmarks/serve_limits.py                          # 10,000 sessions, 200 slow
@@ -298,7 +298,7 @@ def _long_page(seed: int) -> bytes:
 
 def fairness_world(calls: int) -> Any:
     """The bundled offline origins plus ``calls`` origins of one long page each and one of
-    a small page, served from this process."""
+    a small page, served from the calling process."""
     sys.path.insert(0, str(ROOT))
     from lightsearch.offline_origins.server import OfflineOrigins
 
@@ -312,6 +312,27 @@ def fairness_world(calls: int) -> Any:
              + b"</p></article></body></html>")
     origins.add_site("small.bench.test", {"/robots.txt": robots, "/page": {"body": small}})
     return origins
+
+
+class WorldProcess:
+    """:func:`fairness_world` in a process of its own: the origins' threads (TLS, 470 KiB
+    bodies) then take no turn at this process's interpreter lock from the clients timed here."""
+
+    def __init__(self, calls: int) -> None:
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1]); from serve_limits import fairness_world; "
+                "o = fairness_world(int(sys.argv[2])); print(json.dumps(o.settings()), flush=True); "
+                "sys.stdin.read(); o.stop()")
+        self.proc = subprocess.Popen([sys.executable, "-c", code, str(Path(__file__).resolve().parent), str(calls)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.settings: dict[str, Any] = json.loads(self.proc.stdout.readline())
+
+    def stop(self) -> None:
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def _invoke(port: int, body: dict[str, Any], source: str, timeout: float = 120) -> tuple[float, str]:
@@ -332,8 +353,8 @@ def _invoke(port: int, body: dict[str, Any], source: str, timeout: float = 120) 
 
 
 def fairness_run(python: str | None, calls: int, rounds: int) -> dict[str, Any]:
-    origins = fairness_world(calls)
-    args = [a for key, value in origins.settings().items()
+    origins = WorldProcess(calls)
+    args = [a for key, value in origins.settings.items()
             for a in ("-s", f"{key}={value if isinstance(value, str) else json.dumps(value)}")]
     args += ["-s", "LOG_LEVEL=ERROR"]
     server = Server(None if python else ROOT, args, python=python, offline=False)
