@@ -75,8 +75,8 @@ class CallsInFlight:
 
     Everything a call does on the event loop (a crawl's start, its responses, its results)
     is work for the one loop every client shares, and a client's calls would otherwise
-    all do it at once: thirty concurrent fetches of one client kept another client's fetch
-    waiting behind their crawls' start. A client's calls beyond the limit cost nothing but
+    all do it at once: thirty concurrent fetches of one client would keep another client's
+    fetch waiting behind their crawls' starts. A client's calls beyond the limit cost nothing but
     their place in line; the rate limits bound how many there can be."""
 
     def __init__(self, limit: int) -> None:
