@@ -3,7 +3,8 @@ and 4 workers, with and without a shared Redis, on an offline world in stream mo
 
 Each configuration gets fresh origins (so the server's counts are its own), a fresh Redis
 namespace, and ``lightsearch serve --workers N`` in a subprocess; a client sends the same
-query stream through the invoke endpoint, ``--concurrency`` searches at a time. Counted at
+query stream through the invoke endpoint, ``--concurrency`` searches at a time (each thread
+an agent with a loopback address of its own: the server gives turns by client). Counted at
 the origin server: requests per search, robots.txt fetches per origin, and the most
 requests one origin ever saw open at once (1 is polite; more is what a fleet without
 shared politeness does).
@@ -15,13 +16,16 @@ shared politeness does).
 from __future__ import annotations
 
 import argparse
+import http.client
+import itertools
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-import urllib.request
+import urllib.parse
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,8 +35,6 @@ sys.path.insert(0, str(ROOT))
 
 from lightsearch.offline_origins.server import SITES_DIR, OfflineOrigins  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
-
-OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only
 
 
 def world(name: str, tmp: Path, data: Path | None) -> tuple[Path, str | None, list[str]]:
@@ -55,13 +57,28 @@ def world(name: str, tmp: Path, data: Path | None) -> tuple[Path, str | None, li
                                                       for q in built.queries]
 
 
+_agent = threading.local()
+_agents = itertools.count(1)
+
+
+def agent_address() -> str:
+    """Each client thread is an agent of its own, with a loopback address of its own: the
+    server gives turns by client, and one address would be one agent held to its share."""
+    if not hasattr(_agent, "address"):
+        _agent.address = f"127.0.2.{next(_agents) % 250 + 1}"
+    return _agent.address
+
+
 def invoke(url: str, query: str) -> tuple[bool, float]:
     body = json.dumps({"name": "web.search", "input": {"query": query, "maxResults": 10}}).encode()
-    request = urllib.request.Request(url + "/api/skills/invoke", data=body, method="POST",
-                                     headers={"content-type": "application/json"})
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120, source_address=(agent_address(), 0))
     started = time.monotonic()
-    with OPENER.open(request, timeout=120) as response:
-        answer = json.loads(response.read())
+    try:
+        conn.request("POST", "/api/skills/invoke", body=body, headers={"content-type": "application/json"})
+        answer = json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
     return bool(answer.get("ok")), time.monotonic() - started
 
 

@@ -13,9 +13,19 @@ then a byte a second; the same slow connections against a server whose file limi
 ``--baseline-tree`` (a checkout of an older commit) runs the same attacks against that
 code too.
 
+``--fairness``: fairness per client instead. Client A (a loopback address of its own each
+round) makes ``--calls`` (30) concurrent ``web_fetch`` calls of ordinary long pages (~470 KiB of paragraphs, one origin
+each, within the default 60 fetches a minute); client B (127.0.0.2) makes one call while
+they run: a ``web_fetch`` of a small page, then a Light search over the bundled offline
+catalog. B's time beside A is divided by B's time alone, both measured in the same run
+(alone before and after each round, so the load of the machine falls on both). The origins
+run in a process of their own; ``--python`` runs the server with another interpreter (a checkout of
+main in its own venv) in the same run, for a before/after table.
+
     python benchmarks/serve_limits.py                          # 10,000 sessions, 200 slow
     python benchmarks/serve_limits.py --sessions 2000 --slow 100
     git worktree add /tmp/old 77f4edf && python benchmarks/serve_limits.py --baseline-tree /tmp/old
+    python benchmarks/serve_limits.py --fairness --python /path/to/main/.venv/bin/python
 """
 
 from __future__ import annotations
@@ -31,10 +41,12 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -44,16 +56,23 @@ SLOW_HEAD = b"POST /api/skills/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Typ
 
 
 class Server:
-    def __init__(self, tree: Path, args: list[str], files: int | None = None) -> None:
+    """``lightsearch serve`` in a subprocess: this tree's (``tree``, on ``PYTHONPATH``), or
+    the install of another interpreter (``python``, run from a neutral directory)."""
+
+    def __init__(self, tree: Path | None, args: list[str], files: int | None = None, *,
+                 python: str | None = None, offline: bool = True) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_"))}
-        env["PYTHONPATH"] = str(tree)
+        if tree is not None:
+            env["PYTHONPATH"] = str(tree)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # another checkout is only read
 
         def limit() -> None:
             if files:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
-        self.proc = subprocess.Popen([sys.executable, "-m", "lightsearch.surfaces.cli", "serve", "--offline",
-                                      "--port", "0", *args], cwd=tree, env=env, stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen([python or sys.executable, "-m", "lightsearch.surfaces.cli", "serve",
+                                      *(["--offline"] if offline else []), "--port", "0", *args],
+                                     cwd=tree or tempfile.gettempdir(), env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, preexec_fn=limit)
         line = self.proc.stderr.readline()
         if "serving on http://" not in line:
@@ -254,13 +273,155 @@ def run(label: str, tree: Path, sessions: int, slow: int, runs: int) -> dict[str
     return report
 
 
+# ---------------------------------------------------------------------------- fairness per client
+B_ADDRESS = "127.0.0.2"
+
+
+def a_address(n: int) -> str:
+    """Client A's address in round ``n``: a fresh one each round, so each round's calls stay
+    within the default rate limit (60 fetches a minute per client)."""
+    return f"127.0.1.{1 + n % 250}"
+B_QUERY = "europa clipper gravity assist"
+
+
+def _long_page(seed: int) -> bytes:
+    """An ordinary long article: ~470 KiB of paragraphs, nothing hostile in its shape."""
+    import random
+
+    words = ["glacier", "moraine", "sediment", "field", "summer", "measured", "notes", "river", "valley", "ice",
+             "rock", "survey", "station", "core", "sample", "layer"]
+    rnd = random.Random(seed)
+    paras = "".join("<p>" + " ".join(rnd.choice(words) for _ in range(60)) + "</p>\n" for _ in range(1200))
+    return (f"<!doctype html><html lang='en'><head><title>Field notes {seed}</title></head><body><article>"
+            f"<h1>Field notes {seed}</h1>{paras}</article></body></html>").encode()
+
+
+def fairness_world(calls: int) -> Any:
+    """The bundled offline origins plus ``calls`` origins of one long page each and one of
+    a small page, served from the calling process."""
+    sys.path.insert(0, str(ROOT))
+    from lightsearch.offline_origins.server import OfflineOrigins
+
+    origins = OfflineOrigins().start()
+    robots = {"body": "User-agent: *\nAllow: /\n", "type": "text/plain"}
+    page = _long_page(1)
+    for i in range(calls):
+        origins.add_site(f"long{i}.bench.test", {"/robots.txt": robots, "/page": {"body": page}})
+    small = (b"<!doctype html><html lang='en'><head><title>Tide tables</title></head><body><article>"
+             b"<h1>Tide tables</h1><p>" + b"High water at the harbour mouth comes an hour after the bar. " * 12
+             + b"</p></article></body></html>")
+    origins.add_site("small.bench.test", {"/robots.txt": robots, "/page": {"body": small}})
+    return origins
+
+
+class WorldProcess:
+    """:func:`fairness_world` in a process of its own: the origins' threads (TLS, 470 KiB
+    bodies) then take no turn at this process's interpreter lock from the clients timed here."""
+
+    def __init__(self, calls: int) -> None:
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1]); from serve_limits import fairness_world; "
+                "o = fairness_world(int(sys.argv[2])); print(json.dumps(o.settings()), flush=True); "
+                "sys.stdin.read(); o.stop()")
+        self.proc = subprocess.Popen([sys.executable, "-c", code, str(Path(__file__).resolve().parent), str(calls)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.settings: dict[str, Any] = json.loads(self.proc.stdout.readline())
+
+    def stop(self) -> None:
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _invoke(port: int, body: dict[str, Any], source: str, timeout: float = 120) -> tuple[float, str]:
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
+    try:
+        conn.request("POST", "/api/skills/invoke", body=json.dumps(body).encode(),
+                     headers={"content-type": "application/json"})
+        response = conn.getresponse()
+        answer = json.loads(response.read())
+    except (OSError, ValueError) as exc:
+        return time.monotonic() - started, f"failed: {type(exc).__name__}"
+    finally:
+        conn.close()
+    if response.status != 200 or not answer.get("ok"):
+        return time.monotonic() - started, f"{response.status} {(answer.get('error') or {}).get('code')}"
+    return time.monotonic() - started, "ok"
+
+
+def fairness_run(python: str | None, calls: int, rounds: int) -> dict[str, Any]:
+    origins = WorldProcess(calls)
+    args = [a for key, value in origins.settings.items()
+            for a in ("-s", f"{key}={value if isinstance(value, str) else json.dumps(value)}")]
+    args += ["-s", "LOG_LEVEL=ERROR"]
+    server = Server(None if python else ROOT, args, python=python, offline=False)
+    rows: dict[str, Any] = {"python": python or sys.executable}
+    try:
+        round_no = iter(range(10**6))
+
+        def b_call(kind: str) -> dict[str, Any]:
+            n = next(round_no)
+            if kind == "fetch":
+                return {"name": "web.fetch", "input": {"url": f"https://small.bench.test/page?b={n}", "maxChars": 300}}
+            return {"name": "web.search", "input": {"query": B_QUERY, "maxResults": 3}}
+
+        def a_calls() -> tuple[str, list[dict[str, Any]]]:
+            n = next(round_no)
+            return a_address(n), [{"name": "web.fetch", "input": {"url": f"https://long{i}.bench.test/page?a={n}",
+                                                                  "maxChars": 300}} for i in range(calls)]
+
+        # warm: imports, the workers, TLS, robots.txt of every origin
+        _invoke(server.port, b_call("fetch"), B_ADDRESS)
+        _invoke(server.port, b_call("search"), B_ADDRESS)
+        address, bodies = a_calls()
+        with ThreadPoolExecutor(calls) as pool:
+            list(pool.map(lambda body: _invoke(server.port, body, address), bodies))
+        for kind in ("fetch", "search"):
+            alone, beside, a_walls, outcomes = [], [], [], set()
+            alone.append(_invoke(server.port, b_call(kind), B_ADDRESS)[0])
+            for _ in range(rounds):
+                address, bodies = a_calls()
+                with ThreadPoolExecutor(calls) as pool:
+                    started = time.monotonic()
+                    a_done = [pool.submit(_invoke, server.port, body, address) for body in bodies]
+                    time.sleep(0.3)  # A's calls are in: their pages reach the pool and the transfer slots
+                    b_time, b_outcome = _invoke(server.port, b_call(kind), B_ADDRESS)
+                    a_results = [f.result() for f in a_done]
+                    a_walls.append(time.monotonic() - started)
+                beside.append(b_time)
+                outcomes.add(b_outcome)
+                outcomes.update(f"A {o}" for _, o in a_results if o != "ok")
+                alone.append(_invoke(server.port, b_call(kind), B_ADDRESS)[0])
+            rows[kind] = {"b_alone_s": round(statistics.median(alone), 3),
+                          "b_beside_a_s": round(statistics.median(beside), 3),
+                          "ratio": round(statistics.median(beside) / statistics.median(alone), 1),
+                          "b_beside_each_s": [round(b, 2) for b in beside],
+                          "a_wall_s": round(statistics.median(a_walls), 2), "outcomes": sorted(outcomes)}
+    finally:
+        server.stop()
+        origins.stop()
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--slow", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3, help="fresh-client samples per measurement (median)")
     parser.add_argument("--baseline-tree", type=Path, default=None, help="an older checkout to attack too")
+    parser.add_argument("--fairness", action="store_true", help="measure fairness per client instead")
+    parser.add_argument("--calls", type=int, default=30, help="client A's concurrent calls (--fairness)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per measurement (--fairness)")
+    parser.add_argument("--python", action="append", default=None,
+                        help="(--fairness) serve with this interpreter too, e.g. another checkout's venv")
     opts = parser.parse_args()
+    if opts.fairness:
+        pythons = [None, *(opts.python or [])]
+        print(json.dumps([fairness_run(p, opts.calls, opts.rounds) for p in pythons], indent=2))
+        return 0
     reports = [run("this tree", ROOT, opts.sessions, opts.slow, opts.runs)]
     if opts.baseline_tree:
         reports.append(run(f"baseline {opts.baseline_tree}", opts.baseline_tree, opts.sessions, opts.slow,

@@ -169,6 +169,9 @@ SCHEMA: tuple[Setting, ...] = (
        "(MCP server, invoke endpoint); 0: no limit", 0, 10_000),
     _s("WEB_TOOLS_FETCHES_PER_MINUTE", "int", 60, "web_fetch calls per client per minute; 0: no limit",
        0, 10_000),
+    _s("WEB_TOOLS_CALLS_IN_FLIGHT", "int", 4, "tool calls of one client running at once on the served surfaces "
+       "(MCP over HTTP, invoke); more wait their turn, in order, before any of their work starts; 0: no limit",
+       0, 1_000),
     _s("WEB_INVOKE_MAX_BODY_BYTES", "int", 64 * KiB, "request body of POST /api/skills/invoke and /mcp",
        KiB, 16 * MiB),
     # --- lightsearch serve: the HTTP boundary (docs/SECURITY.md)

@@ -45,10 +45,11 @@ class ExtractionPipeline:
 
     def lane(self) -> Lane:
         """The search's lane (its frontier's), or one of this crawl's own."""
-        lane = frontier_of(self.crawler).lane
+        frontier = frontier_of(self.crawler)
+        lane = frontier.lane
         if lane is None:
             if self._lane is None:
-                self._lane = Lane(self.crawler.settings, name="extraction")
+                self._lane = Lane(self.crawler.settings, name="extraction", client=frontier.client)
             lane = self._lane
         return lane
 

@@ -172,7 +172,7 @@ class DiscoverySpider(Spider):
             a.lower() for a in (crawler.settings.get("ROBOTSTXT_USER_AGENT"), crawler.settings.get("BOT_NAME")) if a
         )
         if spider.frontier.lane is None:  # the search's lane, given by its caller
-            spider.frontier.lane = Lane(crawler.settings, name="crawl")
+            spider.frontier.lane = Lane(crawler.settings, name="crawl", client=spider.frontier.client)
         spider.lane = spider.frontier.lane
         spider.frontier.open(spider._candidate)  # what a deferred entry becomes when released
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)

@@ -16,7 +16,7 @@ FOLDERS = {"lightsearch": "lightsearch", "spiders": "lightsearch.spiders", "pipe
 # Floors from the bottom; a module may import its own floor and those below.
 FLOORS = [
     ("lightsearch.errors", "lightsearch.windows", "lightsearch.timestamps", "lightsearch.filters", "lightsearch.schema",
-     "lightsearch.settings", "lightsearch.config", "lightsearch.catalog"),
+     "lightsearch.settings", "lightsearch.config", "lightsearch.catalog", "lightsearch.clients"),
     ("lightsearch.cache", "lightsearch.documents", "lightsearch.ranking"),
     ("lightsearch.isolation",),
     ("lightsearch.plan",),

@@ -301,7 +301,8 @@ class LightDownloadHandler(HTTP11DownloadHandler):
             crawler=self._crawler,
             tls_verbose_logging=self._tls_verbose_logging,
         )
-        async with self._limiter.slot(origin_of(request.url)):
+        frontier = frontier_of(self._crawler)  # whose call: its transfers take their turns together
+        async with self._limiter.slot(origin_of(request.url), client=frontier.client, call=frontier):
             self._gate.claim(request.url, hop_stage(request.meta))
             request.meta["hop_claimed"] = True  # the frontier counts hops still to come
             d = agent.download_request(request)

@@ -3,13 +3,17 @@
 per worker, as the in-process limiter keeps them.
 
 A transfer first takes the worker's own slots (``InProcessLimiter``: the per-worker total,
-and one waiter per origin per worker), then a fleet lease on the origin in Redis:
+and one waiter per origin per worker, given by turn among the worker's clients), then a
+fleet lease on the origin in Redis:
 
 * **Leases expire.** A lease lives ``FLEET_LEASE_SECS`` and the holder renews it every
   third of that while the transfer runs, so a worker killed mid-request frees its origins
   within the lease time, and a slow transfer keeps its origin.
 * **Fair.** Waiters queue by ticket in a sorted set; only the first live waiters may take
   a free lease, so a search that waits is not overtaken by later ones from other workers.
+  Each worker has at most one waiter per origin there (its own slot for the origin is
+  taken first, by turn among its clients), so one client's many calls hold no more
+  than one place per worker in an origin's line.
   A waiter proves it is alive by refreshing a short-lived key each time it looks; a dead
   waiter's ticket is dropped by the next one who looks.
 * **No hot loop.** A release is published on a Redis channel; each worker listens on one
@@ -131,8 +135,9 @@ class RedisLimiter:
         return self.local.max_active
 
     @contextlib.asynccontextmanager
-    async def slot(self, origin: str) -> AsyncIterator[None]:
-        async with self.local.slot(origin):
+    async def slot(self, origin: str, *, client: str | None = None,
+                   call: Any = None) -> AsyncIterator[None]:
+        async with self.local.slot(origin, client=client, call=call):
             held = await self._lease(origin)
             renewing = asyncio.ensure_future(self._renew(*held)) if held else None
             try:

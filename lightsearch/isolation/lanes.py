@@ -2,9 +2,11 @@
 
 Each call (one search, one fetch, one ``fetch_many``) makes one :class:`Lane`, hands it
 to whatever reads pages for it (the crawl's spider and pipeline, web_fetch's reader),
-and closes it when it ends. The pool serves lanes in turn, runs at most half its workers
-for one lane, and never lets a lane's task run past the lane's deadline
-(:mod:`~lightsearch.isolation.pool`).
+and closes it when it ends. A lane belongs to the client the call is made for
+(:func:`lightsearch.clients.current_client`, read when the lane is made). The pool serves
+clients in turn and each client's lanes in turn, runs at most half its workers for one
+client (a call made for no client is a client of its own), and never lets a lane's task
+run past the lane's deadline (:mod:`~lightsearch.isolation.pool`).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from lightsearch.clients import current_client
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation.pool import WorkerPool, late_error, pool_for, start_fork_server
 
 _lane_ids = itertools.count(1)
+_CALLERS = object()  # a lane's client by default: the client of the call that makes it
 
 
 def pool_settings(settings: Any) -> tuple[int, int, float]:
@@ -48,11 +52,13 @@ class Lane:
     :meth:`close` stops what is queued and running.
 
     ``late`` builds the error a task gets when the deadline passes first (``timeout``
-    with reason ``deadline`` unless the caller says otherwise)."""
+    with reason ``deadline`` unless the caller says otherwise). ``client``: whose call this
+    is (None: made for no client), by default the client of the call that makes the lane."""
 
     def __init__(self, settings: Any, *, name: str = "call", deadline_at: float | None = None,
-                 late: Callable[[str], LightSearchError] | None = None) -> None:
+                 late: Callable[[str], LightSearchError] | None = None, client: Any = _CALLERS) -> None:
         self.key = (name, next(_lane_ids))
+        self.client: str | None = current_client() if client is _CALLERS else client
         self.workers, self.memory_bytes, self.task_secs = pool_settings(settings)
         self.deadline_at = deadline_at
         self.late = late or late_error
@@ -82,7 +88,7 @@ class Lane:
         if remaining is not None and remaining <= 0:
             raise self.late(what)
         future = self.pool.submit(self.key, fn, args, budget=self.task_secs, deadline_at=self.deadline_at,
-                                  what=what)
+                                  what=what, client=self.client)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), remaining)
         except asyncio.TimeoutError:

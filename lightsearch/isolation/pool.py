@@ -107,6 +107,7 @@ class _Job:
     args: tuple[Any, ...]
     future: Future
     lane: Hashable
+    client: Hashable | None  # whose call it is (None: the lane takes turns as a client of its own)
     budget: float
     deadline_at: float | None
     what: str
@@ -166,15 +167,17 @@ class WorkerPool:
             self._thread.start()
 
     def submit(self, lane: Hashable, fn: Callable[..., Any], args: tuple[Any, ...], *, budget: float,
-               deadline_at: float | None = None, what: str = "the document") -> Future:
-        """Queue ``fn(*args)`` in ``lane``; it may run ``budget`` seconds once started, and
-        never past ``deadline_at`` (monotonic)."""
+               deadline_at: float | None = None, what: str = "the document",
+               client: Hashable | None = None) -> Future:
+        """Queue ``fn(*args)`` in ``lane`` (a call of ``client``: lanes of one client share
+        its turns); it may run ``budget`` seconds once started, and never past
+        ``deadline_at`` (monotonic)."""
         future: Future = Future()
-        job = _Job(fn, args, future, lane, budget, deadline_at, what)
+        job = _Job(fn, args, future, lane, client, budget, deadline_at, what)
         with self._lock:
             if self._closing:
                 raise LightSearchError("cancelled", "the worker pool is shutting down", {"reason": "shutdown"})
-            self._queue.push(lane, job)
+            self._queue.push(lane, job, client)
         future.add_done_callback(lambda _f: self._wake())
         self.start()
         self._wake()
@@ -211,6 +214,11 @@ class WorkerPool:
             for fd in (self._wake_r, self._wake_w):
                 with contextlib.suppress(OSError):
                     os.close(fd)
+
+    def _finished(self, lane: Hashable) -> None:
+        """A job of ``lane`` stopped running (or was dropped before it ran)."""
+        with self._lock:  # the fair queue is shared with the callers' threads
+            self._queue.done(lane)
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):  # full (already woken) or closed
@@ -292,12 +300,12 @@ class WorkerPool:
                 return
             lane, job = picked
             if job.future.done():  # cancelled while it waited
-                self._queue.done(lane)
+                self._finished(lane)
                 continue
             now = time.monotonic()
             budget = job.budget if job.deadline_at is None else min(job.budget, job.deadline_at - now)
             if budget <= 0:
-                self._queue.done(lane)
+                self._finished(lane)
                 _fail(job.future, late_error(job.what))
                 continue
             worker = idle.pop()
@@ -306,11 +314,11 @@ class WorkerPool:
             except (BrokenPipeError, ConnectionError, EOFError):
                 with self._lock:
                     self._queue.done(lane)
-                    self._queue.push(lane, job)  # it never started: it waits for another worker
+                    self._queue.push(lane, job, job.client)  # it never started: it waits for another worker
                 self._kill(worker)
                 continue
             except Exception as exc:  # an argument that cannot be pickled: a caller's bug
-                self._queue.done(lane)
+                self._finished(lane)
                 _fail(job.future, LightSearchError("extraction_failed", f"the task could not be sent to a "
                                                    f"worker ({type(exc).__name__})", {"reason": "pickling"}))
                 continue
@@ -340,7 +348,7 @@ class WorkerPool:
             self._kill(worker)  # idle now; a fresh worker takes its place at full priority
         if job is None:
             return True
-        self._queue.done(job.lane)
+        self._finished(job.lane)
         if job.abort is not None:
             _fail(job.future, job.abort)
         elif kind == "ok":
@@ -369,7 +377,7 @@ class WorkerPool:
             return
         if job.abort is None and job.attempts < 2 and time.monotonic() - worker.sent_at < RESEND_WITHIN_SECS:
             with self._lock:
-                self._queue.push(job.lane, job)
+                self._queue.push(job.lane, job, job.client)
             return
         self.stats.killed_memory += 1
         _fail(job.future, job.abort or limits.worker_died(job.what, self.memory_bytes, worker.process.exitcode))
@@ -408,7 +416,7 @@ class WorkerPool:
 
     def _remove(self, worker: _Worker) -> None:
         if worker.job is not None:
-            self._queue.done(worker.job.lane)
+            self._finished(worker.job.lane)
             worker.job = None
         with contextlib.suppress(OSError):
             worker.conn.close()

@@ -20,7 +20,9 @@ Who asks what:
 - the redirect confinement (crawl/middlewares/confine.py): :meth:`~Frontier.source`;
 - the hop gate (crawl/budget.py): :attr:`~Frontier.started`;
 - the transport (crawl/transport.py): :attr:`~Frontier.private_origins`;
-- the extraction pipeline: :attr:`~Frontier.lane` and :meth:`~Frontier.source`.
+- the extraction pipeline: :attr:`~Frontier.lane` and :meth:`~Frontier.source`;
+- the download handler (crawl/transport.py): :attr:`~Frontier.client` and the frontier
+  itself, whose transfers take their turns for a slot together.
 
 The spider also writes to a :class:`SearchFrontier` (the scores it admits, the entries it
 defers, the factory that makes a deferred entry a request); those methods are the
@@ -34,6 +36,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from lightsearch.clients import current_client
 from lightsearch.plan.candidates import CandidateScorer
 from lightsearch.ranking.tokenize import tokenize
 
@@ -58,6 +61,8 @@ class Frontier(Protocol):
     started: float
     #: The search's place in the worker pool, or None (a component makes its own).
     lane: Lane | None
+    #: The client the crawl's call is made for (lightsearch/clients.py), or None.
+    client: str | None
     #: True once a candidate sharing a query term was given up to the candidate bound.
     gave_up_relevant: bool
     #: The origins of the crawl's sources that a user added with ``--allow-private``: the
@@ -98,6 +103,9 @@ class CrawlFrontier:
                  lane: Lane | None = None) -> None:
         self.started = time.monotonic() if started is None else started
         self.lane = lane
+        # read here, in the call's own task: a crawl's callbacks run in whatever context
+        # fired them, so its components ask the frontier, never the context
+        self.client = lane.client if lane is not None else current_client()
         self.sources = {s.id: s for s in sources}
         self.private_origins = frozenset(o for s in self.sources.values() if s.allow_private for o in s.origins)
 

@@ -140,6 +140,8 @@ VARIABLES: tuple[Variable, ...] = (
              _same("WEB_TOOLS_SEARCHES_PER_MINUTE")),
     Variable("WEB_TOOLS_FETCHES_PER_MINUTE", "WEB_TOOLS_FETCHES_PER_MINUTE", "per client; 0: no limit",
              _same("WEB_TOOLS_FETCHES_PER_MINUTE")),
+    Variable("WEB_TOOLS_CALLS_IN_FLIGHT", "WEB_TOOLS_CALLS_IN_FLIGHT", "a served client's calls at once (the "
+             "rest wait their turn); 0: no limit", _same("WEB_TOOLS_CALLS_IN_FLIGHT")),
     Variable("LIGHTSEARCH_SOURCES", "LIGHT_CATALOG_EXTRA", "your own sources (`lightsearch sources add`); "
              "default: $XDG_CONFIG_HOME/lightsearch/sources.json when it exists", _same("LIGHT_CATALOG_EXTRA")),
 )

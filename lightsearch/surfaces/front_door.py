@@ -41,12 +41,18 @@ from lightsearch.surfaces.ratelimit import RateLimiter
 MIN_TOKEN_CHARS = 16
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 MCP_PATH = "/mcp"
+BODY_KEY = "lightsearch.json"  # the scope key of a POST's body as JSON, once the door checked it
 # JSON-RPC error codes for the door's answers on /mcp (parse error, invalid request).
 JSONRPC_CODES = {"invalid_json": -32700}
 
 
 def client_of(scope: Scope) -> str:
-    """Who is calling, as the rate limits and session caps count clients."""
+    """Who is calling: the one name of a client for the rate limits, the session caps, a
+    session's owner and the turns its calls take in the worker pool and for transfers.
+
+    The peer's address (behind a proxy named in ``WEB_SERVE_FORWARDED_ALLOW_IPS``, the
+    address it forwards). The bearer token does not enter it: there is one token, shared by
+    every client, so it tells no two clients apart."""
     client = scope.get("client")
     return f"http:{client[0]}" if client else "http:unknown"
 
@@ -309,10 +315,11 @@ class FrontDoor:
         if self.token is not None and not await self._authorized(scope, receive, send, headers, started):
             return
         if scope.get("method") == "POST":
-            replay = await self._json_body(scope, receive, send, headers, started)
-            if replay is None:
+            checked = await self._json_body(scope, receive, send, headers, started)
+            if checked is None:
                 return
-            receive = replay
+            receive, body = checked
+            scope = {**scope, BODY_KEY: body}  # read once: the session caps look at it
         await self.app(scope, receive, send)
 
     async def _authorized(self, scope: Scope, receive: Receive, send: Send, headers: Headers,
@@ -335,8 +342,9 @@ class FrontDoor:
         return False
 
     async def _json_body(self, scope: Scope, receive: Receive, send: Send, headers: Headers,
-                         started: float) -> Receive | None:
-        """Read and check the body; a ``receive`` that replays it, or None once refused."""
+                         started: float) -> tuple[Receive, Any] | None:
+        """Read and check the body; a ``receive`` that replays it and the JSON value, or
+        None once refused."""
         if not is_json_type(headers.get("content-type")):
             shown = quote_untrusted(headers.get("content-type", ""))
             await refuse(scope, 415, "unsupported_media_type", f"the body must be application/json, not {shown}",
@@ -344,7 +352,7 @@ class FrontDoor:
             return None
         try:
             raw = await read_body(receive, self.max_body, headers.get("content-length"))
-            load_json(raw, self.max_depth)
+            value = load_json(raw, self.max_depth)
         except ClientGone:
             return None
         except BodyTooLarge:
@@ -363,4 +371,4 @@ class FrontDoor:
                 return {"type": "http.request", "body": raw, "more_body": False}
             return await receive()
 
-        return replay
+        return replay, value

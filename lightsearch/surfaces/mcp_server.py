@@ -7,7 +7,8 @@ returns the envelope as ``structuredContent`` plus one text item, the bounded fe
 a model reads; a tool failure is a result with ``isError: true`` and the structured error,
 never a protocol error. A call that runs longer than a second sends progress
 notifications (when the client asked for them with a progress token). Calls are limited
-per client (``WEB_TOOLS_SEARCHES_PER_MINUTE``, ``WEB_TOOLS_FETCHES_PER_MINUTE``).
+per client (``WEB_TOOLS_SEARCHES_PER_MINUTE``, ``WEB_TOOLS_FETCHES_PER_MINUTE``), and over
+HTTP take their turns in the worker pool and for transfers as their client's calls.
 
 Every search runs on the server's one event loop (the engines' reactor belongs to it).
 """
@@ -20,19 +21,19 @@ import mcp_types as types
 from mcp.server import Server
 
 from lightsearch import __version__
+from lightsearch.surfaces.front_door import client_of
 from lightsearch.surfaces.tools import INSTRUCTIONS
 
 if TYPE_CHECKING:
     from lightsearch.surfaces.toolbox import DeferredToolbox, Toolbox
 
 
-def client_key(ctx: Any) -> str:
-    """Who is calling, for the rate limits: the HTTP peer address, else the stdio peer."""
-    request = getattr(ctx, "request", None)
-    peer = getattr(request, "client", None)
-    if peer is not None and getattr(peer, "host", None):
-        return f"http:{peer.host}"
-    return "stdio"
+def client_key(ctx: Any) -> str | None:
+    """Who is calling: over HTTP the client as the front door names it (the session's
+    client: a session answers only its own client); over stdio None, the process's own
+    caller."""
+    scope = getattr(getattr(ctx, "request", None), "scope", None)
+    return client_of(scope) if isinstance(scope, dict) and scope.get("type") == "http" else None
 
 
 def to_call_result(result: dict[str, Any]) -> types.CallToolResult:

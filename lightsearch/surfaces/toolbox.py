@@ -16,7 +16,7 @@ the read-on hint of a page in those words.
     ├── search(query | queries, ...)  ─┐
     ├── news(query, when, ...)         ├─ check_arguments ─ provider ─ envelope (+ text)
     ├── fetch(url | urls, ...)         │
-    └── call(name, arguments, client) ─┘   (+ the per-client rate limit of served surfaces)
+    └── call(name, arguments, client) ─┘   (+ per client: the rate limit, the pool's and transfers' turns)
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from lightsearch.clients import calls_for
 from lightsearch.config import check_retrieval, make_settings
 from lightsearch.errors import LightSearchError, SearchCancelled, quote_untrusted
 from lightsearch.schema import validate
-from lightsearch.surfaces.ratelimit import RateLimiter
+from lightsearch.surfaces.ratelimit import CallsInFlight, RateLimiter
 from lightsearch.surfaces.repair import Repair, repair_with
 from lightsearch.surfaces.tools import (
     INVOKE_NAMES,
@@ -45,6 +46,7 @@ from lightsearch.surfaces.tools import (
 )
 
 PROGRESS_AFTER_SECS = 1.0
+LOCAL_CLIENT = "local"  # the rate limits' name for the process's own caller
 ProgressFn = Callable[[float, str], Awaitable[None]]
 
 
@@ -88,6 +90,7 @@ class Toolbox:
         self.config = ToolConfig.from_settings(self.settings)
         self.limiter = RateLimiter({"search": self.settings.getint("WEB_TOOLS_SEARCHES_PER_MINUTE"),
                                     "fetch": self.settings.getint("WEB_TOOLS_FETCHES_PER_MINUTE")})
+        self.in_flight = CallsInFlight(self.settings.getint("WEB_TOOLS_CALLS_IN_FLIGHT"))
         self._tools = {t.name: t for t in tool_specs(self.config)}
         self._providers: dict[str | None, Any] = {}
         self._fetch: Any = None
@@ -168,19 +171,36 @@ class Toolbox:
         checked = check_arguments(self.tool("web_fetch"), args)
         return await self._web_fetch(checked, markdown=markdown, head_tail=head_tail, robots=robots, names=names)
 
-    async def call(self, name: str, arguments: Any = None, *, client: str = "local",
+    async def call(self, name: str, arguments: Any = None, *, client: str | None = None,
                    on_progress: ProgressFn | None = None) -> dict[str, Any]:
         """One tool call as a model makes it (JSON arguments); raises LightSearchError on
-        every expected failure. ``client`` is who the served surfaces' rate limit counts."""
+        every expected failure.
+
+        ``client`` is who calls, as the served surfaces name their clients
+        (``front_door.client_of``): the rate limits count per client, at most
+        ``WEB_TOOLS_CALLS_IN_FLIGHT`` of a client's calls run at once (the others wait their
+        turn), and the call takes its turns in the worker pool and for transfers as one of
+        that client's calls (lightsearch/clients.py). None: the process's own caller
+        (counted as ``local`` by the rate limits), whose calls start at once and take their
+        turns each as a call of its own."""
         tool = self.tool(name)
         args = check_arguments(tool, arguments)
-        self.limiter.check(client, "fetch" if tool.name == "web_fetch" else "search")
-        run = getattr(self, f"_{tool.name}")(args)
+        self.limiter.check(client or LOCAL_CLIENT, "fetch" if tool.name == "web_fetch" else "search")
+        run = self._run_as(client, getattr(self, f"_{tool.name}"), args)
         if on_progress is None:
             return await run
         return await with_progress(run, on_progress, tool.name)
 
-    async def invoke(self, name: str, arguments: Any = None, *, client: str = "local",
+    async def _run_as(self, client: str | None, run: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+                      args: dict[str, Any]) -> dict[str, Any]:
+        """``run(args)`` as a call of ``client``, once it is that client's turn."""
+        if client is None:
+            return await run(args)
+        async with self.in_flight.turn(client):
+            with calls_for(client):  # the tasks the call starts inherit it
+                return await run(args)
+
+    async def invoke(self, name: str, arguments: Any = None, *, client: str | None = None,
                      on_progress: ProgressFn | None = None) -> dict[str, Any]:
         """Like :meth:`call`, but a tool failure is returned as :func:`error_result`."""
         try:
@@ -320,7 +340,7 @@ class DeferredToolbox:
             self._box = Toolbox.from_environ(self.cmdline, self.environ, offline=self.offline)
         return self._box
 
-    async def invoke(self, name: str, arguments: Any = None, *, client: str = "local",
+    async def invoke(self, name: str, arguments: Any = None, *, client: str | None = None,
                      on_progress: ProgressFn | None = None) -> dict[str, Any]:
         try:
             box = self.toolbox()

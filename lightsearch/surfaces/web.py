@@ -43,6 +43,7 @@ from lightsearch.surfaces.front_door import (
     allowed_hosts,
     allowed_origins,
     check_token,
+    client_of,
     is_json_type,
     is_loopback,
     load_json,
@@ -100,9 +101,8 @@ def invoke_endpoint(toolbox: Toolbox, *, max_body_bytes: int | None = None) -> A
         if name not in INVOKE_NAMES and name not in INVOKE_NAMES.values():
             return _answer(started, _error("unknown_tool", f"unknown tool {quote_untrusted(name)}",
                                            tool=quote_untrusted(name), known=list(INVOKE_NAMES)))
-        peer = request.client.host if request.client else "unknown"
         try:
-            output = await toolbox.call(name, body.get("input", {}), client=f"http:{peer}")
+            output = await toolbox.call(name, body.get("input", {}), client=client_of(request.scope))
         except LightSearchError as exc:
             return _answer(started, exc.to_dict()["error"])
         return _answer(started, output=output)

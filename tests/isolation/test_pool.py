@@ -19,11 +19,11 @@ import time
 
 import pytest
 
+from lightsearch.clients import calls_for
 from lightsearch.config import make_settings
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation import pool as pools
 from lightsearch.isolation import tasks
-from lightsearch.isolation.fairness import FairQueue
 from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.pool import WorkerPool
 from lightsearch.ranking.rank import RankingStopped, rank_documents
@@ -159,19 +159,6 @@ async def test_closing_a_lane_fails_its_queued_and_running_tasks():
 
 
 # ---------------------------------------------------------------------- fairness
-def test_lanes_take_turns_and_none_takes_more_than_its_share():
-    queue: FairQueue[str] = FairQueue(share=2)
-    for i in range(5):
-        queue.push("bombs", f"bomb{i}")
-    queue.push("search", "page1")
-    queue.push("search", "page2")
-    order = [queue.pop() for _ in range(4)]
-    assert order == [("bombs", "bomb0"), ("search", "page1"), ("bombs", "bomb1"), ("search", "page2")]
-    assert queue.pop() is None  # bombs runs two already: its share
-    queue.done("bombs")
-    assert queue.pop() == ("bombs", "bomb2")
-
-
 @coroutine_test
 async def test_a_caller_with_many_slow_tasks_does_not_hold_another_callers_task():
     slow = lane()  # two workers: each lane runs one task at a time
@@ -187,6 +174,33 @@ async def test_a_caller_with_many_slow_tasks_does_not_hold_another_callers_task(
     await run(quick, "quick", 0.01)
     assert finished[0] == "quick"  # the slow lane still has three tasks waiting
     await asyncio.gather(*bombs)
+
+
+@coroutine_test
+async def test_a_clients_many_calls_do_not_hold_another_clients_call():
+    settings = make_settings({"LIGHT_POOL_WORKERS": 2})  # one worker a client
+    with calls_for("client-a"):  # a lane takes the client of the call that makes it
+        calls_of_a = [Lane(settings, name=f"a{i}") for i in range(3)]
+    call_of_b = Lane(settings, name="b", client="client-b")
+    assert {lane.client for lane in calls_of_a} == {"client-a"}
+    finished: list[str] = []
+
+    async def run(work: Lane, secs: float) -> None:
+        await work.run(time.sleep, secs)
+        finished.append(work.key[0])
+
+    slow = [asyncio.ensure_future(run(lane, 30)) for lane in calls_of_a]
+    await busy_pid(calls_of_a[0].pool)
+    await run(call_of_b, 0.01)  # a's calls, one per lane, took their turns first
+    try:
+        assert finished == ["b"]
+        with calls_of_a[0].pool._lock:
+            running = [w.job.lane for w in calls_of_a[0].pool._workers if w.job is not None]
+        assert len(running) == 1  # a runs its share: one worker, however many calls it has
+    finally:
+        for lane in calls_of_a:
+            lane.close()
+        await asyncio.gather(*slow, return_exceptions=True)
 
 
 @coroutine_test

@@ -4,13 +4,15 @@ and Content-Type it is told) and by the MCP SDK's client.
 
 Cross-site requests and DNS rebinding get nothing on either route and any loopback
 spelling, and cost the local agent none of its rate-limit budget; a short token refuses to
-start; failed tokens are rate limited; MCP sessions are capped per client and in total and
-expire when idle; X-Forwarded-For counts only from a named proxy; over-deep or malformed
+start; failed tokens are rate limited; MCP sessions belong to the client that opened them,
+are capped per client and in total (a flood closes its own handshake-only sessions first)
+and expire when idle; X-Forwarded-For counts only from a named proxy; over-deep or malformed
 JSON is 400 ``invalid_json`` on every route.
 """
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import socket
@@ -341,6 +343,69 @@ def test_sessions_with_requests_in_flight_are_never_closed_to_make_room(capped):
             conn.close()
     assert (refused.status, refused.code) == (429, "too_many_sessions")
     assert "retry-after" in refused.headers
+
+
+def session_headers(sid: str) -> dict[str, str]:
+    return {"mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"}
+
+
+def test_a_session_answers_only_its_own_client(capped):
+    me, other = "127.0.0.16", "127.0.0.17"
+    sid = open_session(capped.url, me)
+    unknown = mcp(capped.url, PING, source=other, **session_headers("0" * 32))
+    assert unknown.status == 404
+    for method, body in (("POST", PING), ("GET", None), ("DELETE", None)):
+        headers = {**MCP_HEADERS, **session_headers(sid)} if body else {"accept": "text/event-stream",
+                                                                       **session_headers(sid)}
+        got = request(capped.url, method, "/mcp", body, headers=headers, source=other)
+        assert (got.status, got.raw) == (404, unknown.raw), method  # as if it did not exist
+    assert ping(capped.url, sid, me) == 200  # neither used nor closed by the other client
+
+
+def test_a_flood_of_handshakes_from_the_agents_address_never_closes_its_session_in_use(capped):
+    me = "127.0.0.18"
+    agent = open_session(capped.url, me)
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert mcp(capped.url, initialized, source=me, **session_headers(agent)).status == 202
+    listed = mcp(capped.url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, source=me,
+                 **session_headers(agent))
+    assert listed.status == 200  # in use, and from now on the least recently used
+    flood = []
+    for _ in range(8):  # what an SDK client sends to open a session, over and over, same address
+        sid = open_session(capped.url, me)
+        assert mcp(capped.url, initialized, source=me, **session_headers(sid)).status == 202
+        flood.append(sid)
+    assert ping(capped.url, agent, me) == 200
+    assert [ping(capped.url, s, me) for s in flood[-2:]] == [200, 200]
+    assert ping(capped.url, flood[0], me) == 404
+
+
+@coroutine_test
+async def test_an_sdk_clients_session_is_its_own_through_a_flood_and_another_clients_delete(capped):
+    import httpx2
+
+    me, other = "127.0.0.19", "127.0.0.20"
+    sids: list[str] = []
+
+    async def note_session(response: Any) -> None:
+        if response.headers.get("mcp-session-id"):
+            sids.append(response.headers["mcp-session-id"])
+
+    transport = httpx2.AsyncHTTPTransport(local_address=me)
+    async with httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(60),
+                                  event_hooks={"response": [note_session]}) as http, \
+            streamable_http_client(f"{capped.url}/mcp", http_client=http) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        await session.list_tools()
+        loop = asyncio.get_running_loop()
+        deleted = await loop.run_in_executor(None, lambda: request(
+            capped.url, "DELETE", "/mcp", headers=session_headers(sids[0]), source=other))
+        flooded = await loop.run_in_executor(None, lambda: [open_session(capped.url, me) for _ in range(6)])
+        tools = await session.list_tools()  # the agent's session goes on
+    assert deleted.status == 404
+    assert len(flooded) == 6
+    assert sorted(t.name for t in tools.tools) == ["web_fetch", "web_news", "web_search"]
 
 
 def test_a_flood_of_sessions_leaves_a_fresh_client_served(capped):

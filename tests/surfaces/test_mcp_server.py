@@ -3,6 +3,7 @@ subprocess) and over streamable HTTP (``lightsearch serve`` on loopback)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -20,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from lightsearch.surfaces.tools import INSTRUCTIONS
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test
+from tests.held_origins import QUICK_URL, HeldPages, name_hosts
 
 CLI = [sys.executable, "-m", "lightsearch.surfaces.cli"]
 
@@ -33,9 +35,11 @@ def setting_args(settings: dict[str, Any]) -> list[str]:
 
 
 def world(origins) -> list[str]:
-    """The test process's offline origins (with a slow page) as command-line settings."""
+    """The test process's offline origins (with a slow page, and the held origins' names)
+    as command-line settings."""
     origins.add_site("slow.example", {"/robots.txt": ROBOTS_ALLOW,
                                       "/": {"body": article_html("Slow page"), "type": "text/html", "delay": 2.2}})
+    name_hosts(origins)
     return setting_args({**origins.settings(), "LOG_LEVEL": "ERROR"})
 
 
@@ -196,3 +200,39 @@ async def test_streamable_http_server(http_server):
         init = await session.initialize()
         assert init.instructions == INSTRUCTIONS
         await exercise(session)
+
+
+@asynccontextmanager
+async def session_from(url: str, address: str):
+    """An SDK client session whose connections come from ``address`` (a client of its own)."""
+    import httpx2
+
+    transport = httpx2.AsyncHTTPTransport(local_address=address)
+    async with httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(120)) as http, \
+            streamable_http_client(f"{url}/mcp", http_client=http) as (read, write), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+@coroutine_test
+async def test_http_tool_calls_take_turns_by_client(http_server, origins):
+    """One agent's six web_fetch calls all wait on their origins; another agent's call is
+    served in its turn, while they still wait."""
+    pages = HeldPages(origins)
+    async with session_from(http_server.url, "127.0.0.61") as a, session_from(http_server.url, "127.0.0.62") as b:
+        a_calls = [asyncio.ensure_future(a.call_tool("web_fetch", {"url": url})) for url in pages.urls]
+        try:
+            await pages.until_held(2)
+            b_call = asyncio.ensure_future(b.call_tool("web_fetch", {"url": QUICK_URL, "max_length": 200}))
+            done, _ = await asyncio.wait({b_call}, timeout=60)  # a backstop: B is served in moments
+            a_ended_first = sum(call.done() for call in a_calls)
+            held_while_b_ran = pages.held()
+        finally:
+            pages.let_go()
+        a_results = await asyncio.gather(*a_calls)
+    assert b_call in done, "B's call was not served while A's calls waited"
+    assert a_ended_first == 0, "B's call was served only once A's calls had given up"
+    assert b_call.result().is_error is False
+    assert held_while_b_ran == 2  # A kept to its share of the transfers
+    assert [r.is_error for r in a_results] == [False] * len(pages.urls)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import urllib.error
@@ -10,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import coroutine_test
+from tests.held_origins import QUICK_URL, HeldPages
 from tests.surfaces.test_mcp_server import CLI, Served, clean_env, world
 
 TOKEN = "test-token-0123456789abcdef"
@@ -117,3 +120,50 @@ def test_health_answers_get(served):
         body = json.loads(response.read())
     assert body["status"] == "ok"
     assert body["tools"] == ["web_search", "web_news", "web_fetch"]
+
+
+# ------------------------------------------------------------------ fairness per client
+async def invoke_as(app: Any, address: str, body: dict[str, Any]) -> tuple[int, Any]:
+    """One invoke call to the ASGI app in this process, from ``address``."""
+    import httpx2
+
+    transport = httpx2.ASGITransport(app=app, client=(address, 40000))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765", timeout=120) as client:
+        response = await client.post("/api/skills/invoke", json=body)
+    return response.status_code, response.json()
+
+
+@pytest.mark.parametrize("in_flight", [None, 0])  # the default; no limit on a client's calls at once
+@coroutine_test
+async def test_a_clients_many_calls_do_not_hold_another_clients_call(origins, in_flight):
+    """Client A's six fetches are all waiting on their origins; client B's one fetch is
+    served in its turn, while they still wait, and not after them."""
+    from lightsearch.surfaces.toolbox import Toolbox
+    from lightsearch.surfaces.web import build_app
+
+    pages = HeldPages(origins, 6)
+    overrides = {**origins.settings(), "LOG_LEVEL": "ERROR"}
+    if in_flight is not None:
+        overrides["WEB_TOOLS_CALLS_IN_FLIGHT"] = in_flight  # the transfers' turns alone
+    toolbox = Toolbox(overrides)
+    app = build_app(toolbox, host="127.0.0.1", port=8765)
+    a_calls = [asyncio.ensure_future(invoke_as(app, "127.0.0.51", {"name": "web.fetch", "input": {"url": url}}))
+               for url in pages.urls]
+    try:
+        await pages.until_held(2)  # two of A's transfers hold their slots at their origins
+        b_call = asyncio.ensure_future(invoke_as(app, "127.0.0.52", {"name": "web.fetch",
+                                                                      "input": {"url": QUICK_URL}}))
+        done, _ = await asyncio.wait({b_call}, timeout=60)  # a backstop: B is served in moments
+        a_ended_first = sum(call.done() for call in a_calls)
+        held_while_b_ran = pages.held()
+    finally:
+        pages.let_go()
+    a_answers = await asyncio.gather(*a_calls)
+    await toolbox.aclose()
+    assert b_call in done, "B's call was not served while A's calls waited"
+    assert a_ended_first == 0, "B's call was served only once A's calls had given up"
+    status, answer = b_call.result()
+    assert (status, answer["ok"]) == (200, True)
+    assert "Tide tables" in answer["output"]["title"]
+    assert held_while_b_ran == 2  # A kept to its share of the transfers meanwhile
+    assert all(status == 200 and answer["ok"] for status, answer in a_answers)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import http.client
 import json
 import os
 import re
@@ -61,15 +62,29 @@ def fleet():
         origins.stop()
 
 
-def search(url: str, query: str) -> dict:
-    status, body = post(url, {"name": "web.search", "input": {"query": query, "maxResults": 3}})
+def search(url: str, query: str, source: str | None = None) -> dict:
+    """One search through the invoke endpoint, from ``source`` (a loopback address: an agent)."""
+    if source is None:
+        status, body = post(url, {"name": "web.search", "input": {"query": query, "maxResults": 3}})
+    else:
+        conn = http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]), timeout=30,
+                                          source_address=(source, 0))
+        try:
+            conn.request("POST", "/api/skills/invoke", headers={"content-type": "application/json"},
+                         body=json.dumps({"name": "web.search", "input": {"query": query, "maxResults": 3}}))
+            response = conn.getresponse()
+            status, body = response.status, json.loads(response.read())
+        finally:
+            conn.close()
     assert status == 200
     return body
 
 
 def burst(url: str, queries: list[str]) -> list[dict]:
+    """Each query from an agent of its own: the server gives turns by client, and one
+    address would be one agent's calls, held to one agent's share."""
     with ThreadPoolExecutor(len(queries)) as pool:
-        return list(pool.map(lambda q: search(url, q), queries))
+        return list(pool.map(lambda iq: search(url, iq[1], f"127.0.3.{iq[0] + 1}"), enumerate(queries)))
 
 
 def robots_fetches(origins: OfflineOrigins) -> dict[tuple[str, str], int]:
