@@ -11,7 +11,7 @@ reported beside it), and the median wall
 time of an unrelated call started 0.2 s after each hostile call, divided by its median
 time alone (three runs before, one after each round). The unrelated call is an offline
 Light search, or, for the cases of work on the event loop (``beside`` ``fetch``), another
-client's web_fetch of a small page, as the issue measured them.
+client's web_fetch of a small page.
 
 Each case runs in a fresh process (peak RSS is per process) with default settings. The
 bombs are built once, here (tests/bombs.py), and handed to the case process as files, so
@@ -57,7 +57,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
     "fetch-many-5-bombs": ("fetch_many", ["paragraphs", "cmap.pdf", "links", "pages.pdf", "feed"]),
     "two-fetches-50k-paragraphs": ("two_fetches", ["paragraphs", "paragraphs"]),
     "search-hostile-site": ("search", []),
-    # Work that was done on the event loop (issue 39): each beside another client's fetch.
+    # Small bodies whose reading could hold the event loop: each beside another client's fetch.
     "fetch-many-5-robots-500k-behind-5-redirects": ("robots", ["robots.txt"]),
     "search-nested-nav-home-32k": ("world", ["nav.html"]),
     "search-5-entity-tree-feeds": ("world", ["laughs.xml"]),

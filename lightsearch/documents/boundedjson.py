@@ -1,9 +1,10 @@
 """JSON from a search API, loaded and cut to a bounded shape.
 
 An answer may be megabytes of JSON (2 MiB for the engines, 1 MiB for Brave), and its
-shape decides what loading it costs: 2 MiB of ``[[[[[[[[[[]]]]]]]]]],...`` took 0.7 s
-and 80 MiB, of ``[0,0,...]`` 0.17 s, of ``"\\u00e9..."`` 6 ms. A body over the in-process
-size is loaded in a worker (lightsearch/isolation/apart.py), and whatever is loaded is cut
+shape, not its size, decides what loading it costs: small nested arrays or empty objects
+make a Python object of every few bytes (docs/UNTRUSTED_WORK.md has the figures). A body
+over the in-process size is loaded in a worker (lightsearch/isolation/apart.py), and
+whatever is loaded is cut
 before it is handed on: at most :data:`MAX_ITEMS` items of a list, :data:`MAX_STRING`
 characters of a string or key, :data:`MAX_DEPTH` levels, :data:`MAX_VALUES` values in all
 (depth first, in document order). What comes back to the event loop's process, and what

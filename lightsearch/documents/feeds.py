@@ -10,9 +10,9 @@ feedparser raise are repaired first, the DOCTYPE's internal subset is removed (n
 is ever expanded: :mod:`lightsearch.documents.xmlsafe`), and an entry without a usable
 link is dropped and counted, not fatal.
 
-feedparser's work has no cap of its own (32 KiB of nested elements took it half a
-second), so feeds are read in a worker of the pool, never in the event loop's process
-(lightsearch/isolation/apart.py).
+feedparser's work has no cap of its own (it calls back into Python for every element,
+and a small feed can hold thousands), so feeds are read in a worker of the pool, never in
+the event loop's process (lightsearch/isolation/apart.py).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ declares and its ``rel=next`` link.
 
 A page is attacker-controlled markup, and how much reading it costs must follow its
 size, never its shape. Queries per link (an XPath for the navigation around each anchor,
-the text under each anchor) cost the page's nesting once per link: 2,000 nested
-``<nav>`` around 2,000 links are millions of steps. Here the page is parsed once and
+the text under each anchor) cost the page's nesting once per link: thousands of nested
+``<nav>`` around thousands of links are millions of steps. Here the page is parsed once and
 walked once, start and end of every element, keeping the few facts the walk needs: how
 many navigation containers are open, which anchor is open (its text goes to the
 innermost one only, so nested anchors cost their text once), and the first ``rel=next``.

@@ -2,8 +2,9 @@
 the sitemaps the file names, written again as a small robots.txt of their own.
 
 A robots.txt may be 500 KiB (RFC 9309's parse limit), and protego parses every group of
-it: 20,000 wildcard rules took a second to parse, 22 MiB to hold and 65 ms for every
-``can_fetch`` against them. Only one group ever binds a crawler (the one whose product
+it, holds every rule (wildcard rules are the heaviest) and tries them on every
+``can_fetch``: tens of thousands of them cost seconds and tens of MiB
+(docs/UNTRUSTED_WORK.md). Only one group ever binds a crawler (the one whose product
 token matches its name best, else ``*``), so the file is read once, line by line, and
 only that group's rules are kept, with the sitemaps: the digest's ``text`` is what protego
 parses and the robots cache holds. A group of more than :data:`MAX_RULES` rules, or a

@@ -1,8 +1,8 @@
 """DuckDuckGo's result pages (the html endpoint and its lite sibling), read in one pass.
 
-An engine's answer is untrusted bytes like any page: a lite answer of 1 MiB held 14,000
-result links, and a query per link (the snippet that follows it, ``following::td[...]``)
-made the reading quadratic (4,000 links: 3 s). Here the page is parsed once and walked
+An engine's answer is untrusted bytes like any page, up to 2 MiB: thousands of result
+links, and a query per link (the snippet that follows it, ``following::td[...]``) would
+make the reading quadratic. Here the page is parsed once and walked
 once, start and end of every element: a result block, link or snippet is recognised by
 its tag and class as the walk meets it, text is gathered into the innermost open
 collector only (at most :data:`MAX_TEXT_CHARS` each), a lite snippet is given to the

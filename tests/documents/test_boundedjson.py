@@ -46,7 +46,7 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_siz
 
 @PROPERTY
 @given(_JSON)
-@example([[[[[[[[[[]]]]]]]]]] * 200_000)  # 2 MiB of nested small arrays: 0.7 s and 80 MiB to load
+@example([[[[[[[[[[]]]]]]]]]] * 200_000)  # 2 MiB of nested small arrays
 @example({f"k{i}": 0 for i in range(200_000)})
 def test_what_is_handed_on_is_bounded(value):
     bounded(value)

@@ -104,7 +104,7 @@ def test_the_digest_answers_as_every_real_file():
 
 @PROPERTY
 @given(st.integers(1, 3 * MAX_RULES), st.integers(0, 200), st.integers(0, 3), st.sampled_from(["lightbot", "*"]))
-@example(20_000, 0, 2, "*")  # the issue's 500 KiB of wildcard rules
+@example(20_000, 0, 2, "*")  # 500 KiB of wildcard rules
 @example(10, 30_000, 0, "lightbot")  # thousands of groups for other crawlers
 def test_what_is_kept_is_within_the_bounds(rules, groups, stars, token):
     """Many rules, many groups for other crawlers, long wildcard patterns: the digest keeps

@@ -44,7 +44,7 @@ def test_each_lite_link_gets_the_first_snippet_after_it():
 
 @PROPERTY
 @given(st.integers(0, 14_000), st.integers(1, 50), st.sampled_from(["t", "long " * 2000]))
-@example(14_000, 1, "t")  # the lite answer: 14,000 links, one XPath each
+@example(14_000, 1, "t")  # a lite answer of 1 MiB: 14,000 links
 def test_a_lite_page_is_read_in_one_walk(links, every, title):
     html = lite_page(links, every, title)
     page = read_ddg(html, lite=True)

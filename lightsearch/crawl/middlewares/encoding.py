@@ -56,8 +56,8 @@ def charset_param(content_type: str) -> str | None:
     RFC 9110's quoting and RFC 2231 continuations. w3lib's ``http_content_type_encoding``
     returns only a resolved codec (an unknown label must be reported as written) and
     misses ``charset = x`` with spaces, which real servers send. That parser's work grows
-    with the square of the parameters (60 KiB of ``;a`` took 0.3 s), so only the value's
-    first :data:`MAX_CONTENT_TYPE_CHARS` are read: a real one is under a hundred.
+    with the square of the parameters, and a response head may be 64 KiB, so only the
+    value's first :data:`MAX_CONTENT_TYPE_CHARS` are read: a real one is under a hundred.
     """
     message = Message()
     message["content-type"] = content_type[:MAX_CONTENT_TYPE_CHARS]
