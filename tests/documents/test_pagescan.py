@@ -18,7 +18,7 @@ from lxml import etree
 
 from lightsearch.documents.pagescan import MAX_ANCHOR_CHARS, MAX_ELEMENTS, parse_page, scan_page
 
-PROPERTY = settings(max_examples=60, deadline=None, derandomize=True,
+PROPERTY = settings(max_examples=30, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 BASE = "https://p.test/dir/page.html"
 
