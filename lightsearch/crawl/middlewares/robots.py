@@ -90,7 +90,7 @@ def rules_of(digest: RobotsDigest) -> RobotsRules:
                            f"{quote_untrusted(str(exc), 40, sentence=True)})"[:200])
 
 
-def parse_robots(body: bytes, agent: str = "lightbot") -> RobotsRules:
+def parse_robots(body: bytes, agent: str) -> RobotsRules:
     """The rules of a complete robots.txt body for the crawler named ``agent`` (RFC 9309:
     UTF-8, a BOM ignored), read here."""
     return rules_of(digest_robots(body, agent))
