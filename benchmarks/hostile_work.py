@@ -387,6 +387,20 @@ COLUMNS = ["case", "outcome", "reason", "wall_s", "deadline_s", "past_deadline_1
            "search_ratio"]
 
 
+def run_child(python: str, name: str, folder: Path, rounds: int, timeout: float) -> dict[str, Any]:
+    """One case in a fresh process of ``python``: its row, or why there is none."""
+    try:
+        done = subprocess.run([python, str(Path(__file__).resolve()), "--child", name, "--bombs", str(folder),
+                               "--rounds", str(rounds)],
+                              capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"case": name, "python": python, "outcome": "timed out", "reason": f"over {timeout:g} s"}
+    if done.returncode != 0:
+        return {"case": name, "python": python, "outcome": "crashed",
+                "reason": done.stderr.strip().splitlines()[-1][:80] if done.stderr.strip() else ""}
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "python": python}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", action="append", default=None,
@@ -395,6 +409,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print JSON rows instead of a table")
     parser.add_argument("--rounds", type=int, default=3,
                         help="hostile calls per case, each with an unrelated search beside it (medians reported)")
+    parser.add_argument("--case-timeout", type=float, default=900.0,
+                        help="seconds one case may take in one install before it is reported as timed out")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bombs", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -409,14 +425,8 @@ def main() -> int:
         write_bombs(folder)
         for name in names:
             for python in pythons:  # interleaved: the machine's load falls on both alike
-                done = subprocess.run([python, str(Path(__file__).resolve()), "--child", name, "--bombs", str(folder),
-                                       "--rounds", str(args.rounds)],
-                                      capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=900)
-                if done.returncode != 0:
-                    rows.append({"case": name, "python": python, "outcome": "crashed",
-                                 "reason": done.stderr.strip().splitlines()[-1][:80] if done.stderr.strip() else ""})
-                    continue
-                rows.append({**json.loads(done.stdout.strip().splitlines()[-1]), "python": python})
+                rows.append(run_child(python, name, folder, args.rounds, args.case_timeout))
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # as it comes: a long run keeps its rows
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
