@@ -58,7 +58,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
     "two-fetches-50k-paragraphs": ("two_fetches", ["paragraphs", "paragraphs"]),
     "search-hostile-site": ("search", []),
     # Small bodies whose reading could hold the event loop: each beside another client's fetch.
-    "fetch-many-5-robots-500k-behind-5-redirects": ("robots", ["robots.txt"]),
+    "fetch-many-5-robots-500k-behind-5-redirects": ("robots", ["wildcards.robots"]),
     "search-nested-nav-home-32k": ("world", ["nav.html"]),
     "search-5-entity-tree-feeds": ("world", ["laughs.xml"]),
     "engine-ddg-lite-14k-links": ("engine", ["lite.html"]),
@@ -76,7 +76,7 @@ def write_bombs(folder: Path) -> None:
 
     built = {"cmap.pdf": bombs.cmap_pdf(), "pages.pdf": bombs.many_pages_pdf(), "nested.pdf": bombs.nested_pdf(),
              "paragraphs": bombs.paragraphs_html(), "deep": bombs.deep_html(), "links": bombs.links_html(),
-             "feed": bombs.feed_xml(), "sitemap": bombs.sitemap_xml(), "robots.txt": bombs.robots_wildcards(),
+             "feed": bombs.feed_xml(), "sitemap": bombs.sitemap_xml(), "wildcards.robots": bombs.robots_wildcards(),
              "nav.html": bombs.nested_nav_home(), "laughs.xml": bombs.entity_tree_feed(),
              "lite.html": bombs.ddg_lite_links(), "nested.json": bombs.nested_json()}
     manifest = {}
