@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from lightsearch.documents.boundedjson import (
     MAX_DEPTH,
     MAX_ITEMS,
+    MAX_LOADED,
     MAX_STRING,
     MAX_VALUES,
     cut,
@@ -51,7 +52,7 @@ def test_what_is_handed_on_is_bounded(value):
 
 
 def test_wide_and_deep_answers_are_cut_at_their_bounds():
-    bounded(json.loads(b"[" + b",".join([b"[[[[[[[[[[]]]]]]]]]]"] * 100_000) + b"]"))  # 2 MiB of small arrays
+    bounded(json.loads(b"[" + b",".join([b"[[[[[[[[[[]]]]]]]]]]"] * 20_000) + b"]"))  # 400 KiB of small arrays
     bounded({f"k{i}": 0 for i in range(200_000)})
     bounded(json.loads("[" * 500 + "]" * 500))
 
@@ -75,6 +76,13 @@ def test_real_answers_come_back_whole():
         out = load_bounded(body)
         assert not out.cut
         assert out.value == json.loads(body)
+
+
+def test_a_body_that_would_make_too_many_objects_is_refused_unread():
+    with pytest.raises(LightSearchError) as info:
+        load_bounded(b"[" + b"0," * MAX_LOADED + b"0]")
+    assert (info.value.code, info.value.details["reason"]) == ("too_large", "json_values")
+    assert len(load_bounded(b"[" + b"0," * (MAX_LOADED - 2) + b"0]").value) == MAX_ITEMS
 
 
 @pytest.mark.parametrize("body", [b"{", b"[" * 100_000, b"\xff", b"<html>"])

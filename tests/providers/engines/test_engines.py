@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from lightsearch.documents import serp
@@ -265,10 +267,21 @@ async def test_a_lite_answer_of_14000_links_is_read_apart_in_one_walk(fresh, apa
 
 @coroutine_test
 async def test_a_json_answer_of_2_mib_is_loaded_apart_and_cut(fresh, apart):
+    hit = {"title": "Rust compiler notes", "url": "https://h.test/{i}", "objectID": "{i}", "points": 1,
+           "created_at": "2024-01-01T00:00:00Z", "story_text": "x" * 40}
+    hits = ",".join(json.dumps(hit).replace("{i}", str(i)) for i in range(10_000))  # 1.7 MB
+    fresh.script("hn", body=('{"hits":[' + hits + "]}").encode(), headers={"Content-Type": "application/json"})
+    result = await search(fresh, "hn", query="rust programming compiler", max_results=20)
+    assert [h["url"] for h in result["hits"]] == [f"https://h.test/{i}" for i in range(20)]
+
+
+@coroutine_test
+async def test_a_json_answer_that_would_make_a_million_objects_is_refused_unread(fresh, apart):
     body, ctype = bombs.nested_json()
     fresh.script("hn", body=body, headers={"Content-Type": ctype})
     result = await search(fresh, "hn", query="rust programming compiler")
-    assert result["meta"]["engines"]["hn"]["status"] == "empty"  # no hit in it: an answer, not a failure
+    assert engine_error(result, "hn") | {"message": ""} == {
+        "code": "provider_bad_response", "reason": "json_values", "status": 200, "message": ""}
 
 
 @coroutine_test
