@@ -341,9 +341,9 @@ def run_extract(body: bytes, markdown: bool) -> None:
 
 
 def run_robots(body: bytes, path: str) -> None:
-    from lightsearch.cache.robots import RobotsRules
+    from lightsearch.crawl.middlewares.robots import parse_robots
 
-    rules = RobotsRules("rules", text=body.decode("utf-8", "replace").lstrip("\ufeff"))
+    rules = parse_robots(body, "lightsearch")  # the digest of the group that binds us, then protego
     rules.allowed("https://example.com/" + path, "lightsearch")
     sp = spider()
     for url in rules.sitemaps[:2]:  # what DiscoverySpider._robots_parsed does with them
@@ -520,7 +520,7 @@ TARGETS = {t.name: t for t in [
         _html(), _headers(), st.sampled_from(["page", "seed", "lookup"])), run_links),
     Target("extract", "extract_html, extract_readable, detect_wall", lambda: st.tuples(_html(), st.booleans()),
            run_extract),
-    Target("robots", "RobotsRules (Protego.parse) + robots sitemaps", lambda: st.tuples(
+    Target("robots", "parse_robots (the digest, Protego.parse) + robots sitemaps", lambda: st.tuples(
         mutated(samples("robots-txt/files/*")), st.text(max_size=30)), run_robots),
     Target("url", "lightsearch.crawl.guard.urls.check_url, raw and Request-normalised", lambda: _url_strategy().map(
         lambda u: (u,)), run_url),

@@ -9,6 +9,10 @@ navigation hubs and the listing pages their pagination leads to, up to ``max_doc
 documents. It never reads an article: a description is built from the titles, slugs and
 summaries discovery documents carry, never from a page's body.
 
+Every document is parsed as a search's discovery parses it (lightsearch/isolation/apart.py:
+a small page or sitemap here by a parser whose work is capped, anything larger, and
+every feed, in a worker of the pool, in the spider's own lane).
+
 Each document read is one item: ``{"source_id", "description", "via"}`` (how the document
 was found: ``catalog``, ``robots.txt``, ``sitemap index``, ``declared by the home page``,
 ``pagination``, ``navigation``), and a seed page's also ``"page"``: its language and title
@@ -25,15 +29,17 @@ from scrapy import Request, Spider, signals
 from scrapy.http import TextResponse
 
 from lightsearch.cache.descriptions import describe
-from lightsearch.cache.parsed import parsed
+from lightsearch.cache.parsed import lookup, remember
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.failures import classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import page_directives
-from lightsearch.documents.feeds import FeedError, read_feed
-from lightsearch.documents.links import NEXT_PAGE, absolute_url, extract_links, looks_like_page
-from lightsearch.documents.sitemaps import SitemapError, read_sitemap
+from lightsearch.documents.links import absolute_url, looks_like_page
 from lightsearch.documents.urlkey import canonical_url
+from lightsearch.errors import LightSearchError
+from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.apart import parse_apart
+from lightsearch.isolation.lanes import Lane
 from lightsearch.plan.candidates import entry_terms
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.ranking.tokenize import is_hebrew
@@ -43,6 +49,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from twisted.python.failure import Failure
 
+    from lightsearch.documents.pagescan import PageScan
+
 _MAX_FEED_ENTRIES = 200
 _MAX_SITEMAP_URLS = 50_000
 _MAX_HUBS = 3
@@ -50,26 +58,14 @@ _MAX_HUBS = 3
 _PRIORITY = {"sitemap": 60, "feed": 50, "seed": 40, "listing": 20}
 
 
-def page_facts(response: TextResponse) -> dict[str, str | None]:
+def page_facts(response: TextResponse, scan: PageScan) -> dict[str, str | None]:
     """A seed page's declared language and its site's name, as the page states them."""
-    def first(*xpaths: str) -> str | None:
-        for xp in xpaths:
-            try:
-                value = response.xpath(xp).get()
-            except ValueError:
-                value = None
-            if value and value.strip():
-                return " ".join(value.split())[:200]
-        return None
-
-    lang = first("/html/@lang", "//meta[@http-equiv='content-language']/@content")
+    lang = scan.language
     language = lang.split("-")[0].split("_")[0].lower() if lang else None
     via = "html lang" if lang else None
     if language is None:
-        text = " ".join(response.xpath("//body//text()").getall()[:400])
-        language, via = ("he" if is_hebrew(text) else "en"), "script of the page text"
-    return {"language": language, "languageVia": via,
-            "name": first("//meta[@property='og:site_name']/@content", "//title/text()")}
+        language, via = ("he" if is_hebrew(scan.text) else "en"), "script of the page text"
+    return {"language": language, "languageVia": via, "name": scan.name}
 
 
 class DescribeSpider(Spider):
@@ -91,7 +87,12 @@ class DescribeSpider(Spider):
             a.lower() for a in (crawler.settings.get("ROBOTSTXT_USER_AGENT"), crawler.settings.get("BOT_NAME")) if a
         )
         crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(spider._closed, signal=signals.spider_closed)
+        spider.lane = Lane(crawler.settings, name="describe")
         return spider
+
+    def _closed(self, spider: Spider) -> None:
+        self.lane.close()
 
     async def start(self) -> AsyncIterator[Request]:
         source = self.source
@@ -114,57 +115,77 @@ class DescribeSpider(Spider):
         except ValueError:
             return None
 
-    def _item(self, response: Response, kind: str, rows: list[list[str]], children: list[str] | None = None
-              ) -> dict[str, Any]:
+    def _item(self, response: Response, kind: str, rows: list[Any], children: list[str] | None = None,
+              terms: Any = None) -> dict[str, Any]:
         self.crawler.signals.send_catch_log(light_signals.source_consulted, source_id=self.source.id)
         return {"source_id": self.source.id, "via": response.meta.get("via", "catalog"),
-                "description": describe(response.url, kind, rows, children=children or ())}
+                "description": describe(response.url, kind, rows, children=children or (), terms=terms)}
 
     # ------------------------------------------------------------------ parsers
-    def parse_sitemap(self, response: Response):
-        try:
-            sitemap = parsed("sitemap", response.url, response.body, lambda: read_sitemap(
-                response.body, response.url, max_bytes=self.max_response, max_entries=_MAX_SITEMAP_URLS))
-        except SitemapError as exc:
-            self._error(response.url, "sitemap", exc.code, exc.message)
-            return
+    async def _read(self, response: Response, kind: str, task: Any, *args: Any, here: bool = True) -> Any:
+        """``task(*args)`` for this body (here when it is small, in a worker otherwise), or
+        what it returned for the same body before; None (and a source error) when it
+        cannot be read."""
+        url, body = response.url, response.body
+        value = lookup(kind, url, body)
+        if value is None:
+            try:
+                value = await parse_apart(self.lane, task, *args, size=len(body) if here else None,
+                                          what=f"the {kind.split(':')[0]} {url}")
+            except LightSearchError as exc:
+                self._error(url, response.meta.get("stage", kind), exc.code, exc.message)
+                return None
+            remember(kind, url, body, value)
+        return value
+
+    async def parse_sitemap(self, response: Response):
+        sitemap = await self._read(response, "sitemap", isolated.sitemap, response.body, response.url,
+                                   self.max_response, _MAX_SITEMAP_URLS)
+        if sitemap is None:
+            return []
+        out: list[Any] = []
         if sitemap.type == "sitemapindex":
             children = [e.loc for e in sitemap.entries if self.source.admits(e.loc)]
-            yield self._item(response, "index", [], children)
+            out.append(self._item(response, "index", [], children))
             # the newest children first: a site adds to its newest sitemap
             for n, entry in enumerate(sorted(sitemap.entries, key=lambda e: e.lastmod or "", reverse=True)):
                 req = self._request(entry.loc, "sitemap", _PRIORITY["sitemap"] - 1 - n, via="sitemap index")
                 if req is not None:
-                    yield req
-            return
-        yield self._item(response, "sitemap", [entry_terms((), e.loc) for e in sitemap.entries])
+                    out.append(req)
+            return out
+        # only the entries the description samples are read (a sitemap may name 50,000)
+        return [self._item(response, "sitemap", sitemap.entries, terms=lambda e: entry_terms((), e.loc))]
 
-    def parse_feed(self, response: Response):
-        try:
-            feed = parsed("feed", response.url, response.body, lambda: read_feed(response.body, _MAX_FEED_ENTRIES))
-        except FeedError as exc:
-            self._error(response.url, "feed", exc.code, exc.message)
-            return
+    async def parse_feed(self, response: Response):
+        feed = await self._read(response, "feed", isolated.feed, response.body, _MAX_FEED_ENTRIES, here=False)
+        if feed is None:
+            return []
         rows = []
         for entry in feed.entries:
             url = absolute_url(response.url, entry.link)
             if url is not None:
                 rows.append(entry_terms([entry.title, entry.summary], url))
-        yield self._item(response, "feed", rows)
+        return [self._item(response, "feed", rows)]
 
-    def parse_page(self, response: Response):
+    async def parse_page(self, response: Response):
         stage = response.meta["stage"]
         if not isinstance(response, TextResponse) or b"html" not in response.headers.get(b"Content-Type", b"").lower():
             self._error(response.url, stage, "unsupported_content_type", "not an HTML page")
-            return
-        directives = page_directives(response, self.agents)
-        links = parsed("links", response.url, response.body, lambda: extract_links(response.selector, response.url))
+            return []
+        scan = await self._read(response, f"page-scan:{','.join(sorted(self.agents))}", isolated.page,
+                                response.text, response.url, self.agents)
+        return [] if scan is None else list(self._parse_page(response, scan))
+
+    def _parse_page(self, response: TextResponse, scan: PageScan):
+        stage = response.meta["stage"]
+        directives = page_directives(response, self.agents, meta=scan.metas)
+        links = scan.links
         source = self.source
         rows = [entry_terms([link.anchor, link.title], link.url) for link in links.links
                 if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)]
         item = self._item(response, "seed" if stage == "seed" else "listing", rows)
         if stage == "seed":
-            item["page"] = page_facts(response)
+            item["page"] = page_facts(response, scan)
         yield item
         if directives.nofollow:
             return
@@ -173,11 +194,7 @@ class DescribeSpider(Spider):
                 req = self._request(url, "feed", via="declared by the home page")
                 if req is not None:
                     yield req
-        try:
-            href = response.xpath(NEXT_PAGE).get() or ""
-        except ValueError:
-            href = ""
-        nxt = absolute_url(response.url, href) if href else None
+        nxt = absolute_url(response.url, scan.next_href) if scan.next_href else None
         if nxt is not None:
             req = self._request(nxt, "listing", via="pagination")
             if req is not None:

@@ -30,27 +30,18 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from lightsearch.cache import load_cache
 from lightsearch.cache.descriptions import describe
 from lightsearch.cache.freshness import freshness
-from lightsearch.cache.parsed import known, parsed, remember
+from lightsearch.cache.parsed import lookup, parsed, remember
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import record_stop
 from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
-from lightsearch.documents.directives import meta_values, page_directives
-from lightsearch.documents.feeds import FeedError, read_feed
-from lightsearch.documents.links import (
-    NEXT_PAGE,
-    Link,
-    absolute_url,
-    extract_links,
-    looks_like_page,
-    score_text,
-)
-from lightsearch.documents.sitemaps import SitemapError, read_sitemap
+from lightsearch.documents.directives import page_directives
+from lightsearch.documents.links import Link, absolute_url, looks_like_page, score_text
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.apart import parse_apart
 from lightsearch.isolation.lanes import Lane
-from lightsearch.isolation.limits import SMALL_BODY_BYTES
 from lightsearch.plan.candidates import entry_terms
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.plan.crawlplan import DescribedReads
@@ -65,6 +56,10 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from twisted.python.failure import Failure
 
+    from lightsearch.documents.feeds import Feed
+    from lightsearch.documents.pagescan import PageScan
+    from lightsearch.documents.sitemaps import SitemapDocument
+
 # Base priorities: higher is fetched first. A candidate page scores 30..100 by relevance,
 # so a strong candidate overtakes the remaining discovery documents of other sources.
 PRIORITY = {"lookup": 95, "feed": 75, "seed": 70, "sitemap": 45, "secondary": 25, "explore": 30, "listing": 29}
@@ -76,7 +71,11 @@ _MAX_EXPLORE_PER_SOURCE = 3
 _MAX_ROBOTS_SITEMAPS = 64  # sitemaps of one robots.txt considered (the allowance reads fewer)
 SKIPPED = "light/discovery/skipped_described"
 _MAX_FEED_ENTRIES = 200
-_MAX_SITEMAP_URLS = 50_000
+# A sitemap's entries read, as a page's links (documents/pagescan.py MAX_PAGE_LINKS): each
+# is scored in this process (tens of microseconds apiece), and the frontier keeps the best
+# 256 candidates of a search anyway; a real sitemap within the response limit holds a few
+# thousand. The entries past it are counted in sitemapEntriesDropped.
+_MAX_SITEMAP_URLS = 2_000
 
 
 # Discovery stages and the kinds of document description they read and write.
@@ -339,64 +338,46 @@ class DiscoverySpider(Spider):
     def _source(self, response: Response) -> Source:
         return self.sources[response.meta["source_id"]]
 
-    # A body over SMALL_BODY_BYTES is parsed in the worker pool (lightsearch/isolation: a
-    # parse whose cost grows with a hostile body must not hold the reactor), and the result
-    # is kept where the parsers below look for it (cache/parsed.py); they only walk what
-    # was parsed. A smaller one is parsed here, where it costs less than the trip.
+    # Every parse of a document goes through _read: a body the pool's rule keeps here (a
+    # small one, to a parser whose work is capped) is parsed here, any other in the
+    # search's lane of the worker pool (lightsearch/isolation/apart.py); the result is
+    # remembered by body (cache/parsed.py), so a cached discovery document read by
+    # every search is parsed once. The parsers below only walk what was parsed.
     async def parse_feed(self, response: Response):
-        if not await self._parse_apart(response, "feed", isolated.feed, response.body, _MAX_FEED_ENTRIES):
-            return []
-        return best_first(self._parse_feed(response))
+        # feedparser's work has no cap of its own: a feed is always read in a worker.
+        feed = await self._read(response, "feed", isolated.feed, response.body, _MAX_FEED_ENTRIES, here=False)
+        return [] if feed is None else best_first(self._parse_feed(response, feed))
 
     async def parse_sitemap(self, response: Response):
-        if not await self._parse_apart(response, "sitemap", isolated.sitemap, response.body, response.url,
-                                       self.max_response, _MAX_SITEMAP_URLS):
-            return []
-        return best_first(self._parse_sitemap(response))
+        sitemap = await self._read(response, "sitemap", isolated.sitemap, response.body, response.url,
+                                   self.max_response, _MAX_SITEMAP_URLS)
+        return [] if sitemap is None else best_first(self._parse_sitemap(response, sitemap))
 
     async def parse_page(self, response: Response):
-        if not await self._parse_page_apart(response):
+        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+        if "html" not in ctype or not isinstance(response, TextResponse):
+            self._error(self._source(response), response.url, response.meta["stage"], "unsupported_content_type",
+                        f"content type {quote_untrusted(ctype)} is not read as a page")
             return []
-        return best_first(self._parse_page(response))
+        scan = await self._read(response, f"page-scan:{','.join(sorted(self.agents))}", isolated.page,
+                                response.text, response.url, self.agents)
+        return [] if scan is None else best_first(self._parse_page(response, scan))
 
-    async def _parse_apart(self, response: Response, kind: str, task: Any, *args: Any) -> bool:
-        """``task(*args)`` in the pool, remembered as ``kind`` of this body; False (and a
-        source error) when it cannot be read, within its limits or at all."""
-        if len(response.body) <= SMALL_BODY_BYTES or known(kind, response.url, response.body):
-            return True
+    async def _read(self, response: Response, kind: str, task: Any, *args: Any, here: bool = True) -> Any:
+        """``task(*args)`` for this body, or what it returned for the same body before;
+        None (and a source error) when it cannot be read, within its limits or at all."""
+        url, body = response.url, response.body
+        value = lookup(kind, url, body)
+        if value is not None:
+            return value
         try:
-            value = await self.lane.run(task, *args, what=f"the {kind} {response.url}")
+            value = await parse_apart(self.lane, task, *args, size=len(body) if here else None,
+                                      what=f"the {kind.split(':')[0]} {url}")
         except LightSearchError as exc:
             self._apart_failed(response, response.meta.get("stage", kind), exc)
-            return False
-        remember(kind, response.url, response.body, value)
-        return True
-
-    async def _parse_page_apart(self, response: Response) -> bool:
-        """A page's robots meta tags, links and ``rel=next`` link, parsed at once in the
-        pool for the ``parsed`` lookups of :meth:`_parse_page` (which reads only what its
-        stage and depth want)."""
-        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
-        if "html" not in ctype or not isinstance(response, TextResponse) or len(response.body) <= SMALL_BODY_BYTES:
-            return True  # refused by _parse_page unparsed, or parsed there
-        stage, depth = response.meta["stage"], response.meta.get("depth", 0)
-        meta_kind = f"robots-meta:{','.join(sorted(self.agents))}"
-        links = depth < self.max_depth or stage == "seed"
-        listing = stage in ("seed", "explore", "listing")
-        url, body = response.url, response.body
-        if known(meta_kind, url, body) and (not links or known("links", url, body)) \
-                and (not listing or known("next-page", url, body)):
-            return True
-        try:
-            metas, page_links, next_href = await self.lane.run(
-                isolated.page, response.text, url, self.agents, links, listing, what=f"the page {url}")
-        except LightSearchError as exc:
-            self._apart_failed(response, stage, exc)
-            return False
-        remember(meta_kind, url, body, metas)
-        remember("links", url, body, page_links)
-        remember("next-page", url, body, next_href)
-        return True
+            return None
+        remember(kind, url, body, value)
+        return value
 
     def _apart_failed(self, response: Response, stage: str, exc: LightSearchError) -> None:
         """A document the pool could not read (or not in time) is a source error; one cut
@@ -407,13 +388,8 @@ class DiscoverySpider(Spider):
         self._unreadable(self._source(response), response.url, stage, exc.code, exc.message,
                          **({"reason": reason} if reason else {}))
 
-    def _parse_feed(self, response: Response):
+    def _parse_feed(self, response: Response, feed: Feed):
         source = self._source(response)
-        try:
-            feed = parsed("feed", response.url, response.body, lambda: read_feed(response.body, _MAX_FEED_ENTRIES))
-        except FeedError as exc:
-            self._unreadable(source, response.url, "feed", exc.code, exc.message)
-            return
         dropped = feed.dropped
         admitted = []
         for entry in feed.entries:
@@ -438,17 +414,11 @@ class DiscoverySpider(Spider):
             if req is not None:
                 yield req
 
-    def _parse_sitemap(self, response: Response):
+    def _parse_sitemap(self, response: Response, sitemap: SitemapDocument):
         source = self._source(response)
-        try:
-            sitemap = parsed("sitemap", response.url, response.body, lambda: read_sitemap(
-                response.body, response.url, max_bytes=self.max_response, max_entries=_MAX_SITEMAP_URLS))
-        except SitemapError as exc:
-            self._unreadable(source, response.url, "sitemap", exc.code, exc.message)
-            return
         stats = self.crawler.stats
-        if sitemap.dropped:
-            stats.inc_value(SITEMAP_ENTRIES_DROPPED, sitemap.dropped)
+        if sitemap.dropped or sitemap.unread:
+            stats.inc_value(SITEMAP_ENTRIES_DROPPED, sitemap.dropped + sitemap.unread)
         if sitemap.links_dropped:
             stats.inc_value(LINKS_DROPPED, sitemap.links_dropped)
         entries = sitemap.entries
@@ -476,25 +446,15 @@ class DiscoverySpider(Spider):
             if req is not None:
                 yield req
 
-    def _parse_page(self, response: Response):
+    def _parse_page(self, response: Response, scan: PageScan):
         source = self._source(response)
         stage = response.meta["stage"]
         depth = response.meta.get("depth", 0)
-        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
-        if "html" not in ctype or not isinstance(response, TextResponse):
-            self._error(source, response.url, stage, "unsupported_content_type",
-                        f"content type {quote_untrusted(ctype)} is not read as a page")
-            return
-        # A cached home or listing page is read by every search: its meta tags, links and
-        # pagination are remembered by body (cache/parsed.py), so it is not parsed again.
-        meta = parsed(f"robots-meta:{','.join(sorted(self.agents))}", response.url, response.body,
-                      lambda: meta_values(response, self.agents))
-        directives = page_directives(response, self.agents, meta=meta)
+        directives = page_directives(response, self.agents, meta=scan.metas)
         follow = depth < self.max_depth and not directives.nofollow
         # Links are read for following, and on a seed for the feeds it declares.
         wanted = follow or (stage == "seed" and not directives.nofollow)
-        page_links = parsed("links", response.url, response.body,
-                            lambda: extract_links(response.selector, response.url)) if wanted else None
+        page_links = scan.links if wanted else None
         self._consulted(source)
         stats = self.crawler.stats
         if page_links is not None and page_links.dropped:
@@ -515,7 +475,7 @@ class DiscoverySpider(Spider):
             yield from self._autodiscovered_feeds(page_links.feeds, source)
         if stage in ("seed", "explore", "listing") and not directives.nofollow:
             # Listing pages 2..N reach past the newest: read when hops are left over.
-            req = self._next_listing(response, source, depth)
+            req = self._next_listing(response, scan.next_href, source, depth)
             if req is not None:
                 yield req
         discovery_page = stage not in ("seed", "explore", "listing") \
@@ -566,14 +526,7 @@ class DiscoverySpider(Spider):
             if req is not None:
                 yield req
 
-    def _next_listing(self, response: Response, source: Source, depth: int) -> Request | None:
-        def next_href() -> str:
-            try:
-                return response.xpath(NEXT_PAGE).get() or ""
-            except ValueError:  # parsel on a hostile document: no pagination, nothing else lost
-                return ""
-
-        href = parsed("next-page", response.url, response.body, next_href)
+    def _next_listing(self, response: Response, href: str, source: Source, depth: int) -> Request | None:
         url = absolute_url(response.url, href) if href else None
         if url is None or not source.admits(url):
             return None

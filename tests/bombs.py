@@ -143,3 +143,55 @@ def sitemap_xml(entries: int = 50_000) -> tuple[bytes, str]:
             b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
             + b"<url/>\n\n" * entries + b"</urlset>")
     return _check(body, "application/xml")
+
+
+# ---------------------------------------------------------------------- work on the event loop
+# Bodies parsed where every caller's events wait, unless they are kept apart: each is
+# small, and what reading it costs grows with its shape.
+def robots_wildcards(rules: int = 20_000, size: int = 500 * 1024 - 1) -> tuple[bytes, str]:
+    """A robots.txt of ``size`` bytes: ``rules`` wildcard rules for every crawler, padded
+    with a comment: protego's heaviest kind of rule, tens of thousands of them."""
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /*%d*$\n" % i for i in range(rules))
+    body += b"#" * max(0, size - 1 - len(body)) + b"\n"
+    return _check(body, "text/plain")
+
+
+def nested_nav_home(navs: int = 2_000, links: int = 2_066, size: int = 32_750) -> tuple[bytes, str]:
+    """A home page under 32 KiB: ``navs`` nested ``<nav>`` around ``links`` links (an XPath
+    for the navigation around each link makes its reading cubic), padded to ``size``
+    bytes."""
+    body = (b"<html><body>" + b"<nav>" * navs
+            + b"<a href=/a>" * links)
+    return _check(body + b" " * max(0, size - len(body)), HTML)
+
+
+def entity_tree_feed(levels: int = 9, fan: int = 10) -> tuple[bytes, str]:
+    """An RSS feed of 600-800 bytes whose title and item are an entity expanding ``fan **
+    levels`` times ("billion laughs"); an entity holding ``<x`` first hides the rest from
+    feedparser's own DOCTYPE filter."""
+    ents = b'<!ENTITY t "<x>">\n<!ENTITY lol "lol">\n' + b"".join(
+        b'<!ENTITY lol%d "%s">\n' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * fan)
+        for i in range(1, levels + 1))
+    body = (b'<?xml version="1.0"?>\n<!DOCTYPE rss [\n' + ents + b"]>\n"
+            b'<rss version="2.0"><channel><title>&lol%d;</title><item><title>&lol%d;</title>'
+            b"<link>/glacier-moraine</link></item></channel></rss>" % (levels, levels))
+    return _check(body, "application/rss+xml")
+
+
+def ddg_lite_links(links: int = 14_000) -> tuple[bytes, str]:
+    """A DuckDuckGo lite answer of about 1 MiB with ``links`` result links, each snippet
+    after its link (an XPath per link to find it: quadratic)."""
+    row = b"<tr><td><a class=result-link href=https://r%d.bench.test/>r</a><td class=result-snippet>s</tr>"
+    body = (b"<html><body><form><input name=q></form><table>" + b"".join(row % i for i in range(links))
+            + b"</table></body></html>")
+    assert len(body) <= 2 * 1024 * 1024, "an engine answer must fit WEB_SEARCH_RESPONSE_MAX_BYTES"
+    return body, HTML
+
+
+def nested_json(size: int = 2 * 1024 * 1024 - 64) -> tuple[bytes, str]:
+    """An API answer of ``size`` bytes of small nested arrays: a Python object for every
+    two bytes."""
+    unit = b"[[[[[[[[[[]]]]]]]]]]"
+    body = b'{"hits":[' + b",".join([unit] * ((size - 12) // (len(unit) + 1))) + b"]}"
+    assert len(body) <= 2 * 1024 * 1024, "an engine answer must fit WEB_SEARCH_RESPONSE_MAX_BYTES"
+    return body, "application/json"

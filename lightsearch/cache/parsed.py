@@ -51,6 +51,11 @@ def parsed(kind: str, url: str, body: bytes, parse: Callable[[], T]) -> T:
     return value
 
 
+def lookup(kind: str, url: str, body: bytes) -> object | None:
+    """What :func:`parsed` holds for this ``kind``, URL and body, or None."""
+    return _parsed.get(_key(kind, url, body))
+
+
 def known(kind: str, url: str, body: bytes) -> bool:
     """Whether :func:`parsed` holds a result for this ``kind``, URL and body."""
     return _parsed.get(_key(kind, url, body)) is not None

@@ -1,9 +1,12 @@
 """The robots cache: parsed robots.txt verdicts per origin, shared by every search.
 
-The bound: at most 24 hours, 64 origins, 4 MiB of serialized rules, least
-recently used out first. Only definite answers are kept (rules from a complete 2xx
-body, or "allow all" for a 4xx); a failed fetch blocks the origin for that search only,
-so the next search asks again.
+The bound: at most 24 hours, 64 origins, 4 MiB of rules, least recently used out first.
+An entry weighs what it holds: the rules protego parsed from the digest of the file
+(the group that binds the crawler and the sitemaps, documents/robots.py), estimated from
+them (:func:`~lightsearch.documents.robots.parsed_bytes`), never the body they came
+from. Only definite answers are kept (rules from a complete 2xx body, or "allow all" for
+a 4xx); a failed fetch blocks the origin for that search only, so the next search asks
+again.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from protego import Protego
 
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.lru import BoundedLRU
+from lightsearch.documents.robots import parsed_bytes
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -26,9 +30,11 @@ class RobotsRules:
     """What an origin's robots.txt says, as used by the robots middleware.
 
     ``verdict`` is ``rules`` (a parsed file), ``allow`` (unavailable: 4xx, too many
-    redirects) or ``block`` (unreachable or incomplete: 5xx, timeout, cut or oversized).
-    ``rp`` mirrors Scrapy's robot parsers, so ``robots_parsed`` receivers can read
-    ``robotparser.rp.sitemaps``.
+    redirects) or ``block`` (unreachable, incomplete or past the rules' bounds: 5xx,
+    timeout, cut or oversized). ``text`` is what protego parses: for rules read from an
+    origin, the digest of its file for ``agent`` (documents/robots.py); ``agent`` is ""
+    for rules that bind every crawler as written. ``rp`` mirrors Scrapy's robot parsers,
+    so ``robots_parsed`` receivers can read ``robotparser.rp.sitemaps``.
     """
 
     verdict: str
@@ -36,6 +42,7 @@ class RobotsRules:
     detail: str = ""
     cause: str = "robots_unreachable"  # the code a block is reported with (tls_error, ...)
     reason: str = ""  # the refusal's details.reason when the guard or a bound refused it
+    agent: str = ""
     rp: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -53,9 +60,15 @@ class RobotsRules:
     def sitemaps(self) -> list[str]:
         return list(self.rp.sitemaps) if self.rp is not None else []
 
+    def binds(self, agent: str) -> bool:
+        """Whether these rules were read for ``agent`` (or for every crawler)."""
+        return not self.agent or self.agent == agent.strip().lower()
+
     @property
     def size(self) -> int:
-        return len(self.text.encode("utf-8")) + len(self.detail) + 16
+        """What the entry holds, in bytes: the parsed rules (an upper bound), their text
+        and the detail."""
+        return parsed_bytes(self.text) + len(self.detail) + 64
 
 
 class MemoryRobotsCache(SharedInstances):

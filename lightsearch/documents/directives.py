@@ -7,9 +7,9 @@ and ``none`` stop link following from it. ``unavailable_after`` past its date co
 ``noindex``. Unknown directives are ignored, as search engines do.
 
 Markup is hostile: an attribute whose name is a control character (``<meta \x05
-name=t content=1>``) makes parsel's ``.attrib`` raise, which used to lose the whole
-page. Attributes are read by name here, and a meta tag that still cannot be read is
-skipped, never the page.
+name=t content=1>``) makes a dict of all attributes raise. The meta tags are read by the
+one walk over a page (documents/pagescan.py), attribute by name, and a meta tag that
+still cannot be read is skipped, never the page.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from parsel import Selector
 
-from lightsearch.documents.xmlsafe import scrub_surrogates
+from lightsearch.documents.pagescan import scan_page
 from lightsearch.timestamps import parse_stamp
 
 if TYPE_CHECKING:
@@ -80,24 +80,15 @@ def header_values(headers: Response | Iterable[bytes | str], agents: frozenset[s
     return values
 
 
-def meta_values(page: Response | Selector, agents: frozenset[str]) -> list[str]:
+def meta_values(page: Response | Selector | bytes | str, agents: frozenset[str]) -> list[str]:
     """``content`` of the robots meta tags addressed to everyone or to one of ``agents``."""
-    values = []
-    try:
-        metas = page.xpath("//meta[@name][@content]")
-    except (ValueError, UnicodeError):
-        return values
-    for meta in metas:
-        try:
-            # By name, not .attrib: see the module docstring.
-            name = meta.root.get("name") or ""
-            content = meta.root.get("content") or ""
-        except (ValueError, UnicodeError):
-            continue
-        name = name.strip().lower()
-        if name == "robots" or name in agents:
-            values.append(content)
-    return values
+    if isinstance(page, Selector):
+        html = page.root
+    elif isinstance(page, (bytes, str)):
+        html = page or b"<html/>"
+    else:
+        html = getattr(page, "text", page.body)
+    return scan_page(html, "", agents, max_links=0).metas
 
 
 def page_directives(response: Response, agents: frozenset[str], *, now: datetime | None = None,
@@ -110,11 +101,7 @@ def page_directives(response: Response, agents: frozenset[str], *, now: datetime
 def parse_directives(html: bytes | str, x_robots_tag: Iterable[bytes | str] = (),
                      agents: frozenset[str] = frozenset(), *, now: datetime | None = None) -> PageDirectives:
     """:func:`page_directives` for a page given as its body and ``X-Robots-Tag`` values."""
-    if isinstance(html, bytes):
-        page = Selector(body=html or b"<html/>", type="html", encoding="utf-8")
-    else:
-        page = Selector(text=scrub_surrogates(html) or "<html/>", type="html")
-    return _combine(header_values(x_robots_tag, agents), meta_values(page, agents), now)
+    return _combine(header_values(x_robots_tag, agents), meta_values(html, agents), now)
 
 
 def _combine(headers: list[str], metas: list[str], now: datetime | None) -> PageDirectives:

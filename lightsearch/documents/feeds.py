@@ -6,8 +6,13 @@ A feed is attacker-controlled bytes. :func:`read_feed` returns what can be read 
 raises :class:`FeedError` (a :class:`~lightsearch.errors.LightSearchError`), never
 another exception: the body goes to feedparser as a stream (given ``bytes`` it tries
 them as a local file name first), declarations and character references that make
-feedparser raise are repaired first (:mod:`lightsearch.documents.xmlsafe`), and an entry without
-a usable link is dropped and counted, not fatal.
+feedparser raise are repaired first, the DOCTYPE's internal subset is removed (no entity
+is ever expanded: :mod:`lightsearch.documents.xmlsafe`), and an entry without a usable
+link is dropped and counted, not fatal.
+
+feedparser's work has no cap of its own (it calls back into Python for every element,
+and a small feed can hold thousands), so feeds are read in a worker of the pool, never in
+the event loop's process (lightsearch/isolation/apart.py).
 """
 
 from __future__ import annotations
@@ -22,7 +27,11 @@ import feedparser
 from w3lib.html import remove_tags
 
 from lightsearch.documents.links import MAX_URL_CHARS
-from lightsearch.documents.xmlsafe import clean_char_refs, clean_declaration
+from lightsearch.documents.xmlsafe import (
+    clean_char_refs,
+    clean_declaration,
+    without_internal_subset,
+)
 from lightsearch.errors import LightSearchError, quote_untrusted
 
 _SUMMARY_CHARS = 500
@@ -118,21 +127,24 @@ def _json_feed(body: bytes, limit: int) -> Feed:
 
 
 def _feedparser(body: bytes) -> Any:
-    """feedparser's result for ``body``, parsed as data and never opened as a path.
+    """feedparser's result for ``body``, parsed as data and never opened as a path, with
+    no entity declared.
 
+    The body is converted to UTF-8 as feedparser itself would (its ``convert_to_utf8``,
+    so a UTF-16 feed's DOCTYPE is found too) and loses its DOCTYPE's internal subset.
     feedparser's strict (SAX) parser falls back to its loose parser only on a
     SAXException; crafted namespaces make it raise ValueError mid-document instead, so
     that fallback is done here, with feedparser 6.0's own loose parser (checked against
     feedparser 6.0.11-6.0.14; ``feedparser.api`` has no public switch to force it).
     """
-    try:
-        return feedparser.parse(io.BytesIO(body))
-    except Exception:  # the SAX path's failures on hostile XML are undocumented
-        pass
     from feedparser.api import FeedParserDict, LooseFeedParser, convert_to_utf8, replace_doctype
 
     result = FeedParserDict(bozo=True, entries=[], feed=FeedParserDict(), headers={})
-    data = convert_to_utf8({}, body, result)
+    data = without_internal_subset(convert_to_utf8({}, body, result))
+    try:
+        return feedparser.parse(io.BytesIO(data))
+    except Exception:  # the SAX path's failures on hostile XML are undocumented
+        pass
     version, data, entities = replace_doctype(data)
     parser = LooseFeedParser("", None, "utf-8", entities)
     parser.resolve_relative_uris = True
@@ -180,3 +192,46 @@ def read_feed(body: bytes, limit: int = 200) -> Feed:
 def parse_feed(body: bytes, limit: int = 200) -> list[FeedEntry]:
     """Entries of an RSS, Atom or JSON feed, at most ``limit``; FeedError when unreadable."""
     return read_feed(body, limit).entries
+
+
+# ---------------------------------------------------------------------- a news engine's feed
+MAX_NEWS_ENTRIES = 100  # entries read of a search engine's news feed (it answers 100 at most)
+
+
+@dataclass(frozen=True)
+class NewsEntry:
+    """An entry of a news search feed (Google News RSS): its link, title and date as
+    written, and the publisher its ``<source>`` names."""
+
+    link: str
+    title: str
+    published: str | None
+    publisher: str
+    publisher_url: str | None
+
+
+@dataclass
+class NewsFeed:
+    version: str | None = None
+    entries: list[NewsEntry] = field(default_factory=list)
+
+
+def _field(value: Any) -> str:
+    return _text(value)[:_FIELD_CHARS]
+
+
+def read_news(body: bytes, limit: int = MAX_NEWS_ENTRIES) -> NewsFeed:
+    """The first ``limit`` entries of a news search feed, as written (the engine cleans
+    and vets them); FeedError when feedparser cannot read it at all."""
+    try:
+        parsed = _feedparser(clean_char_refs(clean_declaration(body)))
+    except Exception as exc:  # see _feedparser; the loose parser failed too
+        raise FeedError(f"unreadable feed ({type(exc).__name__}: {quote_untrusted(str(exc), 40, sentence=True)})") from None
+    out = NewsFeed(version=_text(parsed.get("version")) or None)
+    for entry in (parsed.get("entries") or [])[:limit]:
+        source = entry.get("source") or {}
+        get = source.get if hasattr(source, "get") else (lambda _key: None)
+        out.entries.append(NewsEntry(link=_field(entry.get("link")), title=_field(entry.get("title")),
+                                     published=_date(entry.get("published")), publisher=_field(get("title")),
+                                     publisher_url=_field(get("href")) or None))
+    return out

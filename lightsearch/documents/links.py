@@ -5,15 +5,15 @@ feed item's title and summary, a sitemap's news title, and the words in its URL 
 The score is the best fraction of one query's terms that this evidence covers, so a
 link that answers any of the invocation's queries well is worth fetching.
 
-Links come from attacker-controlled documents, so they are read here too:
-:func:`absolute_url` vets one (a bad one is None, never an exception) and
-:func:`extract_links` reads a page's links one by one, counting those it drops.
+Links come from attacker-controlled documents, so they are vetted here too:
+:func:`absolute_url` vets one (a bad one is None, never an exception); a page's links
+are read, one walk over the page, by documents/pagescan.py.
 
 Scrapy's ``LinkExtractor`` was measured for this job (Scrapy 2.19): it survives the same
 hostile hrefs, but drops them without a count (a silent loss),
 turns ``&#xD800;`` into a link to ``%EF%BF%BD``, and cannot say whether a link sits in
-the page's navigation, which the frontier's scores need. So links are read with parsel
-here and each URL is vetted with w3lib.
+the page's navigation, which the frontier's scores need. So links are read with lxml
+and each URL is vetted with w3lib.
 """
 
 from __future__ import annotations
@@ -21,28 +21,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
-from lxml import etree
-from parsel import Selector
 from w3lib.url import canonicalize_url
 
 from lightsearch.cache.memo import TEXT_CHARS, URL_CHARS, short_memo
-from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.ranking.tokenize import tokenize
-
-if TYPE_CHECKING:
-    from lxml.html import HtmlElement
 
 # The sitemaps protocol caps <loc> below 2,048 characters; web_fetch takes no longer URL.
 MAX_URL_CHARS = 2048
-_FEED_TYPES = ("rss", "atom", "feed+json")
-_NAV_LINKS = "//nav//a[@href] | //header//a[@href] | //*[@role='navigation']//a[@href]"
 # What a malformed URL or an undecodable attribute raises in urllib, w3lib and lxml.
 URL_ERRORS = (ValueError, UnicodeError, TypeError)
 
-_TEXT = etree.XPath(".//text()")  # compiled once; parsel's per-anchor .xpath built a Selector per node
 _SLUG_SPLIT = re.compile(r"[/_\-.+%,;=]+")
 _NOISE_PATH = re.compile(
     r"/(tag|tags|author|authors|login|signin|register|account|search|share|print|feed|rss|"
@@ -98,10 +88,6 @@ def _requestable(url: str) -> bool:
     return True
 
 
-# A rel=next link (HTML's pagination link type): the listing page after this one.
-NEXT_PAGE = ("//link[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href"
-             " | //a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]/@href")
-
 @dataclass(frozen=True)
 class Link:
     """One ``<a href>`` of a page, resolved and vetted."""
@@ -120,73 +106,6 @@ class PageLinks:
     links: list[Link] = field(default_factory=list)
     feeds: list[str] = field(default_factory=list)  # <link rel=alternate> RSS/Atom/JSON feeds
     dropped: int = 0
-
-
-def _attr(element: HtmlElement, name: str) -> str:
-    # ``element.get`` reads one named attribute; parsel's ``.attrib`` builds a dict of all
-    # of them and raises on a control-character attribute name such as ``<a \x05 href>``.
-    value = element.get(name)
-    return value if isinstance(value, str) else ""
-
-
-def extract_links(page: Selector | str | bytes, base_url: str, *, limit: int | None = None) -> PageLinks:
-    """Every followable ``<a href>`` and declared feed of an HTML page.
-
-    ``page`` is a parsel Selector (a response's), or the page's text or bytes. An href
-    that is empty, a fragment, a ``javascript:``/``mailto:``/``tel:`` link is skipped;
-    one that cannot be resolved to a requestable URL, or whose attributes cannot be
-    read, is dropped and counted; neither affects the other links.
-    """
-    if not isinstance(page, Selector):
-        page = Selector(body=page or b"<html/>", type="html", encoding="utf-8") if isinstance(page, bytes) \
-            else Selector(text=scrub_surrogates(page) or "<html/>", type="html")
-    out = PageLinks()
-    try:
-        # The elements themselves, not their id(): lxml hands out the same proxy object for
-        # a node only while one is alive, so the set keeps them alive for the lookups.
-        nav = {a.root for a in page.xpath(_NAV_LINKS)}
-        anchors = page.xpath("//a[@href]")
-    except URL_ERRORS:
-        out.dropped += 1
-        return out
-    for anchor in anchors:
-        if limit is not None and len(out.links) >= limit:
-            break
-        try:
-            element = anchor.root
-            href = _attr(element, "href").strip()
-            if not href or href.startswith(("#", "javascript:", "mailto:", "tel:")):
-                continue
-            url = absolute_url(base_url, href)
-            if url is None:
-                out.dropped += 1
-                continue
-            rel = _attr(element, "rel").lower().split()
-            text = " ".join(" ".join(_TEXT(element)).split())
-            out.links.append(Link(url=url.split("#", 1)[0], anchor=text, title=_attr(element, "title"),
-                                  nofollow="nofollow" in rel, in_nav=element in nav))
-        except URL_ERRORS:
-            out.dropped += 1
-    try:
-        alternates = page.xpath("//link[@href]")
-    except URL_ERRORS:
-        alternates = []
-    for node in alternates:
-        try:
-            element = node.root
-            if "alternate" not in _attr(element, "rel").lower().split():
-                continue
-            kind = _attr(element, "type").lower()
-            if not any(t in kind for t in _FEED_TYPES):
-                continue
-            url = absolute_url(base_url, _attr(element, "href"))
-        except URL_ERRORS:
-            url = None
-        if url is None:
-            out.dropped += 1
-        else:
-            out.feeds.append(url)
-    return out
 
 
 def slug_terms(url: str) -> tuple[str, ...]:

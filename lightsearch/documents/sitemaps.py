@@ -56,6 +56,7 @@ class SitemapDocument:
     dropped: int = 0  # entries without a usable <loc>
     links_dropped: int = 0  # unusable xhtml:link hrefs (their entry is kept)
     truncated: bool = False  # cut at max_entries, or the XML ended early
+    unread: int = 0  # entries past max_entries: counted, not read
 
 
 def gunzip_bounded(body: bytes, max_bytes: int) -> bytes:
@@ -157,13 +158,14 @@ def read_sitemap(body: bytes, base_url: str, *, max_bytes: int = MAX_BYTES,
                 continue
             if len(doc.entries) >= max_entries:
                 doc.truncated = True
-                break
-            entry, bad_links = _entry(element, base_url)
-            doc.links_dropped += bad_links
-            if entry is None:
-                doc.dropped += 1
+                doc.unread += 1
             else:
-                doc.entries.append(entry)
+                entry, bad_links = _entry(element, base_url)
+                doc.links_dropped += bad_links
+                if entry is None:
+                    doc.dropped += 1
+                else:
+                    doc.entries.append(entry)
             # Keep memory flat on a 50,000-entry file, as Scrapy's Sitemap does.
             element.clear()
             parent = element.getparent()

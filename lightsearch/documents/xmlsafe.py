@@ -9,6 +9,15 @@ encoded again; ``&#99999999999;`` is no character). Both are repaired in place, 
 label by dropping it (the parser then sniffs, as for a document without one) and the
 reference by U+FFFD, so the rest of the document is read as it would have been.
 Text handed to lxml must not carry lone surrogates either (:func:`scrub_surrogates`).
+
+Entities are never expanded. lxml is always asked not to (``resolve_entities=False``,
+``no_network=True``, no ``huge_tree``: documents/sitemaps.py); feedparser has no such
+switch (its SAX parser expands what the internal subset declares, up to expat's own
+8 MiB allowance, and its head-splitting misses declarations after a ``<x`` in an entity
+value), so a feed's DOCTYPE loses its internal subset first (:func:`without_internal_subset`):
+a few hundred bytes of nested entities are otherwise megabytes of callbacks. An entity a
+feed then refers to is undefined: the strict parser stops and the loose one keeps the
+reference as text.
 """
 
 from __future__ import annotations
@@ -20,6 +29,11 @@ _DECL = re.compile(rb"\A(\xef\xbb\xbf)?(\s*<\?xml\b)([^>]{0,512}?)(\?>)", re.S)
 _ENCODING = re.compile(rb"""\s+encoding\s*=\s*(["'])(.*?)\1""", re.S)
 _LABEL = re.compile(rb"[A-Za-z][A-Za-z0-9._:-]{0,39}")
 _CHAR_REF = re.compile(rb"&#([xX][0-9A-Fa-f]+|[0-9]+);")
+# In the prolog: a comment, a processing instruction, the DOCTYPE (group 1), or the root element.
+_PROLOG = re.compile(rb"<!--.*?-->|<\?.*?\?>|(<!DOCTYPE\b)|<[A-Za-z_:]", re.S | re.IGNORECASE)
+_DECLARATION_END = re.compile(rb"[\[>\"']")
+# Inside an internal subset: a quoted literal, a comment, a processing instruction, or its end.
+_SUBSET_TOKEN = re.compile(rb"\"[^\"]*\"|'[^']*'|<!--.*?-->|<\?.*?\?>|\]", re.S)
 REPLACEMENT_REF = b"&#xFFFD;"
 
 
@@ -66,6 +80,29 @@ def clean_char_refs(body: bytes) -> bytes:
     if b"&#" not in body:
         return body
     return _CHAR_REF.sub(_char_ref, body)
+
+
+def without_internal_subset(body: bytes) -> bytes:
+    """``body`` with the internal subset (``[...]``, where entities are declared) of its
+    DOCTYPE removed; a DOCTYPE whose subset never ends is removed with the rest of the
+    document (nothing after an unterminated declaration is markup). Only the prolog is
+    read: comments and processing instructions are skipped, the first element ends it."""
+    for token in _PROLOG.finditer(body):
+        if token.group(1) is None:
+            if token.group().startswith((b"<!--", b"<?")):
+                continue
+            return body  # the root element: no DOCTYPE before it
+        bracket = _DECLARATION_END.search(body, token.end())
+        while bracket is not None and bracket.group() in (b'"', b"'"):  # a public or system literal
+            end = body.find(bracket.group(), bracket.end())
+            bracket = None if end < 0 else _DECLARATION_END.search(body, end + 1)
+        if bracket is None or bracket.group() != b"[":
+            return body
+        for inner in _SUBSET_TOKEN.finditer(body, bracket.end()):
+            if inner.group() == b"]":
+                return body[:bracket.start()] + body[inner.end():]
+        return body[:token.start()]
+    return body
 
 
 def scrub_surrogates(text: str) -> str:

@@ -1,10 +1,11 @@
 """Robots rules shared by the fleet: 24 hours, 64 origins, 4 MiB, fleet-wide.
 
-The rules travel as their robots.txt text and verdict (JSON, sealed with the fleet's key,
-read back against :class:`~lightsearch.fleet.shapes.RulesRecord`) and are parsed again by
-protego where they are read; a worker keeps what it parsed, keyed by origin and expiry. A
-record that does not verify or fit, or says it expired, is dropped and counted: the
-origin's robots.txt is fetched again.
+The rules travel as their digest (the group that binds the crawler and the sitemaps,
+documents/robots.py), verdict and crawler (JSON, sealed with the fleet's key, read back
+against :class:`~lightsearch.fleet.shapes.RulesRecord`) and are parsed again by protego
+where they are read; a worker keeps what it parsed, keyed by origin and expiry. A record
+that does not verify or fit (a text past a digest's bounds included), or says it
+expired, is dropped and counted: the origin's robots.txt is fetched again.
 ``claim`` makes the fetch single-flight across the fleet: the first worker to miss an
 origin's rules fetches them, the others wait for its answer (see the robots middleware).
 """
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
+from lightsearch.documents.robots import MAX_RULES, MAX_SITEMAPS
 from lightsearch.fleet.integrity import Misfit
 from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
 from lightsearch.fleet.shapes import RulesRecord, parse
@@ -26,17 +28,26 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 
+# A digest's lines: its user-agent line, its rules and its sitemaps.
+MAX_LINES = 1 + MAX_RULES + MAX_SITEMAPS
+
+
 def encode_rules(rules: RobotsRules, expires_at: float) -> bytes:
     return json.dumps({"verdict": rules.verdict, "text": rules.text, "detail": rules.detail,
-                       "cause": rules.cause, "reason": rules.reason, "expires_at": expires_at}).encode("utf-8")
+                       "cause": rules.cause, "reason": rules.reason, "expires_at": expires_at,
+                       "agent": rules.agent}).encode("utf-8")
 
 
 def decode_rules(raw: bytes, now: float) -> RobotsRules:
-    """Rules read back from Redis; Misfit when they do not fit or expired."""
+    """Rules read back from Redis; Misfit when they do not fit (protego parses them in the
+    event loop's process: no more lines than a digest has) or expired."""
     data = parse(RulesRecord, raw)
     if data.expires_at <= now:
         raise Misfit("expired")
-    return RobotsRules(data.verdict, text=data.text, detail=data.detail, cause=data.cause, reason=data.reason)
+    if len(data.text.splitlines()) > MAX_LINES:
+        raise Misfit("shape")
+    return RobotsRules(data.verdict, text=data.text, detail=data.detail, cause=data.cause, reason=data.reason,
+                       agent=data.agent)
 
 
 class RedisRobotsCache(SharedInstances):

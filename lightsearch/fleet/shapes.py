@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lightsearch.documents.robots import MAX_TEXT_BYTES as ROBOTS_TEXT
 from lightsearch.fleet.integrity import Misfit
 
 M = TypeVar("M", bound=BaseModel)
@@ -70,11 +71,12 @@ class ResponseRecord(Record):
 
 class RulesRecord(Record):
     verdict: Annotated[str, Field(pattern=r"^(rules|allow)$")]
-    text: Text
+    text: Annotated[str, Field(max_length=ROBOTS_TEXT)]  # a digest (documents/robots.py)
     detail: Annotated[str, Field(max_length=4096)]
     cause: Annotated[str, Field(max_length=64)]
     reason: Annotated[str, Field(max_length=64)]
     expires_at: Epoch
+    agent: Annotated[str, Field(max_length=MAX_NAME)] = ""
 
 
 class SuspensionRecord(Record):

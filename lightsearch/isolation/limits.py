@@ -31,12 +31,13 @@ MEMORY_RLIMIT = resource.RLIMIT_AS
 # the task: CPython rarely gives freed arenas back, and the next task should start with
 # its whole allowance.
 RECYCLE_SHARE = 0.5
-# A discovery document (feed, sitemap, page whose links are read) at most this big is
-# parsed where it arrives: those parses are linear in the body, and the densest hostile
-# 32 KiB (1,300 links, 4,000 empty feed items) parses in under 40 ms, less than waiting
-# for a worker that is still starting. Main-text extraction and PDFs always go to a
-# worker, whatever their size: their cost is not linear.
-SMALL_BODY_BYTES = 32 * 1024
+# A body off the network (a discovery page or sitemap, a robots.txt, an engine's answer)
+# at most this big is parsed where it arrives, by a parser whose work is capped
+# (lightsearch/isolation/apart.py): its most hostile shapes cost a few milliseconds there
+# (docs/UNTRUSTED_WORK.md, benchmarks/loop_parsers.py), less than the trip to a worker
+# and back. A larger one goes to a worker. Main-text extraction, PDFs and feeds always
+# do, whatever their size: their cost has no cap of its own.
+SMALL_BODY_BYTES = 4 * 1024
 
 
 def apply_memory_limit(max_bytes: int) -> None:

@@ -12,24 +12,22 @@ ready sooner.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import re
 from typing import TYPE_CHECKING, Any
 
-from parsel import Selector
-
 from lightsearch.documents import Document
-from lightsearch.documents.directives import meta_values
-from lightsearch.documents.links import NEXT_PAGE, PageLinks, extract_links
+from lightsearch.documents.pagescan import MAX_PAGE_LINKS, PageScan, scan_page
+from lightsearch.documents.robots import RobotsDigest, digest_robots
 from lightsearch.documents.sitemaps import SitemapDocument, read_sitemap
-from lightsearch.documents.xmlsafe import scrub_surrogates
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation.worker import task_deadline
 from lightsearch.ranking.tokenize import tokenize
 
 if TYPE_CHECKING:
-    from lightsearch.documents.feeds import Feed
+    from lightsearch.documents.boundedjson import Cut
+    from lightsearch.documents.feeds import Feed, NewsFeed
+    from lightsearch.documents.serp import SerpPage
 
 # What the fork server imports for the workers: the extraction stack the tasks import
 # when they run.
@@ -41,14 +39,11 @@ FEED_ENTRIES = 50  # entries web_fetch lists of a feed
 # to its MAX_ELEMENTS-th element or its MAX_BLOCKS-th block of text (paragraph, div, list
 # item, cell, line break...): trafilatura's cost grows faster than the page (5,000
 # paragraphs 0.43 s, 50,000 11.6 s; 36,000 ``<div>x y</div>`` 7 s), and a real page,
-# even a long one, has a few thousand blocks. Discovery reads at most MAX_PAGE_LINKS
-# links of a page: each is scored in the crawl's own process, about 30 microseconds
-# apiece, and the frontier keeps the best 256 candidates of a search anyway. The caps
-# do not make a page cheap (10,000 blocks is still seconds of the worst shape): the
-# pool's time limit is what bounds it.
+# even a long one, has a few thousand blocks. The caps do not make a page cheap (10,000
+# blocks is still seconds of the worst shape): the pool's time limit is what bounds it.
+# Discovery reads at most MAX_PAGE_LINKS links of a page (documents/pagescan.py).
 MAX_ELEMENTS = 50_000
 MAX_BLOCKS = 10_000
-MAX_PAGE_LINKS = 2_000
 _ELEMENT = re.compile(r"<[A-Za-z]")
 _BLOCK = re.compile(r"<(?:p|div|li|dd|dt|td|th|tr|br|h[1-6]|pre|blockquote|section|article)[\s>/]",
                     re.IGNORECASE)
@@ -117,25 +112,37 @@ def sitemap(body: bytes, url: str, max_bytes: int, max_entries: int) -> SitemapD
 
 
 
-def page(html: str, url: str, agents: frozenset[str], links: bool, next_page: bool
-         ) -> tuple[list[str], PageLinks | None, str | None]:
-    """What discovery reads of a page, from one parse: its robots meta values, its links
-    (when wanted) and its ``rel=next`` href (when wanted)."""
-    sel = Selector(text=scrub_surrogates(html) or "<html/>", type="html")
-    metas = meta_values(sel, agents)
-    found = None
-    if links:
-        found = extract_links(sel, url, limit=MAX_PAGE_LINKS)
-        if len(found.links) >= MAX_PAGE_LINKS:  # the links past the cap are dropped, and counted
-            with contextlib.suppress(ValueError):
-                found.dropped += max(0, int(float(sel.xpath("count(//a[@href])").get() or 0)) - MAX_PAGE_LINKS)
-    href = None
-    if next_page:
-        try:
-            href = sel.xpath(NEXT_PAGE).get() or ""
-        except ValueError:  # parsel on a hostile document: no pagination, nothing else lost
-            href = ""
-    return metas, found, href
+def page(html: str, url: str, agents: frozenset[str]) -> PageScan:
+    """What discovery reads of a page, from one walk: its robots meta values, its links
+    (at most :data:`MAX_PAGE_LINKS`, the rest counted as dropped) and its ``rel=next``."""
+    return scan_page(html, url, agents, max_links=MAX_PAGE_LINKS)
+
+
+def robots(body: bytes, agent: str) -> RobotsDigest:
+    """A robots.txt read into the group that binds ``agent`` and its sitemaps."""
+    return digest_robots(body, agent)
+
+
+# ---------------------------------------------------------------------- engine answers
+def json_answer(body: bytes) -> Cut:
+    """An API's JSON answer, loaded and cut to a bounded shape (documents/boundedjson.py)."""
+    from lightsearch.documents.boundedjson import load_bounded
+
+    return load_bounded(body)
+
+
+def ddg_page(html: str, lite: bool) -> SerpPage:
+    """A DuckDuckGo result page (html or lite), read in one pass (documents/serp.py)."""
+    from lightsearch.documents.serp import read_ddg
+
+    return read_ddg(html, lite)
+
+
+def news_feed(body: bytes) -> NewsFeed:
+    """A news search engine's RSS answer (Google News), its first entries as written."""
+    from lightsearch.documents.feeds import read_news
+
+    return read_news(body)
 
 
 # ---------------------------------------------------------------------- web_fetch

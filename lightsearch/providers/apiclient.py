@@ -106,7 +106,9 @@ def retry_after_secs(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if len(value) > 64:  # an HTTP date or a count: longer is neither
+        return None
+    if value.isascii() and value.isdigit():
         return float(value)
     from email.utils import parsedate_to_datetime
 

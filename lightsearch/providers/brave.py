@@ -11,7 +11,7 @@ different evidence than the one it asked for.
 from __future__ import annotations
 
 import asyncio
-import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,8 +22,12 @@ from urllib.parse import urlencode, urlsplit
 from scrapy.settings import Settings
 
 from lightsearch.config import check_retrieval
+from lightsearch.documents.boundedjson import load_bounded
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import domain_notes, filtered, region_value, with_operators
+from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.apart import small
+from lightsearch.isolation.lanes import Lane
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
 from lightsearch.providers.engines.base import clean, iso
@@ -41,6 +45,8 @@ FRESHNESS = {"hour": "pd", "day": "pd", "week": "pw", "month": "pm", "year": "py
 # Brave's own bounds on ``q``: the site: operators of a call's domains fit inside them
 QUERY_MAX_CHARS, QUERY_MAX_WORDS = 400, 50
 EARLIEST = date(1970, 1, 1)  # a date range's start when the call gives only ``before``
+# A count in a header: ASCII digits, a few of them (``str.isdigit`` takes "²", which int() refuses).
+_COUNT = re.compile(r"[0-9]{1,12}")
 
 
 def freshness(request: SearchRequest, today: date | None = None) -> str | None:
@@ -169,9 +175,9 @@ def rate_limit(response: ApiResponse) -> dict[str, Any]:
     def values(name: str) -> list[int | None]:
         raw = response.header(name) or ""
         out: list[int | None] = []
-        for part in raw.split(","):
+        for part in raw.split(",")[:8]:
             part = part.strip()
-            out.append(int(part) if part.isdigit() else None)
+            out.append(int(part) if _COUNT.fullmatch(part) else None)
         return out if raw else []
 
     limits, remaining, resets = (values(f"x-ratelimit-{n}") for n in ("limit", "remaining", "reset"))
@@ -186,7 +192,7 @@ def rate_limit(response: ApiResponse) -> dict[str, Any]:
     known = [w["resetSecs"] for w in windows if w["resetSecs"] is not None]
     retry_after = response.header("retry-after")
     reset_secs = max(blocked) if blocked else (min(known) if known else None)
-    if reset_secs is None and retry_after and retry_after.strip().isdigit():
+    if reset_secs is None and retry_after and _COUNT.fullmatch(retry_after.strip()):
         reset_secs = int(retry_after.strip())
     info: dict[str, Any] = {"windows": windows[:4], "resetSecs": reset_secs, "resetAt": None}
     if reset_secs is not None:
@@ -221,10 +227,13 @@ def error_for_response(response: ApiResponse) -> LightSearchError:
 
 
 def _error_detail(body: bytes) -> str | None:
-    """Brave's own error text, when its JSON error body has one (bounded; untrusted)."""
+    """Brave's own error text, when its JSON error body has one (bounded; untrusted). A
+    body too large to be read in this process is not read for it."""
+    if not small(len(body)):
+        return None
     try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+        data = load_bounded(body).value
+    except LightSearchError:
         return None
     err = data.get("error") if isinstance(data, dict) else None
     if isinstance(err, dict):
@@ -408,10 +417,27 @@ class BraveSearch(Provider):
             raise
         if response.status != 200:
             raise error_for_response(response)
+        payload = await self._payload(response, timeout)
         try:
-            payload = json.loads(response.body)
             return map_results(payload, retrieved_at=utc_stamp(),
                                snippet_chars=s.getint("BRAVE_SNIPPET_CHARS"))
         except (ValueError, UnicodeDecodeError, TypeError, AttributeError) as exc:
             raise provider_error("provider_bad_response", f"Brave's response could not be read: {exc}",
                                  reason="unparseable", status=response.status) from None
+
+    async def _payload(self, response: ApiResponse, timeout: float) -> Any:
+        """The answer's JSON, cut to a bounded shape (documents/boundedjson.py): loaded here
+        when it is small, in a worker of the pool otherwise, within ``timeout``."""
+        try:
+            if small(len(response.body)):
+                return load_bounded(response.body).value
+            lane = Lane(self.settings, name=PROVIDER, deadline_at=time.monotonic() + timeout)
+            try:
+                return (await lane.run(isolated.json_answer, response.body, what="the Brave answer")).value
+            finally:
+                lane.close()
+        except LightSearchError as exc:
+            reason = exc.details.get("reason")
+            raise provider_error("provider_bad_response", f"Brave's response could not be read: {exc.message}",
+                                 reason=reason if isinstance(reason, str) else exc.code,
+                                 status=response.status) from None

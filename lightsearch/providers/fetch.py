@@ -13,8 +13,6 @@ content and says so (``trust``/``carryPolicy``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -42,6 +40,7 @@ from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snaps
 from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.tasks import summarise_feed
+from lightsearch.plan.frontier import CrawlFrontier
 from lightsearch.providers.lifecycle import Provider
 from lightsearch.schema import MAX_CHARS_LIMIT, validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
@@ -198,7 +197,7 @@ class WebFetch(Provider):
         started = time.monotonic()
         # The download has the whole deadline of its own (the lane's began with the call,
         # moments ago); reading what arrived gets what the download left of it.
-        fetched = await self._crawl(request_url, robots)
+        fetched = await self._crawl(request_url, robots, lane=lane)
         response = self._response_or_raise(fetched, request_url)
         local_error: LightSearchError | None = None
         page: dict[str, Any] | None = None
@@ -352,14 +351,16 @@ class WebFetch(Provider):
         }, priority="cmdline")
         return s
 
-    async def _crawl(self, url: str, robots: bool | None, *, deadline: float | None = None
-                     ) -> FetchedPage | FetchRefused:
+    async def _crawl(self, url: str, robots: bool | None, *, deadline: float | None = None,
+                     lane: Lane | None = None) -> FetchedPage | FetchRefused:
+        """The crawl of ``url``; its robots.txt is read in the call's ``lane``."""
         settings = self._crawl_settings(robots, deadline)
         deadline = settings.getfloat("WEB_FETCH_DEADLINE_SECS")
         ended: str | None = None
         try:
             outcome = await run_crawl(
-                settings, FetchSpider, deadline, url=url,
+                settings, FetchSpider, deadline, frontier=CrawlFrontier(lane=lane) if lane is not None else None,
+                url=url,
                 max_redirects=settings.getint("WEB_FETCH_MAX_REDIRECTS"),
                 allowed_ports=self._allowed_ports(), trusted_hosts=self._mapped(),
                 meta_refresh_max_delay=settings.getfloat("WEB_FETCH_META_REFRESH_MAX_DELAY"),
@@ -423,15 +424,12 @@ class WebFetch(Provider):
 
     def _read_kind(self, response: Response, kind: str, ctype: str, base: dict[str, Any],
                    raw: bool) -> dict[str, Any]:
-        """What is read in this process: a raw body, JSON and plain text (decoded, not
-        parsed; the JSON check is C code, linear in the body)."""
+        """What is read in this process: a raw body, JSON and plain text, decoded and
+        returned as text, never parsed."""
         if raw:
             return read_raw(response, kind, ctype, base)
         if kind in ("json", "text"):
             text = response.text if isinstance(response, TextResponse) else response.body.decode("utf-8", "replace")
-            if kind == "json":
-                with contextlib.suppress(ValueError, RecursionError):  # deep nesting raises RecursionError
-                    json.loads(text)
             if not text.strip():
                 raise fetch_error("extraction_failed", "the response body is empty", url=response.url)
             return {**base, "format": kind, "text": text}

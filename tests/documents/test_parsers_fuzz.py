@@ -28,7 +28,8 @@ from lightsearch.crawl.middlewares.robots import parse_robots
 from lightsearch.documents.directives import PageDirectives, parse_directives
 from lightsearch.documents.extract import ExtractionError, extract_html
 from lightsearch.documents.feeds import Feed, FeedError, read_feed
-from lightsearch.documents.links import MAX_URL_CHARS, PageLinks, absolute_url, extract_links
+from lightsearch.documents.links import MAX_URL_CHARS, PageLinks, absolute_url
+from lightsearch.documents.pagescan import scan_page
 from lightsearch.documents.readable import Readable, extract_readable
 from lightsearch.documents.sitemaps import SitemapDocument, SitemapError, read_sitemap
 from lightsearch.documents.walls import detect_wall
@@ -256,8 +257,8 @@ def test_control_character_attribute_keeps_the_other_meta_tags():
 @given(mutated(PAGES))
 @example(b'<a href="h://:x">1</a><a href="a://[]">2</a><a href="&#xD800;">3</a><a href="http://[">4</a>'
          b'<a \x05 href="/ok">ok</a>')
-def test_extract_links_returns_requestable_links(body):
-    links = extract_links(body, BASE)
+def test_page_scan_returns_requestable_links(body):
+    links = scan_page(body, BASE).links
     assert isinstance(links, PageLinks)
     assert links.dropped >= 0
     for link in links.links:
@@ -324,7 +325,7 @@ def test_readable_and_walls_return_or_extraction_error(body, markdown):
                                          "https://fuzz.example/%F0%9F%98%80/*$"]))
 @example(b"Sitemap: http://[\nDisallow: /*$*$[\nRequest-rate: 1/0\nCrawl-delay: 1e99999\n", "https://fuzz.example/")
 def test_robots_parse_to_rules(body, url):
-    rules = parse_robots(body)
+    rules = parse_robots(body, "lightbot")
     assert isinstance(rules, RobotsRules)
     assert rules.verdict in ("rules", "block")
     assert isinstance(rules.allowed(url, "lightbot"), bool)

@@ -388,3 +388,20 @@ def test_serve_refuses_to_start_with_an_unkeyed_remote_fleet():
     assert done.returncode == 2
     assert "ERROR: invalid_settings:" in done.stderr
     assert "LIGHTSEARCH_FLEET_KEY" in done.stderr
+
+
+def test_robots_rules_longer_than_a_digest_are_dropped_before_protego_reads_them():
+    """A rules record holds a digest (one group, 500 rules at most): a record of a whole
+    file's worth of rules, signed or not, is a misfit, never parsed where every caller's
+    events wait."""
+    from lightsearch.fleet.integrity import Misfit
+    from lightsearch.fleet.robots import decode_rules
+
+    def record(lines: int) -> bytes:
+        text = "User-agent: *\n" + "".join(f"Disallow: /*{i}*$\n" for i in range(lines))
+        return json.dumps({"verdict": "rules", "text": text, "detail": "", "cause": "robots_unreachable",
+                           "reason": "", "expires_at": time.time() + 60}).encode()
+
+    assert decode_rules(record(400), time.time()).allowed("https://r.test/x5y", "lightbot") is False
+    with pytest.raises(Misfit):
+        decode_rules(record(3000), time.time())

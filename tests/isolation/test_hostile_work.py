@@ -196,7 +196,7 @@ async def test_hostile_discovery_documents_are_parsed_apart_and_read(origins, tm
 
 @coroutine_test
 async def test_a_discovery_document_over_the_time_limit_is_that_sources_error(origins, tmp_path, monkeypatch):
-    monkeypatch.setattr(isolated, "page", stuck.forever)  # reading a large page never ends
+    monkeypatch.setattr(isolated, "page", stuck.forever_when_large)  # reading a large page never ends
     cfg = bomb_world(origins, tmp_path, LIGHT_POOL_TASK_SECS=0.5)
     result = await LightSearch.from_settings(cfg).search(TOPIC)
     assert "https://healthy.bombs.test/moraine" in [h["url"] for h in result["hits"]]
@@ -226,13 +226,13 @@ async def test_no_page_is_parsed_in_the_event_loops_process(origins, tmp_path, m
     healthy source's are.)"""
     import lightsearch.documents.extract as extract
     import lightsearch.documents.readable as readable
-    import lightsearch.spiders.discovery as discovery
 
     cfg = bomb_world(origins, tmp_path)
     monkeypatch.setattr(extract, "_extract_html", _broken)
     monkeypatch.setattr(readable, "_extract_readable", _broken)
-    monkeypatch.setattr(discovery, "extract_links", _broken_when_large(discovery.extract_links))
-    monkeypatch.setattr(discovery, "read_sitemap", _broken_when_large(discovery.read_sitemap))
+    # The tasks' own names, in this process only: a worker has its own modules.
+    monkeypatch.setattr(isolated, "scan_page", _broken_when_large(isolated.scan_page))
+    monkeypatch.setattr(isolated, "read_sitemap", _broken_when_large(isolated.read_sitemap))
     result = await LightSearch.from_settings(cfg).search(TOPIC)
     hits = {h["url"]: h["title"] for h in result["hits"]}
     assert hits["https://healthy.bombs.test/moraine"] == "Glacier moraine sediment notes from the field"

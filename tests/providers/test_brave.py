@@ -319,3 +319,35 @@ async def test_response_head_bounds_apply_to_the_api(brave_replay):
         "provider_bad_response", "encoding_layers", 3)
     brave_replay.script("few-headers", headers={f"X-{i}": "v" for i in range(50)})
     assert (await brave(brave_replay, "few-headers").search("hello world"))["hits"]
+
+
+@coroutine_test
+async def test_counts_in_rate_limit_headers_are_ascii_digits(brave_replay):
+    """"²" is a digit to ``str.isdigit`` and nothing to ``int``: read as no count, not a raw
+    ValueError out of the search; a count of thousands of digits is no count either."""
+    brave_replay.script("odd-digits", status=429, body=b"", headers={
+        "X-RateLimit-Remaining": "0, 0", "X-RateLimit-Reset": "\u00b2, " + "9" * 5000, "Retry-After": "\u00b2"})
+    err = await failure(brave_replay, "odd-digits")
+    assert err.code == "provider_rate_limited"
+    assert err.details["resetSecs"] is None
+
+
+@coroutine_test
+async def test_an_answer_over_the_in_process_size_is_loaded_apart(brave_replay, monkeypatch):
+    """An answer of 100 KB is loaded and cut in a worker: ``json.loads`` is broken in this
+    process for any body over the in-process size (the replay server's own text is left
+    alone)."""
+    from lightsearch.isolation.limits import SMALL_BODY_BYTES
+
+    payload = brave_replay.recording()
+    payload["padding"] = "x" * 80_000  # a field Brave may add: read past, never looked at
+    brave_replay.script("apart", body=json.dumps(payload).encode())
+    loads = json.loads
+
+    def here(body, *args, **kwargs):
+        assert not isinstance(body, bytes) or len(body) <= SMALL_BODY_BYTES, "an answer was loaded here"
+        return loads(body, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", here)
+    result = await brave(brave_replay, "apart").search("hello world", max_results=20)
+    assert [h["url"] for h in result["hits"]] == [r["url"] for r in recorded(brave_replay)][:20]

@@ -41,6 +41,8 @@ def settings(origins):
                             + "</p></article></body></html>"},
         "/xhtml": {"body": LONG, "type": "application/xhtml+xml"},
         "/binary": {"body": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "type": "image/png"},
+        "/nested.json": {"body": b"[" + b",".join([b"[[[[[[[[[[]]]]]]]]]]"] * 20_000) + b"]",
+                         "type": "application/json"},
     })
     origins.reset_log()
     return {**origins.settings(), "LOG_LEVEL": "ERROR", "WEB_FETCH_MAX_BYTES": 64 * 1024}
@@ -166,6 +168,22 @@ async def test_other_allowed_content_types(settings, path, kind, needle):
     page = await WebFetch.from_settings(settings).fetch(f"{WALLS}{path}")
     assert page["format"] == kind
     assert needle in page["content"]
+
+
+@coroutine_test
+async def test_a_json_body_is_returned_as_text_never_loaded(settings, monkeypatch):
+    """JSON is decoded and returned, not parsed: 420 KB of small nested arrays would be a
+    Python object for every two bytes, loaded where every caller's events wait."""
+    import json
+
+    def refused(*_args, **_kwargs):
+        raise AssertionError("a fetched body was loaded as JSON")
+
+    monkeypatch.setattr(json, "loads", refused)
+    page = await WebFetch.from_settings({**settings, "WEB_FETCH_MAX_BYTES": 1024 * 1024}).fetch(
+        f"https://{FAULTS}/nested.json", max_chars=100)
+    assert page["format"] == "json"
+    assert page["content"].startswith("[[[[")
 
 
 @coroutine_test

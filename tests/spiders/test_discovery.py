@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 from lightsearch.providers.light import LightSearch
 from lightsearch.spiders.discovery import order_child_sitemaps
+from tests import bombs
 from tests.conftest import article_html, coroutine_test, make_world
 from tests.hygiene_world import counts, hit_urls, paths
 
@@ -268,3 +269,52 @@ async def test_a_hub_waits_while_the_sitemap_index_that_names_child_sitemaps_is_
     # the hub is read only after both children (with a hop the pages left over)
     assert max(order.index("/sitemap-new.xml"), order.index("/sitemap-old.xml")) < order.index("/archive"), order
     assert hit_urls(result)[:1] == [f"https://{host}/estuary-sediment-crust-lichens"]
+
+
+# ------------------------------------------------------------------ small bodies, costly shapes
+def _hostile_world(origins, tmp_path, routes, source, **settings):
+    healthy = {"/": {"body": "<html><body><a href='/moraine'>glacier moraine sediment notes</a></body></html>"},
+               "/moraine": {"body": article_html("Glacier moraine sediment notes from the field")}}
+    return make_world(origins, tmp_path, {"hostile.test": routes, "healthy.test": healthy},
+                      [{"id": "hostile", "host": "hostile.test", **source}, {"id": "healthy", "host": "healthy.test"}],
+                      **settings)
+
+
+@coroutine_test
+async def test_a_small_home_page_nested_in_navigation_costs_what_its_size_does(origins, tmp_path):
+    """32 KiB: 2,000 nested ``<nav>`` around 2,066 links. Read with a query per link it held
+    the event loop past the search's deadline and the healthy source was lost with it; read
+    in one walk, in a worker, both sources are read."""
+    home, _ = bombs.nested_nav_home()
+    cfg = _hostile_world(origins, tmp_path, {"/": {"body": home}}, {}, LIGHT_DEADLINE_SECS=10.0,
+                         LIGHT_SOFT_DEADLINE_SECS=8.0)
+    result = await LightSearch.from_settings(cfg).search("glacier moraine sediment")
+    assert "https://healthy.test/moraine" in hit_urls(result)
+    assert result["stopReason"] != "deadline"
+    assert "hostile" in result["meta"]["lightSearch"]["sources"]["consulted"]
+
+
+@coroutine_test
+async def test_feeds_are_read_apart_and_no_entity_is_expanded(origins, tmp_path, monkeypatch):
+    """Five feeds of 900 bytes, each an entity tree: feedparser is broken in this process
+    (a worker has its own), and what the workers read holds the references, not the
+    expansions: the feed's item is found by its link alone."""
+    import feedparser
+
+    import lightsearch.spiders.discovery as discovery
+    from lightsearch.documents import feeds
+
+    def refused(*_args, **_kwargs):
+        raise AssertionError("a feed was parsed in the event loop's process")
+
+    monkeypatch.setattr(feedparser, "parse", refused)
+    monkeypatch.setattr(feeds, "read_feed", refused)
+    monkeypatch.setattr(discovery, "read_feed", refused, raising=False)
+    feed, ctype = bombs.entity_tree_feed()
+    routes = {"/": {"body": "<html><body><p>Field notes.</p></body></html>"},
+              "/glacier-moraine": {"body": article_html("Glacier moraine sediment survey")},
+              **{f"/feed{i}.xml": {"body": feed, "type": ctype} for i in range(5)}}
+    cfg = _hostile_world(origins, tmp_path, routes, {"feeds": [f"https://hostile.test/feed{i}.xml" for i in range(5)]})
+    result = await LightSearch.from_settings(cfg).search("glacier moraine sediment")
+    assert "https://hostile.test/glacier-moraine" in hit_urls(result)
+    assert "https://healthy.test/moraine" in hit_urls(result)

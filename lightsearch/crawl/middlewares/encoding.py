@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 REFUSED = "light/encoding/refused"
+MAX_CONTENT_TYPE_CHARS = 1024
 # More replacement characters than this share means the declaration is wrong.
 _MAX_BAD_SHARE = 0.002
 
@@ -54,10 +55,12 @@ def charset_param(content_type: str) -> str | None:
     Read with the standard library's MIME header parser rather than a regex: it follows
     RFC 9110's quoting and RFC 2231 continuations. w3lib's ``http_content_type_encoding``
     returns only a resolved codec (an unknown label must be reported as written) and
-    misses ``charset = x`` with spaces, which real servers send.
+    misses ``charset = x`` with spaces, which real servers send. That parser's work grows
+    with the square of the parameters, and a response head may be 64 KiB, so only the
+    value's first :data:`MAX_CONTENT_TYPE_CHARS` are read: a real one is under a hundred.
     """
     message = Message()
-    message["content-type"] = content_type
+    message["content-type"] = content_type[:MAX_CONTENT_TYPE_CHARS]
     value = message.get_param("charset")
     if isinstance(value, tuple):  # RFC 2231: (charset, language, value)
         value = value[2]

@@ -6,7 +6,13 @@ error page included) and allows everything when the fetch fails. Here:
 * 2xx with a complete body within ``LIGHT_ROBOTS_MAX_BYTES``: the rules apply;
 * 4xx, or more than ``LIGHT_ROBOTS_MAX_REDIRECTS`` redirects: "unavailable", crawl freely;
 * 5xx, a timeout, a network error, a body cut short or over the size limit: an
-  incomplete robots response, which blocks crawling the origin.
+  incomplete robots response, which blocks crawling the origin; so does a file whose
+  rules for us are past their bounds (more than 500 rules, more than 64 KiB of them:
+  documents/robots.py), which cannot be applied whole.
+
+A body is read into the digest of the group that binds us (documents/robots.py): a
+small one here, a larger one in the call's lane of the worker pool
+(lightsearch/isolation/apart.py); protego parses only the digest.
 
 Robots fetches and each of their redirects go through the downloader like any hop, so
 the download handler counts them against the hop budget and the transport guard vets
@@ -30,7 +36,12 @@ from lightsearch.cache.freshness import freshness
 from lightsearch.cache.robots import RobotsRules
 from lightsearch.crawl.budget import BudgetExceeded
 from lightsearch.crawl.failures import CodedRefusal, classify
-from lightsearch.errors import quote_untrusted
+from lightsearch.documents.robots import RobotsDigest, digest_robots
+from lightsearch.errors import LightSearchError, quote_untrusted
+from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.apart import parse_apart
+from lightsearch.isolation.lanes import Lane
+from lightsearch.plan.frontier import frontier_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -61,20 +72,28 @@ class RobotsDenied(CodedRefusal):
         self.reason = reason  # the transport refusal's reason (guard, header/size bounds)
 
 
-def parse_robots(body: bytes) -> RobotsRules:
-    """The rules of a complete robots.txt body (RFC 9309: UTF-8, a BOM ignored).
+def rules_of(digest: RobotsDigest) -> RobotsRules:
+    """The verdict a file's digest gives: its rules, or a block when they are past their
+    bounds.
 
     Protego has not been seen to raise on any input (fuzzed with the shared robots.txt
-    corpus and hostile fragments), but it documents no exception set and the body is
-    the origin's; should it raise, the file counts as unreadable, which blocks the
+    corpus and hostile fragments), but it documents no exception set and the digest is
+    the origin's words; should it raise, the file counts as unreadable, which blocks the
     origin like an incomplete one instead of failing the request raw.
     """
-    text = body.decode("utf-8", "replace").lstrip("\ufeff")
+    if digest.over:
+        return RobotsRules("block", detail=f"robots.txt: {digest.over}", reason="robots_rules")
     try:
-        return RobotsRules("rules", text=text)
+        return RobotsRules("rules", text=digest.text, agent=digest.agent)
     except Exception as exc:  # see the docstring
         return RobotsRules("block", detail=f"unparseable robots.txt ({type(exc).__name__}: "
                            f"{quote_untrusted(str(exc), 40, sentence=True)})"[:200])
+
+
+def parse_robots(body: bytes, agent: str) -> RobotsRules:
+    """The rules of a complete robots.txt body for the crawler named ``agent`` (RFC 9309:
+    UTF-8, a BOM ignored), read here."""
+    return rules_of(digest_robots(body, agent))
 
 
 class RobotsMiddleware:
@@ -86,6 +105,7 @@ class RobotsMiddleware:
             raise NotConfigured
         self.crawler = crawler
         self.user_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT")
+        self.agent = self.user_agent.strip().lower()
         self.max_bytes = settings.getint("LIGHT_ROBOTS_MAX_BYTES")
         self.max_redirects = settings.getint("LIGHT_ROBOTS_MAX_REDIRECTS")
         self.timeout = settings.getfloat("LIGHT_ROBOTS_TIMEOUT_SECS")
@@ -153,7 +173,7 @@ class RobotsMiddleware:
     async def _learn(self, origin: str, request: Request) -> RobotsRules:
         """The rules from the shared cache or a fetch, announced (``robots_parsed``) before
         any request waiting for them goes on."""
-        rules = self.cache.get(origin) if self.cache is not None else None
+        rules = self._cached(origin)
         if rules is not None:
             self.crawler.stats.inc_value(CACHE_HITS)
         else:
@@ -178,7 +198,7 @@ class RobotsMiddleware:
         claimed = cache.claim(origin, self.timeout + CLAIM_MARGIN_SECS)
         while not claimed:
             await asyncio.sleep(CLAIM_POLL_SECS)
-            rules = cache.get(origin)
+            rules = self._cached(origin)
             if rules is not None:
                 self.crawler.stats.inc_value(CACHE_HITS)
                 self.crawler.stats.inc_value(WAITED)
@@ -187,7 +207,7 @@ class RobotsMiddleware:
                 break  # fetch without the claim; the holder's claim stays its own
             claimed = cache.claim(origin, self.timeout + CLAIM_MARGIN_SECS)
         try:
-            rules = cache.get(origin)  # stored by a fetch that ended since this search looked
+            rules = self._cached(origin)  # stored by a fetch that ended since this search looked
             if rules is not None:
                 self.crawler.stats.inc_value(CACHE_HITS)
                 return rules
@@ -195,6 +215,11 @@ class RobotsMiddleware:
         finally:
             if claimed:
                 cache.release(origin)
+
+    def _cached(self, origin: str) -> RobotsRules | None:
+        """The shared cache's rules for the origin, when they were read for this crawler."""
+        rules = self.cache.get(origin) if self.cache is not None else None
+        return rules if rules is not None and rules.binds(self.agent) else None
 
     async def _fetch(self, origin: str) -> RobotsRules:
         url = f"{origin}/robots.txt"
@@ -227,18 +252,18 @@ class RobotsMiddleware:
             if 300 <= status < 400 and response.headers.get(b"Location"):
                 url = response.urljoin(response.headers[b"Location"].decode("latin-1"))
                 continue
-            return self._verdict(origin, response)
+            return await self._verdict(origin, response)
         rules = RobotsRules("allow", detail=f"more than {self.max_redirects} redirects")
         self._store(origin, rules, None)
         return rules
 
-    def _verdict(self, origin: str, response: Response) -> RobotsRules:
+    async def _verdict(self, origin: str, response: Response) -> RobotsRules:
         status = response.status
         if 200 <= status < 300:
             if "download_stopped" in response.flags or "dataloss" in response.flags \
                     or len(response.body) > self.max_bytes:
                 return RobotsRules("block", detail="incomplete robots.txt body")
-            rules = parse_robots(response.body)
+            rules = await self._read(origin, response.body)
             if rules.verdict == "block":
                 return rules
         elif 400 <= status < 500:
@@ -247,6 +272,25 @@ class RobotsMiddleware:
             return RobotsRules("block", detail=f"HTTP {status}")
         self._store(origin, rules, response)
         return rules
+
+    async def _read(self, origin: str, body: bytes) -> RobotsRules:
+        """The rules of a complete body: digested here when it is small, in the call's lane
+        of the worker pool otherwise (a crawl with no lane gets one for this read)."""
+        lane = frontier_of(self.crawler).lane
+        own = lane is None
+        if lane is None:
+            lane = Lane(self.crawler.settings, name="robots")
+        try:
+            digest = await parse_apart(lane, isolated.robots, body, self.user_agent, size=len(body),
+                                       what=f"the robots.txt of {origin}")
+        except LightSearchError as exc:  # a limit of the pool, or the call's deadline
+            reason = exc.details.get("reason")
+            return RobotsRules("block", detail=f"robots.txt not read: {exc.message}"[:200],
+                               reason=reason if isinstance(reason, str) else "")
+        finally:
+            if own:
+                lane.close()
+        return rules_of(digest)
 
     def _store(self, origin: str, rules: RobotsRules, response: Response | None) -> None:
         if self.cache is None:

@@ -1,7 +1,15 @@
-"""What every engine shares: the query it is given, the hits it returns, and one guarded
+"""What every engine shares: the query it is given, the hits it returns, one guarded
 request with the retry rule (429/503 honour ``Retry-After``, capped and inside the
-deadline). An engine returns hits or raises a :class:`ProviderError`; challenge pages,
-shells and markup it does not recognise are errors, never an empty success.
+deadline), and the reading of its answer. An engine returns hits or raises a
+:class:`ProviderError`; challenge pages, shells and markup it does not recognise are
+errors, never an empty success.
+
+An answer is untrusted bytes (2 MiB at most): it is read as every body off the network
+is (lightsearch/isolation/apart.py), by a parser whose work is capped, here when it is
+small and in a worker of the pool otherwise, within the search's deadline
+(:meth:`Engine.read`). JSON is loaded and cut to a bounded shape
+(documents/boundedjson.py) before an engine walks it, so an engine's own loop over its
+results is bounded too.
 """
 
 from __future__ import annotations
@@ -14,19 +22,25 @@ import os
 import re
 import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import urlsplit
 
 from scrapy.settings import BaseSettings
 from w3lib.html import remove_tags
 
+from lightsearch.errors import LightSearchError
 from lightsearch.filters import NO_FILTERS, Filters, with_operators
+from lightsearch.isolation import tasks as isolated
+from lightsearch.isolation.apart import small
+from lightsearch.isolation.lanes import Lane
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError, retry_after_secs
 from lightsearch.timestamps import parse_stamp, utc_stamp
 
 _SPACES = re.compile(r"\s+")
+T = TypeVar("T")
 RECENCY_DAYS = {"hour": 1 / 24, "day": 1, "week": 7, "month": 31, "year": 366}
 
 
@@ -217,17 +231,51 @@ class Engine:
             return self.error("provider_unavailable", f"{self.name} answered HTTP {status}", status=status)
         return self.error("provider_bad_response", f"{self.name} answered HTTP {status}", status=status)
 
-    def json(self, response: ApiResponse) -> Any:
-        import json
-
+    async def json(self, response: ApiResponse, deadline: float) -> Any:
+        """The answer's JSON, cut to a bounded shape; the status's error, or
+        ``provider_bad_response`` when it is not JSON."""
         error = self.status_error(response)
         if error is not None:
             raise error
+        return (await self.read(response, isolated.json_answer, response.body, deadline=deadline)).value
+
+    async def read(self, response: ApiResponse, task: Callable[..., T], *args: Any, deadline: float,
+                   here: bool = True) -> T:
+        """``task(*args)`` over this answer: here when the body is small (and ``here``: the
+        task's work is capped), in a worker of the pool otherwise, ending at ``deadline``
+        (monotonic). Whatever stops it is this engine's ProviderError."""
+        if here and small(len(response.body)):
+            try:
+                return task(*args)
+            except LightSearchError as exc:
+                raise self.reading_error(exc, response) from None
+        lane = Lane(self.settings, name=self.name, deadline_at=deadline)
         try:
-            return json.loads(response.body)
-        except (ValueError, UnicodeDecodeError):
-            raise self.error("provider_bad_response", f"{self.name} did not answer JSON",
-                             reason="unparseable", status=response.status) from None
+            return await lane.run(task, *args, what=f"the {self.name} answer")
+        except LightSearchError as exc:
+            raise self.reading_error(exc, response) from None
+        finally:
+            lane.close()
+
+    def reading_error(self, exc: LightSearchError, response: ApiResponse) -> ProviderError:
+        """An answer that could not be read, as this engine's error."""
+        if isinstance(exc, ProviderError):
+            return exc
+        reason = exc.details.get("reason")
+        details = {k: v for k, v in exc.details.items() if k != "provider"}
+        if exc.code.startswith("provider_"):
+            return self.error(exc.code, exc.message, **details)
+        if exc.code == "timeout" and reason == "deadline":
+            return self.error("provider_timeout", f"{self.name}'s answer was not read within the search deadline",
+                              reason="deadline")
+        if exc.code in ("timeout", "too_large"):  # the pool's time or memory limit
+            return self.error("provider_bad_response", f"{self.name}'s answer could not be read: {exc.message}",
+                              reason=reason or exc.code, status=response.status)
+        if exc.code == "parse_error" and reason == "unparseable":
+            return self.error("provider_bad_response", f"{self.name} did not answer JSON",
+                              reason="unparseable", status=response.status)
+        return self.error("provider_bad_response", f"{self.name}'s answer could not be read: {exc.message}",
+                          reason=reason or exc.code, status=response.status)
 
     def unrecognised(self, what: str) -> ProviderError:
         return self.error("provider_bad_response", f"{self.name} answered {what}", reason="unrecognised")

@@ -4,6 +4,10 @@ What users of every keyless DuckDuckGo tool complain about is a silent empty ans
 DDG served a challenge. Here a challenge or anomaly page, HTTP 202/403/418, a JS shell
 (the wrong endpoint) or markup with neither results nor a "no results" marker is a typed
 error; only a page that says "no results" is an empty success.
+
+A page is read in one pass (documents/serp.py: linear in the page, at most 100 results),
+here when it is small and in a worker of the pool otherwise (:meth:`Engine.read`); what
+comes back is bounded, and unwrapping and vetting its links is all that runs here.
 """
 
 from __future__ import annotations
@@ -11,10 +15,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from parsel import Selector
-
+from lightsearch.documents.serp import SerpPage
+from lightsearch.isolation import tasks as isolated
 from lightsearch.providers.apiclient import ApiResponse, ProviderError
-from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, clean, web_url
+from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, web_url
 
 DF = {"hour": "d", "day": "d", "week": "w", "month": "m", "year": "y"}
 QUERY_MAX_CHARS = 500  # the longest q the html endpoint is known to take whole
@@ -37,10 +41,10 @@ def unwrap(href: str | None) -> str | None:
     return web_url(absolute)
 
 
-def page_problem(engine: str, response: ApiResponse, sel: Selector) -> ProviderError | None:
+def page_problem(engine: str, response: ApiResponse, page: SerpPage) -> ProviderError | None:
     """A challenge, an anomaly status or a shell, as the error it is; None for a real page."""
     body = response.body[:200_000]
-    if sel.css("form#challenge-form") or b"anomaly-modal" in body or b"anomaly.js" in body:
+    if "challenge" in page.markers or b"anomaly-modal" in body or b"anomaly.js" in body:
         return ProviderError("provider_blocked", f"{engine} served a bot challenge (captcha)", engine,
                              reason="captcha", status=response.status)
     if response.status == 429:
@@ -58,7 +62,7 @@ def page_problem(engine: str, response: ApiResponse, sel: Selector) -> ProviderE
     if response.status != 200:
         return ProviderError("provider_bad_response", f"{engine} answered HTTP {response.status}", engine,
                              status=response.status)
-    if sel.css("#react-root-zci, #deep_preload_script, #react-search-form"):
+    if "shell" in page.markers:
         return ProviderError("provider_bad_response", f"{engine} sent the JavaScript page, not results",
                              engine, reason="js_shell")
     return None
@@ -68,6 +72,7 @@ class DuckDuckGoHtml(Engine):
     name = "ddg_html"
     url_setting: ClassVar[str] = "WEB_SEARCH_DDG_HTML_URL"
     endpoint_settings = ("WEB_SEARCH_DDG_HTML_URL",)
+    lite: ClassVar[bool] = False
 
     def user_agent(self) -> str:
         return self.settings.get("WEB_SEARCH_USER_AGENT")
@@ -96,34 +101,27 @@ class DuckDuckGoHtml(Engine):
                      notes: list[str] | None = None) -> list[EngineHit]:
         response = await self.fetch("POST", self.settings.get(self.url_setting), data=self.form(query, notes),
                                     headers=self.headers(), deadline=deadline)
-        return self.parse(response)[: query.max_results]
+        page = await self.read(response, isolated.ddg_page, response.text(), self.lite, deadline=deadline)
+        return self.parse(response, page)[: query.max_results]
 
-    def parse(self, response: ApiResponse) -> list[EngineHit]:
-        sel = Selector(text=response.text())
-        problem = page_problem(self.name, response, sel)
+    def parse(self, response: ApiResponse, page: SerpPage) -> list[EngineHit]:
+        problem = page_problem(self.name, response, page)
         if problem is not None:
             raise problem
-        return self.results(sel)
+        return self.results(page)
 
-    def results(self, sel: Selector) -> list[EngineHit]:
-        blocks = sel.css("div.result")
-        if not blocks and not sel.css("div.results, div.serp__results, div#links"):
+    def results(self, page: SerpPage) -> list[EngineHit]:
+        if not page.blocks and "results_list" not in page.markers:
             raise self.unrecognised("a page without a results list")
         hits: list[EngineHit] = []
-        for block in blocks:
-            classes = block.attrib.get("class", "")
-            if "result--ad" in classes or "result--no-result" in classes:
+        for result in page.results:
+            if "result--ad" in result.classes or "result--no-result" in result.classes:
                 continue
-            link = block.css("a.result__a")
-            url = unwrap(link.attrib.get("href") if link else None)
+            url = unwrap(result.href)
             if url is None:
                 continue  # per-entry failure: the entry is dropped
-            hits.append(EngineHit(
-                title=clean(link.get()) or url,
-                url=url,
-                snippet=clean(block.css(".result__snippet").get()),
-            ))
-        if not hits and not blocks and not sel.css(".no-results"):
+            hits.append(EngineHit(title=result.title or url, url=url, snippet=result.snippet))
+        if not hits and not page.blocks and "no_results" not in page.markers:
             raise self.unrecognised("a results list with nothing recognisable in it")
         return hits
 
@@ -132,25 +130,21 @@ class DuckDuckGoLite(DuckDuckGoHtml):
     name = "ddg_lite"
     url_setting = "WEB_SEARCH_DDG_LITE_URL"
     endpoint_settings = ("WEB_SEARCH_DDG_LITE_URL",)
+    lite = True
 
-    def results(self, sel: Selector) -> list[EngineHit]:
-        links = sel.css("a.result-link")
-        if not links:
-            text = " ".join(sel.css("body ::text").getall())
-            if "No results" in text or "No more results" in text:
+    def results(self, page: SerpPage) -> list[EngineHit]:
+        if not page.blocks:
+            if "No results" in page.text or "No more results" in page.text:
                 return []
-            if not sel.css("form input[name=q]"):
+            if "search_form" not in page.markers:
                 raise self.unrecognised("a page that is not DuckDuckGo lite")
             raise self.unrecognised("a lite page without result links")
         hits: list[EngineHit] = []
-        for link in links:
-            url = unwrap(link.attrib.get("href"))
+        for result in page.results:
+            url = unwrap(result.href)
             if url is None:
                 continue
-            snippet = link.xpath("following::td[contains(concat(' ', normalize-space(@class), ' '),"
-                                 " ' result-snippet ')][1]")
-            hits.append(EngineHit(title=clean(link.get()) or url, url=url,
-                                  snippet=clean(snippet.get()) if snippet else ""))
+            hits.append(EngineHit(title=result.title or url, url=url, snippet=result.snippet))
         return hits
 
 

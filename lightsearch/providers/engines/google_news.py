@@ -3,7 +3,11 @@
 through in ``q`` untouched; a recency window becomes ``when:`` unless the query has one. A
 call's domains become ``site:``/``-site:``, its ``after``/``before`` days ``after:``/``before:``
 (then in place of ``when:``, whose window narrows them), its region
-``hl``/``gl``/``ceid``."""
+``hl``/``gl``/``ceid``.
+
+The answer is read by feedparser, with no entity expanded and in a worker of the pool
+(feedparser's work has no cap: documents/feeds.py ``read_news``); its first 100 entries
+come back, as written, and are vetted here."""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ import math
 import re
 from datetime import datetime, timedelta, timezone
 
-import feedparser
-
+from lightsearch.documents.feeds import NewsFeed
+from lightsearch.isolation import tasks as isolated
 from lightsearch.providers.engines.base import (
     RECENCY_DAYS,
     Engine,
@@ -72,27 +76,25 @@ class GoogleNews(Engine):
         error = self.status_error(response)
         if error is not None:
             raise error
-        return self.parse(response.body)[: query.max_results]
+        feed = await self.read(response, isolated.news_feed, response.body, deadline=deadline, here=False)
+        return self.parse(feed)[: query.max_results]
 
-    def parse(self, body: bytes) -> list[EngineHit]:
-        feed = feedparser.parse(body)
-        if not feed.get("version") and not feed.entries:
+    def parse(self, feed: NewsFeed) -> list[EngineHit]:
+        if not feed.version and not feed.entries:
             raise self.unrecognised("something that is not an RSS feed")
         hits = []
         for entry in feed.entries:
-            url = web_url((entry.get("link") or "").strip())
+            url = web_url(entry.link.strip())
             if url is None:
                 continue
-            title = clean(entry.get("title"))
-            source = entry.get("source") or {}
-            publisher = clean(source.get("title")) if hasattr(source, "get") else ""
-            title = without_publisher(title, publisher)
+            publisher = clean(entry.publisher)
+            title = without_publisher(clean(entry.title), publisher)
             extra = {"publisher": publisher} if publisher else {}
-            site = web_url(source.get("href")) if hasattr(source, "get") else None
+            site = web_url(entry.publisher_url)
             if site:  # the link is Google's: the publisher's site is what domain filters see
                 extra["publisherUrl"] = site
             hits.append(EngineHit(
                 title=title or url, url=url, snippet=(publisher and f"{publisher}") or "",
-                published_at=iso(entry.get("published")), source_name=publisher or None, extra=extra,
+                published_at=iso(entry.published), source_name=publisher or None, extra=extra,
             ))
         return hits

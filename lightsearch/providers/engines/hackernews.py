@@ -40,7 +40,7 @@ class HackerNews(Engine):
             numeric.append(f"created_at_i<{_epoch(filters.before + timedelta(days=1))}")
         if numeric:
             params["numericFilters"] = ",".join(numeric)
-        data = self.json(await self.fetch("GET", f"{base}/{endpoint}", params=params, deadline=deadline))
+        data = await self.json(await self.fetch("GET", f"{base}/{endpoint}", params=params, deadline=deadline), deadline)
         return self.parse(data)[: query.max_results]
 
     def parse(self, data: object) -> list[EngineHit]:

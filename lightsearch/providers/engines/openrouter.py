@@ -4,15 +4,13 @@ a URL only the model's text names (never cited) is dropped, since it may be inve
 
 from __future__ import annotations
 
-import json
-import re
-
+from lightsearch.documents.boundedjson import load_bounded
+from lightsearch.errors import LightSearchError
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery, clean, iso, web_url
 from lightsearch.ranking.normalize import dedupe_key
 
 PROMPT = ("Search the web and answer with only a JSON array of up to {n} results for the query, "
           'each {{"title": ..., "url": ..., "snippet": ..., "publishedAt": ISO date or null}}.')
-_ARRAY = re.compile(r"\[.*\]", re.S)
 
 
 class OpenRouter(Engine):
@@ -28,7 +26,7 @@ class OpenRouter(Engine):
                              {"role": "user", "content": query.text}]}
         response = await self.fetch("POST", self.settings.get("WEB_SEARCH_OPENROUTER_URL"), json=body,
                                     headers={"Authorization": f"Bearer {self.key}"}, deadline=deadline)
-        return self.parse(self.json(response))[: query.max_results]
+        return self.parse(await self.json(response, deadline))[: query.max_results]
 
     def parse(self, data: object) -> list[EngineHit]:
         try:
@@ -53,12 +51,16 @@ class OpenRouter(Engine):
 
 
 def model_items(content: object) -> list[dict]:
-    """The JSON array in the model's text (fenced or not); [] when there is none."""
+    """The JSON array in the model's text (fenced or not), from its first ``[`` to its last
+    ``]``, cut to a bounded shape; [] when there is none. The text is at most
+    ``MAX_STRING`` characters (the answer was cut so), so loading it here is bounded."""
     if not isinstance(content, str):
         return []
-    match = _ARRAY.search(content)
+    start, end = content.find("["), content.rfind("]")
+    if start < 0 or end < start:
+        return []
     try:
-        items = json.loads(match.group(0)) if match else []
-    except ValueError:
+        items = load_bounded(content[start:end + 1]).value
+    except LightSearchError:
         return []
     return [i for i in items if isinstance(i, dict) and web_url(i.get("url"))] if isinstance(items, list) else []

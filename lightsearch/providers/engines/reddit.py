@@ -22,7 +22,7 @@ class Reddit(Engine):
         response = await self.fetch("GET", self.settings.get("WEB_SEARCH_REDDIT_URL"), params=params,
                                     deadline=deadline)
         self.blocked(response)
-        return self.parse(self.json(response))[: query.max_results]
+        return self.parse(await self.json(response, deadline))[: query.max_results]
 
     def blocked(self, response: ApiResponse) -> None:
         kind = (response.header("content-type") or "").lower()

@@ -55,7 +55,7 @@ class SearXNG(Engine):
         if response.status == 403:
             raise self.error("provider_blocked", "the SearXNG instance refused format=json (HTTP 403): "
                              "enable `formats: [json]` in its settings.yml", reason="access_denied", status=403)
-        data = self.json(response)
+        data = await self.json(response, deadline)
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
             raise self.unrecognised("JSON without results")
         for item in data.get("unresponsive_engines") or []:

@@ -35,7 +35,7 @@ class Tavily(Engine):
         response = await self.fetch("POST", self.settings.get("WEB_SEARCH_TAVILY_URL"), json=body,
                                     headers={"Authorization": f"Bearer {self.key}",
                                              "Content-Type": "application/json"}, deadline=deadline)
-        data = self.json(response)
+        data = await self.json(response, deadline)
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
             raise self.unrecognised("JSON without results")
         hits = []

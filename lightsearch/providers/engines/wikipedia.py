@@ -37,7 +37,7 @@ class Wikipedia(Engine):
         url = self.settings.get("WEB_SEARCH_WIKIPEDIA_URL").replace("{lang}", lang)
         params = {"action": "query", "list": "search", "srsearch": query.text, "format": "json",
                   "srlimit": str(query.max_results), "srprop": "snippet|timestamp", "utf8": "1"}
-        data = self.json(await self.fetch("GET", url, params=params, deadline=deadline))
+        data = await self.json(await self.fetch("GET", url, params=params, deadline=deadline), deadline)
         return self.parse(data, lang)[: query.max_results]
 
     def parse(self, data: object, lang: str) -> list[EngineHit]:

@@ -114,3 +114,14 @@ def test_the_charset_parameter_reader_never_raises(value):
 
     label = charset_param(value)
     assert label is None or (isinstance(label, str) and label == label.lower())
+
+
+def test_the_charset_is_read_in_the_content_types_first_kib():
+    """The mail parser's work grows with the square of the parameters; a head may be 64 KiB
+    of them. The charset is read where real servers write it, in the value's first KiB."""
+    from lightsearch.crawl.middlewares.encoding import MAX_CONTENT_TYPE_CHARS, charset_param
+
+    noise = ";a" * 30_000
+    assert charset_param("text/html; charset=windows-1255" + noise) == "windows-1255"
+    assert charset_param("text/html" + noise + "; charset=windows-1255") is None
+    assert charset_param("text/html;" + " " * (MAX_CONTENT_TYPE_CHARS - 30) + "charset=utf-8") == "utf-8"

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from lightsearch.providers.light import LightSearch
-from tests.conftest import coroutine_test, shared_data
+from tests.conftest import article_html, coroutine_test, home_html, make_world, shared_data
 from tests.hygiene_world import QUERY, case_routes, counts, errors, hit_urls, paths, slug, world
 
 KIB = 1024
@@ -186,3 +186,50 @@ async def test_requests_of_one_origin_leave_the_robots_stage_in_the_order_they_c
     assert not mw._gates  # no gate is kept once its waiters are through
     assert not mw._waiting
     mw.cache.release(origin)
+
+
+# ------------------------------------------------------------------ hostile sizes
+def _wildcards(n: int) -> bytes:
+    """``n`` wildcard rules for every crawler, padded to 500 KiB."""
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /*%d*$\n" % i for i in range(n))
+    return body + b"#" * max(0, 500 * KIB - 1 - len(body)) + b"\n"
+
+
+@coroutine_test
+async def test_a_huge_robots_txt_is_read_apart_and_only_the_group_that_binds_us_is_parsed(origins, tmp_path,
+                                                                                          monkeypatch):
+    """Behind five redirects, 500 KiB: 20,000 wildcard rules for every crawler (more than a
+    group may hold: the origin is blocked), and on a second origin 9,000 groups for other
+    crawlers around the 300 rules of ours (read, and applied). protego parses, in this
+    process, the digests only: never more than a digest's bounds, never the 500 KiB."""
+    from protego import Protego
+
+    from lightsearch.documents.robots import MAX_TEXT_BYTES
+
+    parsed: list[int] = []
+    original = Protego.parse.__func__
+
+    def recording(cls, content):
+        parsed.append(len(content))
+        return original(cls, content)
+
+    monkeypatch.setattr(Protego, "parse", classmethod(recording))
+    ours = (b"".join(b"User-agent: bot%d\nDisallow: /\n" % i for i in range(9000))
+            + b"User-agent: lightbot\n" + b"".join(b"Disallow: /x%d\n" % i for i in range(299)) + b"Disallow: /a\n")
+    cfg = make_world(origins, tmp_path, {
+        "robots-huge.test": case_routes(**_chain(5, {"body": _wildcards(20_000)})),
+        "robots-groups.test": case_routes(**{"/robots.txt": {"body": ours}}),
+        "healthy.test": {"/": {"body": home_html([("/moraine", "glacier moraine sediment notes")])},
+                         "/moraine": {"body": article_html("Glacier moraine sediment notes from the field")}},
+    }, [{"id": "case", "host": "robots-huge.test"}, {"id": "groups", "host": "robots-groups.test"},
+        {"id": "healthy", "host": "healthy.test"}])
+    result = await LightSearch.from_settings(cfg).search(QUERY)
+    assert parsed
+    assert max(parsed) <= MAX_TEXT_BYTES
+    (blocked,) = errors(result)
+    assert blocked["code"] == "robots_unreachable"
+    assert "more than 500 rules apply to lightbot" in blocked["message"]
+    assert paths(origins, "robots-huge.test") == ["/robots.txt", "/r1", "/r2", "/r3", "/r4", "/r5"]
+    assert "/a" not in paths(origins, "robots-groups.test")  # our group's rules apply
+    assert counts(result)["robotsDenied"] >= 1
+    assert "https://healthy.test/moraine" in hit_urls(result)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from lightsearch.documents import serp
+from lightsearch.isolation.limits import SMALL_BODY_BYTES
 from lightsearch.offline_origins.engine_replay import (
     CHALLENGE,
     DDG_EMPTY,
@@ -12,6 +16,7 @@ from lightsearch.offline_origins.engine_replay import (
 )
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.providers import load_provider
+from tests import bombs
 from tests.conftest import coroutine_test
 
 
@@ -220,3 +225,79 @@ async def test_endpoints_off_the_map_are_refused_before_any_connection(fresh):
     assert error["reason"] == "blocked_address"
     assert fresh.count("unknown") == 0
     assert fresh.count("ddg_html") == 0
+
+
+# ----------------------------------------------------------------------------- hostile answers
+# An answer over the in-process size is read in a worker of the pool; here each parser is
+# broken in this process for such bodies (a worker has its own modules), so an answer read
+# where every caller's events wait fails the test.
+def broken_when_large(original):
+    def parse(body, *args, **kwargs):
+        if len(body) > SMALL_BODY_BYTES:
+            raise AssertionError("an answer over the in-process size was parsed in the event loop's process")
+        return original(body, *args, **kwargs)
+
+    return parse
+
+
+@pytest.fixture
+def apart(monkeypatch):
+    """Every parser an engine's answer may meet, broken in this process for large bodies."""
+    import json
+
+    import feedparser
+    import parsel
+
+    import lightsearch.providers.engines.duckduckgo as duckduckgo
+
+    monkeypatch.setattr(json, "loads", broken_when_large(json.loads))
+    monkeypatch.setattr(feedparser, "parse", broken_when_large(feedparser.parse))
+    monkeypatch.setattr(parsel, "Selector", broken_when_large(parsel.Selector))
+    monkeypatch.setattr(duckduckgo, "Selector", broken_when_large(parsel.Selector), raising=False)
+    monkeypatch.setattr(serp, "read_ddg", broken_when_large(serp.read_ddg))
+
+
+@coroutine_test
+async def test_a_lite_answer_of_14000_links_is_read_apart_in_one_walk(fresh, apart):
+    body, ctype = bombs.ddg_lite_links()
+    fresh.script("ddg_lite", body=body, headers={"Content-Type": ctype})
+    result = await search(fresh, "ddg_lite", max_results=20)
+    assert [h["url"] for h in result["hits"]] == [f"https://r{i}.bench.test/" for i in range(20)]
+
+
+@coroutine_test
+async def test_a_json_answer_of_2_mib_is_loaded_apart_and_cut(fresh, apart):
+    hit = {"title": "Rust compiler notes", "url": "https://h.test/{i}", "objectID": "{i}", "points": 1,
+           "created_at": "2024-01-01T00:00:00Z", "story_text": "x" * 40}
+    hits = ",".join(json.dumps(hit).replace("{i}", str(i)) for i in range(10_000))  # 1.7 MB
+    fresh.script("hn", body=('{"hits":[' + hits + "]}").encode(), headers={"Content-Type": "application/json"})
+    result = await search(fresh, "hn", query="rust programming compiler", max_results=20)
+    assert [h["url"] for h in result["hits"]] == [f"https://h.test/{i}" for i in range(20)]
+
+
+@coroutine_test
+async def test_a_json_answer_that_would_make_a_million_objects_is_refused_unread(fresh, apart):
+    body, ctype = bombs.nested_json()
+    fresh.script("hn", body=body, headers={"Content-Type": ctype})
+    result = await search(fresh, "hn", query="rust programming compiler")
+    assert engine_error(result, "hn") | {"message": ""} == {
+        "code": "provider_bad_response", "reason": "json_values", "status": 200, "message": ""}
+
+
+@coroutine_test
+async def test_a_news_feed_is_read_apart_with_no_entity_expanded(fresh, apart):
+    body, ctype = bombs.entity_tree_feed(levels=5)  # 100,000 copies, within expat's own allowance
+    fresh.script("news", body=body.replace(b"<link>/glacier-moraine</link>", b"<link>https://n.test/a</link>"),
+                 headers={"Content-Type": ctype})
+    result = await search(fresh, "news", query="glacier news")
+    (hit,) = result["hits"]
+    assert hit["url"] == "https://n.test/a"
+    assert len(hit["title"]) < 100  # the entity stays a reference
+
+
+@coroutine_test
+async def test_an_answer_too_deep_to_load_is_a_bad_response(fresh):
+    fresh.script("hn", body=b"[" * 100_000, headers={"Content-Type": "application/json"})
+    result = await search(fresh, "hn", query="rust programming compiler")
+    assert engine_error(result, "hn") | {"message": ""} == {
+        "code": "provider_bad_response", "reason": "unparseable", "status": 200, "message": ""}
