@@ -145,4 +145,5 @@ def test_json_printed_for_a_terminal_carries_no_control_character(output):
     assert title in {row.get("title") for row in rows} | {h["title"] for row in rows for h in row.get("hits", [])}
     out = io.StringIO()
     show_sources("list", {"sources": [{"id": "x", "name": title}]}, "json", out=out)
-    assert "\x9b" not in out.getvalue() and json.loads(out.getvalue())["sources"][0]["name"] == title
+    assert "\x9b" not in out.getvalue()
+    assert json.loads(out.getvalue())["sources"][0]["name"] == title
