@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.exceptions import DropItem
 
 from lightsearch.crawl import signals as light_signals
-from lightsearch.crawl.budget import record_stop
+from lightsearch.crawl.budget import budget_of
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation.lanes import Lane
@@ -61,7 +61,7 @@ class ExtractionPipeline:
             stats = self.crawler.stats
             stats.inc_value("light/extract/failed")
             if exc.details.get("reason") == "deadline":
-                record_stop(stats, "deadline")  # the search's time ran out while it was read
+                budget_of(self.crawler).stop("deadline")  # the search's time ran out while it was read
             elif exc.details.get("reason"):
                 stats.inc_value(f"light/extract/{exc.details['reason']}")
             self._lost(item, exc)

@@ -32,7 +32,7 @@ from lightsearch.cache.descriptions import describe
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.parsed import lookup, parsed, remember
 from lightsearch.crawl import signals as light_signals
-from lightsearch.crawl.budget import record_stop
+from lightsearch.crawl.budget import budget_of
 from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import page_directives
@@ -384,7 +384,7 @@ class DiscoverySpider(Spider):
         by the search's own deadline is also why the search stopped."""
         reason = exc.details.get("reason")
         if reason == "deadline":
-            record_stop(self.crawler.stats, "deadline")
+            budget_of(self.crawler).stop("deadline")
         self._unreadable(self._source(response), response.url, stage, exc.code, exc.message,
                          **({"reason": reason} if reason else {}))
 

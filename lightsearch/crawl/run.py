@@ -19,6 +19,7 @@ from scrapy.settings import Settings
 
 from lightsearch.config import check_retrieval
 from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.budget import attach_budget, budget_of
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.runtime import EmbeddedCrawler, crawl_slot, ensure_reactor
 from lightsearch.errors import LightSearchError
@@ -83,6 +84,7 @@ async def _crawl(settings: Settings, spider_cls: type, deadline: float, frontier
     else:
         frontier = CrawlFrontier()
     attach(crawler, frontier)
+    attach_budget(crawler)
     collector = _Collector(crawler)
     task = asyncio.ensure_future(crawler.crawl_async(**spider_kwargs))
     lane = frontier.lane
@@ -150,6 +152,7 @@ class _Collector:
 def _finish(crawler: Crawler, outcome: CrawlOutcome) -> CrawlOutcome:
     stats = getattr(crawler, "stats", None)
     outcome.stats = dict(stats.get_stats()) if stats is not None else {}
+    outcome.spent = budget_of(crawler).spent()
     return outcome
 
 

@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
-from lightsearch.crawl.budget import HOPS, HOPS_BY_STAGE, record_stop
+from lightsearch.crawl.budget import budget_of
 from lightsearch.plan.frontier import Frontier, frontier_of
 
 if TYPE_CHECKING:
@@ -96,6 +96,7 @@ class FrontierScheduler:
         self.max_pages = settings.getint("LIGHT_MAX_PAGE_HOPS")
         self.page_allowance = self.max_pages  # per request, set when the spider opens
         self.frontier: Frontier = frontier_of(crawler)
+        self.budget = budget_of(crawler)
         self._buckets: dict[tuple[str, int], list[tuple[float, int, Request]]] = {}
         # pending candidates: (priority, arrival, slot, (source, query), request), kept by
         # priority once rescored
@@ -327,7 +328,7 @@ class FrontierScheduler:
         fresh record never became a request), so the frontier lets them go at once. Handed
         out one by one, each went through the engine and the downloader middlewares to be
         refused by the hop budget: 232 a search on the Cranfield stream, a third of its CPU."""
-        record_stop(self.crawler.stats, reason)
+        self.budget.stop(reason)
         unread = len(self._candidates) + self.frontier.give_up_deferred()
         self.crawler.stats.inc_value("light/frontier/unread", unread)
         self._candidates.clear()
@@ -340,7 +341,7 @@ class FrontierScheduler:
         # The bound keeps the best candidates, so it only stopped the search short when the
         # search ended for no other reason with candidates given up.
         if self._dropped or self.frontier.gave_up_relevant:
-            record_stop(self.crawler.stats, "candidates")
+            self.budget.stop("candidates")
         return self.df.close(reason)
 
     # ------------------------------------------------------------------ helpers
@@ -349,10 +350,10 @@ class FrontierScheduler:
                 - self.query_charge * self._served_query.get(key[1], 0))
 
     def _hops_spent(self) -> bool:
-        return int(self.crawler.stats.get_value(HOPS, 0) or 0) >= self.max_hops
+        return self.budget.hops >= self.max_hops
 
     def _pages_read(self) -> int:
-        return int(self.crawler.stats.get_value(HOPS_BY_STAGE + "article", 0) or 0)
+        return self.budget.by_stage.get("article", 0)
 
     def _pages_spent(self) -> bool:
         return self._pages_read() >= self.page_allowance
@@ -370,8 +371,7 @@ class FrontierScheduler:
         """Hops not yet claimed nor promised to a request already on its way (waiting for
         its origin's turn or its robots.txt), so three slots freeing at once do not take
         the map phase past its end."""
-        claimed = int(self.crawler.stats.get_value(HOPS, 0) or 0)
-        return self.max_hops - claimed - self._coming()
+        return self.max_hops - self.budget.hops - self._coming()
 
     def _coming(self, *, candidates_only: bool = False) -> int:
         """Requests in the downloader that have not claimed their hop yet."""

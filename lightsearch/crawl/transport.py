@@ -59,7 +59,7 @@ from twisted.internet.endpoints import (
 )
 
 from lightsearch.crawl import signals as light_signals
-from lightsearch.crawl.budget import HopGate, hop_stage
+from lightsearch.crawl.budget import budget_of, hop_stage
 from lightsearch.crawl.connections import KeptConnections
 from lightsearch.crawl.failures import HostNotMappedError, ResponseRefused, response_refusal
 from lightsearch.crawl.guard import BlockedAddress, GuardRefusal, InvalidURL
@@ -252,7 +252,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         self._limiter = load_object(crawler.settings["LIGHT_POLITENESS_LIMITER"]).from_crawler(crawler)
         self._in_flight: set[Deferred] = set()
         self._aborted: set[Deferred] = set()
-        self._gate = HopGate(crawler)
+        self._budget = budget_of(crawler)
         crawler.signals.connect(self._abort, signal=light_signals.abort_requested)
         settings = crawler.settings
         if settings.getbool("LIGHT_TLS_VERIFY", True):
@@ -303,7 +303,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         )
         frontier = frontier_of(self._crawler)  # whose call: its transfers take their turns together
         async with self._limiter.slot(origin_of(request.url), client=frontier.client, call=frontier):
-            self._gate.claim(request.url, hop_stage(request.meta))
+            self._budget.claim(request.url, hop_stage(request.meta))
             request.meta["hop_claimed"] = True  # the frontier counts hops still to come
             d = agent.download_request(request)
             self._in_flight.add(d)

@@ -28,7 +28,6 @@ from lightsearch.cache.descriptions import (
     summary_path,
 )
 from lightsearch.config import check_retrieval, validate_light_settings
-from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.documents import Document
@@ -355,8 +354,8 @@ def joined_documents(settings: Settings, fetched: list[Document]) -> list[Docume
 
 def counts_of(outcome: CrawlOutcome) -> dict[str, int]:
     """``meta.lightSearch.counts``: hops and bytes, then the web hygiene counters."""
-    counts = {"requests": outcome.stat(HOPS), "encodedBytes": outcome.stat(ENCODED),
-              "decodedBytes": outcome.stat(DECODED)}
+    spent = outcome.spent
+    counts = {"requests": spent.hops, "encodedBytes": spent.encoded, "decodedBytes": spent.decoded}
     counts.update({name: outcome.stat(key) for name, key in HYGIENE_COUNTS.items()})
     return counts
 
@@ -364,6 +363,4 @@ def counts_of(outcome: CrawlOutcome) -> dict[str, int]:
 def hops_of(outcome: CrawlOutcome, fetched: list[Document]) -> dict[str, Any]:
     """Where this search's hops went (``byStage``) and which pages were read as evidence,
     so an evaluation can tell hops spent on discovery from hops that found documents."""
-    by_stage = {k[len(HOPS_BY_STAGE):]: int(v) for k, v in outcome.stats.items()
-                if k.startswith(HOPS_BY_STAGE)}
-    return {"byStage": dict(sorted(by_stage.items())), "documents": [d.url for d in fetched]}
+    return {"byStage": dict(sorted(outcome.spent.by_stage.items())), "documents": [d.url for d in fetched]}

@@ -1,18 +1,17 @@
 """Refuse hops past the invocation's budgets early, and bound each download in time.
 
-The authoritative hop count is claimed in the download handler
-(:class:`lightsearch.crawl.budget.HopGate`), right before a request goes on the wire; this
-middleware refuses, before they queue, requests that the gate would refuse anyway, and
+The authoritative hop count is claimed in the download handler (on the crawl's
+:class:`~lightsearch.crawl.budget.CrawlBudget`), right before a request goes on the wire; this
+middleware refuses, before they queue, requests that the budget would refuse anyway, and
 gives every hop a download timeout that ends just after the hard deadline (so the query
 controller, not a timeout, decides the search failed) and the per-response size cap.
 """
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
-from lightsearch.crawl.budget import BudgetExceeded, HopGate, record_stop
+from lightsearch.crawl.budget import BudgetExceeded, budget_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -26,8 +25,7 @@ class HopBudgetMiddleware:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         settings = crawler.settings
-        self.gate = HopGate(crawler)
-        self.hard_deadline = settings.getfloat("LIGHT_DEADLINE_SECS")
+        self.budget = budget_of(crawler)
         self.download_timeout = settings.getfloat("DOWNLOAD_TIMEOUT")
         self.response_max = settings.getint("LIGHT_RESPONSE_MAX_BYTES")
 
@@ -36,12 +34,8 @@ class HopBudgetMiddleware:
         return cls(crawler)
 
     def process_request(self, request: Request) -> None:
-        self.gate.hops = int(self.crawler.stats.get_value("light/hops", 0))
-        reason = self.gate.refusal()
-        if reason is not None:
-            record_stop(self.crawler.stats, reason)
-            raise BudgetExceeded(reason, f"{reason} budget reached before {request.url}")
-        remaining = self.hard_deadline - (time.monotonic() - self.gate.started())
+        self.budget.check(request.url)
+        remaining = self.budget.remaining()
         request.meta["download_timeout"] = max(
             0.1, min(request.meta.get("download_timeout", self.download_timeout), remaining + 1.0)
         )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.exceptions import IgnoreRequest
 
-from lightsearch.crawl.budget import DECODED, record_stop
+from lightsearch.crawl.budget import budget_of
 from lightsearch.crawl.failures import ResponseRefused
 from lightsearch.errors import quote_untrusted
 
@@ -56,8 +56,8 @@ def refuse_stacked_encodings(values: Iterable[bytes], limit: int) -> None:
 class _DecodedBase:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        self.budget = budget_of(crawler)
         self.response_max = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
-        self.max_decoded = crawler.settings.getint("LIGHT_MAX_DECODED_BYTES")
         self.max_encodings = crawler.settings.getint("LIGHT_RESPONSE_MAX_ENCODINGS")
 
     @classmethod
@@ -79,7 +79,7 @@ class DecompressionReserveMiddleware(_DecodedBase):
         if codings and request.method != "HEAD":
             allowance = min(request.meta.get("download_maxsize", self.response_max), self.response_max)
             request.meta[_RESERVED] = allowance
-            self.crawler.stats.inc_value(DECODED, allowance)
+            self.budget.add_decoded(allowance, reservation=True)
         return response
 
 
@@ -87,11 +87,8 @@ class DecodedBytesMiddleware(_DecodedBase):
     def process_response(self, request: Request, response: Response) -> Response:
         if "cached" in response.flags:
             return response  # served from memory: nothing was decoded for this search
-        stats = self.crawler.stats
         reserved = request.meta.pop(_RESERVED, 0)
-        stats.inc_value(DECODED, len(response.body) - reserved)
-        if stats.get_value(DECODED, 0) >= self.max_decoded:
-            record_stop(stats, "decoded_bytes")
+        self.budget.add_decoded(len(response.body) - reserved)
         return response
 
 
