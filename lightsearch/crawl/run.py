@@ -77,7 +77,7 @@ async def _crawl(settings: Settings, spider_cls: type, deadline: float, frontier
     ``cancelled``), the crawl stopped in every case."""
     # A Crawler of its own, not one through an AsyncCrawlerRunner: a runner builds a
     # spider loader from a frozen deep copy of the settings, a second copy per search
-    # (about 10 ms) for a lookup by spider name that never happens here.
+    # for a lookup by spider name that never happens here.
     crawler = EmbeddedCrawler(spider_cls, settings)
     if frontier is not None:
         spider_kwargs["frontier"] = frontier

@@ -6,10 +6,14 @@ from __future__ import annotations
 from scrapy import Request, Spider
 from scrapy.core.downloader import Slot
 from scrapy.core.engine import ExecutionEngine
+from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
 from lightsearch.config import make_settings
 from lightsearch.crawl.budget import STOP_REASON
+from lightsearch.crawl.downloader_interface import DownloaderInterface, DownloaderView
+from lightsearch.crawl.dupefilter import UrlDupeFilter
 from lightsearch.crawl.runtime import ensure_reactor
 from lightsearch.crawl.scheduler import NEAR_TIE, FrontierScheduler, idle_first
 from lightsearch.plan.catalog import Source
@@ -294,3 +298,61 @@ def test_the_last_hop_goes_to_a_lookup_never_to_a_document_that_only_names_pages
     assert drain(sched) == ["https://b.example/wiki/Severn"]
     assert not sched.has_pending_requests()
     assert stats.get_value("light/frontier/unread_discovery") == 1
+
+
+class _Tripwire:
+    """An engine no component may read: the scheduler asks its downloader interface."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the scheduler read engine.{name} itself")
+
+
+class _Traffic:
+    """A DownloaderView of the test's own: which origins are busy, what is in flight."""
+
+    def __init__(self, busy=()):
+        self.busy = set(busy)
+        self.active = []
+
+    def slot_key(self, request):
+        return urlparse_cached(request).hostname or ""
+
+    def busy_slots(self):
+        return set(self.busy)
+
+    def downloading(self):
+        return list(self.active)
+
+    def in_flight(self):
+        return list(self.active)
+
+
+def test_the_scheduler_asks_about_the_traffic_only_through_its_downloader_interface():
+    """Per-origin fairness is the scheduler's, decided on what the declared interface says
+    (as Scrapy's DownloaderAwarePriorityQueue asks DownloaderInterface): with an engine that
+    fails when read, it still prefers the near-tie on the idle origin and waits for the
+    discovery document the interface says is in flight."""
+    settings = make_settings({"LIGHT_MAX_HOPS": 10, "LIGHT_ARTICLE_HOPS": 4, "LIGHT_MAX_PAGE_HOPS": 6,
+                              "LIGHT_FRONTIER_SOURCE_CHARGE": 0, "LIGHT_FRONTIER_QUERY_CHARGE": 0})
+    crawler = real_crawler(settings)
+    crawler.engine = _Tripwire()
+    frontier = SearchFrontier(CrawlPlan(queries=("severn tidal power",), sources=(A, B), max_results=1),
+                              crawler.settings)
+    attach(crawler, frontier)
+    traffic = _Traffic(busy={"a.example"})
+    sched = FrontierScheduler(crawler, build_from_crawler(UrlDupeFilter, crawler), downloader=traffic)
+    assert isinstance(DownloaderInterface(crawler), DownloaderView)
+    sched.open(Spider("test"))
+    sched.budget.hops = 6
+    best = page("https://a.example/severn-tidal-power", frontier=frontier)
+    near = page("https://b.example/severn-tidal-power-plan", "b", frontier=frontier)
+    for request in (best, near):
+        sched.enqueue_request(request)
+    assert sched.next_request().url == "https://b.example/severn-tidal-power-plan"
+    assert sched.next_request().url == "https://a.example/severn-tidal-power"
+    # what a listing page in flight names goes before another discovery document
+    traffic.active.append(discovery("https://b.example/news", 29, "b"))
+    sched.enqueue_request(discovery("https://a.example/feed", 75))
+    assert sched.next_request() is None
+    traffic.active.clear()
+    assert drain(sched) == ["https://a.example/feed"]
