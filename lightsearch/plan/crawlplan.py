@@ -19,7 +19,8 @@ from lightsearch.cache.descriptions import DocumentDescription, age_seconds
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.plan.catalog import Source
 from lightsearch.plan.estimates import Estimates
-from lightsearch.plan.selection import select_sources
+from lightsearch.plan.selection import query_languages, select_sources
+from lightsearch.ranking.statistics import Background
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -47,6 +48,9 @@ class CrawlPlan:
     reserve: frozenset[str] = frozenset()
     # What the sources are known to publish, scored for these queries (plan/estimates.py).
     estimates: Any = None
+    # The same as term statistics over the sources of the queries' languages: the ranking's
+    # background (ranking/statistics.py); None when nothing of them is described.
+    background: Background | None = None
 
 
 def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[str, list[DocumentDescription]],
@@ -61,6 +65,8 @@ def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[st
         keep_ratio=settings.getfloat("LIGHT_SOURCE_KEEP_RATIO"),
         estimates=estimates,
     )
+    languages = query_languages(request)
+    df, entries = estimates.background(s.id for s in searchable.sources if s.language in languages)
     first = affordable(selected, settings.getint("LIGHT_FIRST_SOURCES"), settings.getint("LIGHT_MAX_HOPS"),
                        opened=lambda sel: opened(sel.source))
     return CrawlPlan(
@@ -72,6 +78,7 @@ def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[st
         started_monotonic=started,
         terms=request.terms,
         estimates=estimates,
+        background=Background(df, entries) if entries > 0 else None,
     )
 
 

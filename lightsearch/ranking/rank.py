@@ -1,5 +1,9 @@
 """Rank documents for the queries of one invocation: BM25 per query, fused by RRF.
 
+The idf of each query term is the catalog's, estimated from what the sources publish and
+the pages ranked (ranking/statistics.py), not the ranked pages' alone: a search that read
+mostly pages on its topic would otherwise weigh its topic's own words at nothing.
+
 A document that matches none of a query's terms is not a hit for it, however the
 statistics fall: a healthy search with no match must return zero hits. Nor is one that
 shares only function words with it (``what``, ``does``: tokenize.FUNCTION_TERMS), or
@@ -10,8 +14,7 @@ it as a hit told the model it was (the withheld are counted, ``Ranking.withheld`
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -19,6 +22,7 @@ from lightsearch.documents import Document
 from lightsearch.ranking.bm25 import Stopped, bm25_model, model_scores
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.ranking.snippets import best_passage
+from lightsearch.ranking.statistics import Background, collection_idf, observe, title_share
 from lightsearch.ranking.tokenize import content_terms, tokenize
 
 # A hit scoring under this share of its query's best BM25 score is far below it. Over the
@@ -63,14 +67,15 @@ RankingStopped = Stopped
 def rank_documents(
     documents: Sequence[Document], queries: Sequence[str], *, snippet_chars: int = 280,
     terms: Sequence[Sequence[str]] | None = None, relative_floor: float = RELATIVE_FLOOR,
-    background: tuple[Mapping[str, float], float] | None = None,
+    background: Background | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> Ranking:
     """``terms``: each query's index terms when the caller has them (a SearchRequest's).
-    ``background``: document frequencies of the query terms and the size of a larger
-    collection (the catalog's described entries), added to the ranked documents' own for
-    the idf that weighs ``RankedDocument.weighted``: over the ten pages of a cold search
-    every term looks rare or common by chance.
+    ``background``: what the sources publish, as the described entries carrying each query
+    term and their number (plan/estimates.py); with the ranked documents it gives each
+    term's idf in the catalog as a whole (ranking/statistics.py), which weighs both the
+    BM25 scores and ``RankedDocument.weighted``. Without it the ranked documents' own
+    statistics decide.
 
     ``should_stop`` is asked before each document is read (a thread cannot be killed):
     once it is true, :class:`RankingStopped` is raised."""
@@ -89,18 +94,22 @@ def rank_documents(
     vocabulary = {t for query_terms in per_query for t in query_terms}
     # one model for every query (it depends on the corpus), holding their terms' postings
     model = bm25_model(corpus, stop, vocabulary)
-    # the query terms each document holds, and each term's document frequency
+    # the query terms each document holds, and those its title carries
     token_sets: list[set[str]] = [set() for _ in docs]
-    doc_freq: dict[str, int] = {}
     for term, postings in (model.postings.items() if model is not None else ()):
-        doc_freq[term] = len(postings)
         for i, _ in postings:
             token_sets[i].add(term)
+    titles = [set(tokenize(d.title)) if d.title else set() for d in docs]
+    title_sets = [title & vocabulary for title in titles]
+    # a term's title visibility is judged against the pages' own share of title words
+    prior = title_share((len(set(tokens)), len(title)) for tokens, title in zip(corpus, titles, strict=True))
+    idf = collection_idf(vocabulary, observe(token_sets, title_sets, vocabulary), background, prior)
+    if model is not None:
+        model.weigh(idf)
     rankings: list[list[int]] = []
     best_bm25 = [0.0] * len(docs)
     matched = [0.0] * len(docs)
     weighted = [0.0] * len(docs)
-    n_docs = len(docs)
     all_terms: set[str] = set()
     matching: set[int] = set()  # matched a term of some query
     unrelated: set[int] = set()  # ... but only function words of each query it matched
@@ -114,10 +123,7 @@ def rank_documents(
             raise RankingStopped
         about = content_terms(unique) or unique
         scores = model_scores(model, len(corpus), list(query_terms))
-        bg_df, bg_n = background if background is not None else ({}, 0.0)
-        idf = {t: math.log(1.0 + (n_docs + bg_n - doc_freq.get(t, 0) - bg_df.get(t, 0.0) + 0.5)
-                           / (doc_freq.get(t, 0) + bg_df.get(t, 0.0) + 0.5)) for t in unique}
-        total_idf = sum(idf.values())
+        total_idf = sum(idf[t] for t in unique)
         candidates = []
         for i, score in enumerate(scores):
             found = unique & token_sets[i]
