@@ -10,6 +10,11 @@ the scorer remembers each candidate's query terms (every text seen for it, unite
 frontier rescores its pending candidates with the pool as it stands whenever the pool has
 changed (``version``), before it picks the next one (plan/frontier.py, crawl/scheduler.py).
 
+The pool a search sees is the part of the catalog it chose to read, so a term of its topic
+fills it: the described entries of the catalog's sources (cache/descriptions.py, the same
+kind of text: titles, slugs, summaries) are added to it as a background, the way the
+ranking weighs terms by the catalog and not by its pages (ranking/statistics.py).
+
 The score is the matched terms' idf over the idf of all the query's terms, in 0..1, so it
 stays comparable with the discovery priorities. Candidate texts are a few
 words, so term frequency and length normalisation are left out (each is 1 or near it).
@@ -19,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from lightsearch.documents.links import candidate_terms, slug_terms
@@ -44,9 +49,13 @@ def entry_terms(texts: Iterable[str], url: str | None = None) -> list[str]:
 
 
 class CandidateScorer:
-    def __init__(self, query_terms: Sequence[set[str]]) -> None:
+    """``background``: described entries carrying each query term, and their number."""
+
+    def __init__(self, query_terms: Sequence[set[str]],
+                 background: tuple[Mapping[str, float], float] | None = None) -> None:
         self.query_terms = [set(t) for t in query_terms]
         self.wanted = set().union(*self.query_terms) if self.query_terms else set()
+        self.background_df, self.background_entries = background if background is not None else ({}, 0.0)
         self.df: Counter[str] = Counter()
         self.pool = 0
         self.seen: set[str] = set()
@@ -58,8 +67,9 @@ class CandidateScorer:
         self._totals: list[float] = []
 
     def idf(self, term: str) -> float:
-        df = self.df.get(term, 0)
-        return math.log(1.0 + (self.pool - df + 0.5) / (df + 0.5))
+        df = self.df.get(term, 0) + self.background_df.get(term, 0.0)
+        pool = self.pool + self.background_entries
+        return math.log(1.0 + (pool - df + 0.5) / (df + 0.5))
 
     def observe(self, key: str, tokens: set[str]) -> None:
         """Count one candidate's terms in the pool once (only the query's terms matter)."""

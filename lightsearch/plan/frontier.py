@@ -130,7 +130,7 @@ class SearchFrontier(CrawlFrontier):
         self.query_terms = [set(t) for t in plan.terms or [tokenize(q) for q in plan.queries]]
         self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
         self.max_candidates = settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
-        self.scorer = CandidateScorer(self.query_terms)
+        self.scorer = CandidateScorer(self.query_terms, plan.background)
         self.admitted_scores: list[float] = []  # min-heap: the best candidates' scores
         self.gave_up_relevant = False
         # listed entries sharing no query term: (url, source, depth, query index)

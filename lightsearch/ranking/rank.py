@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 
 from lightsearch.documents import Document
 from lightsearch.ranking.bm25 import Stopped, bm25_model, model_scores
@@ -35,28 +36,52 @@ RELATIVE_FLOOR = 0.25
 class Ranking(list):
     """Ranked documents, and how many were withheld and why (``unrelated``: they share
     only function words with every query; ``far_below``: under ``RELATIVE_FLOOR`` of every
-    query's best hit)."""
+    query's best hit); ``idf``: the weight of each query term (the catalog's)."""
 
     withheld: dict[str, int]
+    idf: dict[str, float]
 
 
 @dataclass
 class RankedDocument:
+    """One hit and what it carries of its best query (each share in 0..1): ``matched``, the
+    share of the query's terms it holds; ``weighted``, the same with each term weighed by
+    its idf (a hit carrying only a query's common words shares little of what the query is
+    about); ``strength``, its BM25 score over that of a page of average length holding each
+    query term once; ``titled``, the idf-weighted share of the query's terms in its title;
+    ``phrased``, the idf-weighted share of the query's adjacent word pairs it holds in the
+    same order (found when asked). Coverage reads them (evidence/coverage.py)."""
+
     document: Document
     score: float
     bm25: float
-    matched: float  # best share of one query's terms found in the document
-    # the same share weighted by each term's idf over the ranked documents: a hit carrying
-    # only a query's common words shares little of what the query is about
+    matched: float
     weighted: float = 0.0
     terms: frozenset[str] = field(default=frozenset(), repr=False)
     snippet_chars: int = 280
+    strength: float = 0.0
+    titled: float = 0.0
+    # each query's adjacent term pairs and their weights (shared by the hits of a ranking)
+    pairs: tuple[dict[tuple[str, str], float], ...] = field(default=(), repr=False)
 
     @cached_property
     def snippet(self) -> str:
         """The densest passage, found when asked: a search ranks a few hundred documents
         (its own and the cache's) and shows eight."""
         return best_passage(self.document.text, set(self.terms), self.snippet_chars)
+
+    @cached_property
+    def phrased(self) -> float:
+        if not any(self.pairs):
+            return 0.0
+        tokens = self.document.tokens or tokenize(f"{self.document.title}\n{self.document.text}")
+        held = set(pairwise(tokens))
+        best = 0.0
+        for pairs in self.pairs:
+            total = sum(pairs.values())
+            if total > 0:
+                best = max(best, sum(w for pair, w in pairs.items() if pair in held) / total)
+        return round(best, 3)
 
 
 # ``should_stop()`` was true: the caller's deadline passed while ranking ran (raised by the
@@ -83,6 +108,7 @@ def rank_documents(
     docs = _dedupe(documents)
     out = Ranking()
     out.withheld = {"unrelated": 0, "far_below": 0}
+    out.idf = {}
     if not docs:
         return out
     corpus = []
@@ -106,10 +132,14 @@ def rank_documents(
     idf = collection_idf(vocabulary, observe(token_sets, title_sets, vocabulary), background, prior)
     if model is not None:
         model.weigh(idf)
+    out.idf = idf
     rankings: list[list[int]] = []
     best_bm25 = [0.0] * len(docs)
     matched = [0.0] * len(docs)
     weighted = [0.0] * len(docs)
+    strength = [0.0] * len(docs)
+    titled = [0.0] * len(docs)
+    pairs: list[dict[tuple[str, str], float]] = []
     all_terms: set[str] = set()
     matching: set[int] = set()  # matched a term of some query
     unrelated: set[int] = set()  # ... but only function words of each query it matched
@@ -124,6 +154,9 @@ def rank_documents(
         about = content_terms(unique) or unique
         scores = model_scores(model, len(corpus), list(query_terms))
         total_idf = sum(idf[t] for t in unique)
+        # the score of a page of average length holding each query term once
+        unit = sum(idf[t] for t in query_terms)
+        pairs.append({(a, b): idf[a] + idf[b] for a, b in pairwise(query_terms) if a != b})
         candidates = []
         for i, score in enumerate(scores):
             found = unique & token_sets[i]
@@ -144,10 +177,13 @@ def rank_documents(
             best_bm25[i] = max(best_bm25[i], score)
             matched[i] = max(matched[i], len(found) / len(unique))
             weighted[i] = max(weighted[i], sum(idf[t] for t in found) / total_idf)
+            strength[i] = max(strength[i], min(1.0, score / unit))
+            titled[i] = max(titled[i], sum(idf[t] for t in found & title_sets[i]) / total_idf)
         hits.sort(key=lambda i: (-scores[i], docs[i].url))
         rankings.append(hits)
     fused = reciprocal_rank_fusion(rankings)
     frozen_terms = frozenset(all_terms)
+    shared_pairs = tuple(pairs)
     order = sorted(fused, key=lambda i: (-fused[i], -best_bm25[i], docs[i].url))
     left_out = matching - set(fused)
     out.withheld = {"unrelated": len(left_out & unrelated - far_below), "far_below": len(left_out & far_below)}
@@ -160,6 +196,9 @@ def rank_documents(
             weighted=round(weighted[i], 3),
             terms=frozen_terms,
             snippet_chars=snippet_chars,
+            strength=round(strength[i], 3),
+            titled=round(titled[i], 3),
+            pairs=shared_pairs,
         )
         for i in order
     )

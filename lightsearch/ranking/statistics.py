@@ -41,7 +41,7 @@ from typing import NamedTuple
 SAMPLE_WEIGHT = 0.25
 # Pseudo-pages of the prior on a term's title visibility, whose mode is the ranked pages'
 # share of title words.
-PRIOR_STRENGTH = 8.0
+PRIOR_STRENGTH = 4.0
 # Title visibilities tried first (log-spaced, 1/1000 to 0.999): the likelihood is
 # maximised in closed form over the share for each, the best refined.
 _LOG_VISIBILITY = tuple(math.log(10 ** (-3 + 3 * i / 15) * 0.999) for i in range(16))
