@@ -15,6 +15,15 @@ fills it: the described entries of the catalog's sources (cache/descriptions.py,
 kind of text: titles, slugs, summaries) are added to it as a background, the way the
 ranking weighs terms by the catalog and not by its pages (ranking/statistics.py).
 
+A sitemap names a page by its URL only, and a slug is a few words of its title at best.
+The source's description (cache/descriptions.py) often knows the rest: the listing pages,
+feeds and home page it was built from name the same page by its title and summary, and
+keep those terms with the terms of the page's own URL. :class:`DescribedTitles` finds, for
+a listed URL, the described entries that carry every term of its URL, and lends the
+candidate the query terms they all carry: a cold search that reads only sitemaps scores
+their entries as if it had read the titles too, for no hop. A description keeps no URL,
+only terms, so an entry matches by its terms or not at all.
+
 The score is the matched terms' idf over the idf of all the query's terms, in 0..1, so it
 stays comparable with the discovery priorities. Candidate texts are a few
 words, so term frequency and length normalisation are left out (each is 1 or near it).
@@ -27,8 +36,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
+from lightsearch.cache.descriptions import DocumentDescription
 from lightsearch.documents.links import candidate_terms, slug_terms
 from lightsearch.ranking.tokenize import tokenize
+
+# Described documents whose entries carry a title (a sitemap's carry its URL's terms only).
+_TITLED_KINDS = frozenset(["listing", "feed", "seed"])
 
 
 @lru_cache(maxsize=16384)
@@ -48,14 +61,62 @@ def entry_terms(texts: Iterable[str], url: str | None = None) -> list[str]:
     return list(out)
 
 
+class DescribedTitles:
+    """The query terms the described titled entries of each source carry, found by the
+    terms of an entry's URL (module text)."""
+
+    def __init__(self, wanted: set[str], described: Mapping[str, Sequence[DocumentDescription]]) -> None:
+        # per source: the described entries carrying a wanted term (all their terms), and
+        # an index of them by every term they carry
+        self.rows: dict[str, list[frozenset[str]]] = {}
+        self.index: dict[str, dict[str, list[int]]] = {}
+        self.wanted = frozenset(wanted)
+        for source_id, docs in described.items():
+            rows: list[frozenset[str]] = []
+            index: dict[str, list[int]] = {}
+            for doc in docs:
+                if doc.kind not in _TITLED_KINDS:
+                    continue
+                for i in sorted({i for t in wanted for i in doc.postings.get(t, ())}):
+                    for term in doc.rows[i]:
+                        index.setdefault(term, []).append(len(rows))
+                    rows.append(doc.rows[i])
+            if rows:
+                self.rows[source_id] = rows
+                self.index[source_id] = index
+
+    def terms(self, source_id: str | None, url: str | None) -> frozenset[str]:
+        """The query terms every described entry carrying all of ``url``'s terms carries."""
+        index = self.index.get(source_id or "")
+        own = frozenset(slug_terms(url)) if url and index is not None else frozenset()
+        if not own:
+            return frozenset()
+        postings = []
+        for term in own:
+            ids = index.get(term)  # type: ignore[union-attr]
+            if ids is None:
+                return frozenset()  # no described entry carrying a query term holds it
+            postings.append(ids)
+        rows = self.rows[source_id or ""]
+        found: frozenset[str] | None = None
+        for i in min(postings, key=len):
+            if own <= rows[i]:
+                carried = rows[i] & self.wanted
+                found = carried if found is None else found & carried
+        return found or frozenset()
+
+
 class CandidateScorer:
-    """``background``: described entries carrying each query term, and their number."""
+    """``background``: described entries carrying each query term, and their number;
+    ``described``: what the described titled entries say of a listed URL."""
 
     def __init__(self, query_terms: Sequence[set[str]],
-                 background: tuple[Mapping[str, float], float] | None = None) -> None:
+                 background: tuple[Mapping[str, float], float] | None = None,
+                 described: DescribedTitles | None = None) -> None:
         self.query_terms = [set(t) for t in query_terms]
         self.wanted = set().union(*self.query_terms) if self.query_terms else set()
         self.background_df, self.background_entries = background if background is not None else ({}, 0.0)
+        self.described = described
         self.df: Counter[str] = Counter()
         self.pool = 0
         self.seen: set[str] = set()
@@ -93,12 +154,18 @@ class CandidateScorer:
         """The best query's idf-weighted share of its terms the candidate covers, and its index."""
         return self.score_many([(key, texts, url)])[0]
 
-    def score_many(self, items: Sequence[tuple[str, Iterable[str], str | None]]) -> list[tuple[float, int]]:
-        """Score the candidates of one document after counting all of them in the pool, so
-        the first links of the first page are not scored against a pool of one."""
+    def score_many(self, items: Sequence[tuple[str, Iterable[str], str | None]],
+                   source_id: str | None = None) -> list[tuple[float, int]]:
+        """Score the candidates of one document (of the source ``source_id``) after counting
+        all of them in the pool, so the first links of the first page are not scored
+        against a pool of one."""
         keys = []
+        described = self.described
         for key, texts, url in items:
-            self.observe(key, self.tokens(texts, url))
+            tokens = self.tokens(texts, url)
+            if described is not None:
+                tokens |= described.terms(source_id, url)
+            self.observe(key, tokens)
             keys.append(key)
         return [self._best(self.terms_of.get(key, frozenset())) for key in keys]
 

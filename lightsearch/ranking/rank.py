@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from itertools import pairwise
+from functools import cached_property, lru_cache
+from itertools import islice, pairwise
 
 from lightsearch.documents import Document
 from lightsearch.ranking.bm25 import Stopped, bm25_model, model_scores
@@ -31,6 +31,8 @@ from lightsearch.ranking.tokenize import content_terms, tokenize
 # the best (Cranfield, HeQ); the unrelated pages a four-word query met in the offline
 # catalog scored 0.09-0.13.
 RELATIVE_FLOOR = 0.25
+# Pages whose share of title words sets the prior of a term's title visibility.
+PRIOR_PAGES = 64
 
 
 class Ranking(list):
@@ -125,10 +127,13 @@ def rank_documents(
     for term, postings in (model.postings.items() if model is not None else ()):
         for i, _ in postings:
             token_sets[i].add(term)
-    titles = [set(tokenize(d.title)) if d.title else set() for d in docs]
+    titles = [_title_terms(d.title) for d in docs]
     title_sets = [title & vocabulary for title in titles]
     # a term's title visibility is judged against the pages' own share of title words
-    prior = title_share((len(set(tokens)), len(title)) for tokens, title in zip(corpus, titles, strict=True))
+    # (pooled over a few dozen pages: a ratio, steady long before the few hundred a
+    # stream search ranks)
+    prior = title_share((len(set(tokens)), len(title)) for tokens, title
+                        in islice(zip(corpus, titles, strict=True), PRIOR_PAGES))
     idf = collection_idf(vocabulary, observe(token_sets, title_sets, vocabulary), background, prior)
     if model is not None:
         model.weigh(idf)
@@ -207,6 +212,12 @@ def rank_documents(
 
 def _never() -> bool:
     return False
+
+
+@lru_cache(maxsize=4096)
+def _title_terms(title: str) -> frozenset[str]:
+    """A title's index terms (cached: a stream's searches rank the same cached pages)."""
+    return frozenset(tokenize(title)) if title else frozenset()
 
 
 def _dedupe(documents: Sequence[Document]) -> list[Document]:
