@@ -429,8 +429,8 @@ class DiscoverySpider(Spider):
         self._consulted(source)
         self._learn(source, response, "feed", lambda: admitted,
                     terms=lambda pair: entry_terms([pair[1].title, pair[1].summary], pair[0]))
-        scores = self.scorer.score_many([(url, [entry.title, entry.summary], url) for url, entry in admitted],
-                                        source.id)
+        scores = self.scorer.score_many([(url, [entry.title], url) for url, entry in admitted], source.id,
+                                        summaries=[entry.summary or "" for _, entry in admitted])
         for (url, entry), score in by_score(admitted, scores):
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
             req = self._admit(url, source, score, 1, hint, listed=True)

@@ -24,6 +24,13 @@ candidate the query terms they all carry: a cold search that reads only sitemaps
 their entries as if it had read the titles too, for no hop. A description keeps no URL,
 only terms, so an entry matches by its terms or not at all.
 
+A feed's summary is a sentence or two of the page: more words than a title or a slug, so
+more of any query's words, relevant or not. A term only a summary carries counts
+``SUMMARY_WEIGHT`` of one its title, anchor or URL carries: a hundred-item feed's entries
+otherwise outscore the sitemap entries named by their slugs alone because they say more.
+(For the same reason the titles lent by descriptions are those of listing and home pages,
+whose entries are titles, not those of feeds, whose entries carry their summaries.)
+
 The score is the matched terms' idf over the idf of all the query's terms, in 0..1, so it
 stays comparable with the discovery priorities. Candidate texts are a few
 words, so term frequency and length normalisation are left out (each is 1 or near it).
@@ -40,8 +47,11 @@ from lightsearch.cache.descriptions import DocumentDescription
 from lightsearch.documents.links import candidate_terms, slug_terms
 from lightsearch.ranking.tokenize import tokenize
 
-# Described documents whose entries carry a title (a sitemap's carry its URL's terms only).
-_TITLED_KINDS = frozenset(["listing", "feed", "seed"])
+# What a query term found only in a feed entry's summary counts, against one in its title.
+SUMMARY_WEIGHT = 0.5
+# Described documents whose entries are titles (a sitemap's carry its URL's terms only, a
+# feed's their summaries too).
+_TITLED_KINDS = frozenset(["listing", "seed"])
 
 
 @lru_cache(maxsize=16384)
@@ -120,8 +130,10 @@ class CandidateScorer:
         self.df: Counter[str] = Counter()
         self.pool = 0
         self.seen: set[str] = set()
-        # candidate key -> the query terms any of its texts carried (only these matter)
+        # candidate key -> the query terms any of its texts carried (only these matter), and
+        # those only a summary carried
         self.terms_of: dict[str, frozenset[str]] = {}
+        self.summary_of: dict[str, frozenset[str]] = {}
         self.version = 0  # bumped whenever a score could change
         self._weighed = -1
         self._idf: dict[str, float] = {}
@@ -132,20 +144,28 @@ class CandidateScorer:
         pool = self.pool + self.background_entries
         return math.log(1.0 + (pool - df + 0.5) / (df + 0.5))
 
-    def observe(self, key: str, tokens: set[str]) -> None:
-        """Count one candidate's terms in the pool once (only the query's terms matter)."""
+    def observe(self, key: str, tokens: set[str], summary: set[str] | frozenset[str] = frozenset()) -> None:
+        """Count one candidate's terms in the pool once (only the query's terms matter);
+        ``summary``: the terms of its summary, which count less (module text)."""
         wanted = tokens & self.wanted
+        lesser = (summary & self.wanted) - wanted
         if key in self.seen:
             known = self.terms_of.get(key, frozenset())
-            if not wanted <= known:  # another text of the same page: a better description
-                self.terms_of[key] = known | wanted
-                self.df.update(wanted - known)
+            known_lesser = self.summary_of.get(key, frozenset())
+            full = known | wanted
+            lesser = (known_lesser | lesser) - full
+            if full != known or lesser != known_lesser:  # another text of the same page
+                self.df.update((full | lesser) - known - known_lesser)
+                self.terms_of[key] = full
+                self.summary_of[key] = frozenset(lesser)
                 self.version += 1
             return
         self.seen.add(key)
         self.pool += 1
-        self.df.update(wanted)
+        self.df.update(wanted | lesser)
         self.terms_of[key] = frozenset(wanted)
+        if lesser:
+            self.summary_of[key] = frozenset(lesser)
         self.version += 1
 
     tokens = staticmethod(candidate_terms)
@@ -155,23 +175,25 @@ class CandidateScorer:
         return self.score_many([(key, texts, url)])[0]
 
     def score_many(self, items: Sequence[tuple[str, Iterable[str], str | None]],
-                   source_id: str | None = None) -> list[tuple[float, int]]:
+                   source_id: str | None = None, summaries: Sequence[str] | None = None
+                   ) -> list[tuple[float, int]]:
         """Score the candidates of one document (of the source ``source_id``) after counting
         all of them in the pool, so the first links of the first page are not scored
-        against a pool of one."""
+        against a pool of one; ``summaries``: each item's summary (a feed entry's)."""
         keys = []
         described = self.described
-        for key, texts, url in items:
+        for n, (key, texts, url) in enumerate(items):
             tokens = self.tokens(texts, url)
             if described is not None:
                 tokens |= described.terms(source_id, url)
-            self.observe(key, tokens)
+            summary = summaries[n] if summaries is not None else ""
+            self.observe(key, tokens, candidate_terms([summary]) if summary else frozenset())
             keys.append(key)
-        return [self._best(self.terms_of.get(key, frozenset())) for key in keys]
+        return [self.rescore(key) for key in keys]
 
     def rescore(self, key: str) -> tuple[float, int]:
         """The candidate's score against the pool as it stands now."""
-        return self._best(self.terms_of.get(key, frozenset()))
+        return self._best(self.terms_of.get(key, frozenset()), self.summary_of.get(key, frozenset()))
 
     def _weights(self) -> tuple[dict[str, float], list[float]]:
         """Every query term's idf and each query's total, computed once per pool version
@@ -183,16 +205,17 @@ class CandidateScorer:
             self._weighed = self.version
         return self._idf, self._totals
 
-    def _best(self, tokens: frozenset[str] | set[str]) -> tuple[float, int]:
+    def _best(self, tokens: frozenset[str] | set[str], lesser: frozenset[str] = frozenset()) -> tuple[float, int]:
         best, index = 0.0, 0
-        if not tokens:
+        if not tokens and not lesser:
             return best, index
         idf, totals = self._weights()
         for i, terms in enumerate(self.query_terms):
             matched = terms & tokens
-            if not matched or totals[i] <= 0:
+            summarised = terms & lesser
+            if not (matched or summarised) or totals[i] <= 0:
                 continue
-            share = sum(idf[t] for t in matched) / totals[i]
+            share = (sum(idf[t] for t in matched) + SUMMARY_WEIGHT * sum(idf[t] for t in summarised)) / totals[i]
             if share > best:
                 best, index = min(1.0, share), i
         return best, index

@@ -43,12 +43,27 @@ def test_two_entries_a_url_could_be_lend_only_what_both_carry():
     """A URL whose terms two described entries carry (a page listed twice, or two pages a
     slug cannot tell apart) is lent the query terms common to both."""
     url = "https://journal.test/papers/heated-wings"
-    listing = _listing((url, "Heated wings in flutter"))
-    feed = describe("https://journal.test/feed.xml", "feed",
-                    [entry_terms(["Heated wings", "Panel flutter of heated wings at Mach 3"], url)])
+    archive = _listing((url, "Heated wings in flutter"))
+    home = describe("https://journal.test/", "seed", [entry_terms(["Heated wings: panel flutter at Mach 3"], url)])
     query = set(tokenize("panel flutter mach"))
-    titles = DescribedTitles(query, {"journal": [listing, feed]})
+    titles = DescribedTitles(query, {"journal": [archive, home]})
     assert titles.terms("journal", url) == frozenset(tokenize("flutter"))
+
+
+def test_a_feed_summary_weighs_less_than_a_title_and_lends_nothing():
+    """A feed entry's summary holds more words than a title: they count half, and a feed's
+    description lends no summary to the sitemap entry of the same page."""
+    query = set(tokenize("panel flutter"))
+    url = "https://journal.test/papers/21-a-note"
+    feed = describe("https://journal.test/feed.xml", "feed",
+                    [entry_terms(["A note", "On panel flutter of heated wings"], url)])
+    assert DescribedTitles(query, {"journal": [feed]}).rows == {}
+    scorer = CandidateScorer([query])
+    (summarised, _), (titled, _) = scorer.score_many(
+        [(url, ["A note"], url), ("https://journal.test/papers/22-panel-flutter", ["Panel flutter"], None)],
+        "journal", summaries=["On panel flutter of heated wings", ""])
+    assert 0 < summarised < titled
+    assert summarised == titled / 2
 
 
 def test_a_sitemap_description_lends_nothing():
