@@ -55,7 +55,6 @@ def light_evidence(
             matched=r.matched,
             weighted=r.weighted,
             strength=r.strength,
-            titled=r.titled,
             phrased=r.phrased,
         ))
     return out
