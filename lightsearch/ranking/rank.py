@@ -26,10 +26,11 @@ from lightsearch.ranking.snippets import best_passage
 from lightsearch.ranking.statistics import Background, collection_idf, observe, title_share
 from lightsearch.ranking.tokenize import content_terms, tokenize
 
-# A hit scoring under this share of its query's best BM25 score is far below it. Over the
-# judged benchmark searches no relevant document among the top ten scored under 0.3 of
-# the best (Cranfield, HeQ); the unrelated pages a four-word query met in the offline
-# catalog scored 0.09-0.13.
+# A hit scoring under this share of its query's best BM25 score is far below it: a page
+# matching one common word of a four-word query next to one matching all four. The term
+# weights are the catalog's (ranking/statistics.py), so a page is judged far below by what
+# it carries of the query, not because the search happened to read many pages on its topic
+# (docs/EVALUATION.md measures how rarely a relevant page is withheld).
 RELATIVE_FLOOR = 0.25
 # Pages whose share of title words sets the prior of a term's title visibility.
 PRIOR_PAGES = 64

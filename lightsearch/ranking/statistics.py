@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 # What one ranked page says of the collection's frequency of a term, against a page drawn
-# at random: the search chose its pages for the query's words. Fitted with
-# ``PRIOR_STRENGTH`` on the Cranfield and HeQ worlds (benchmarks/statistics_fit.py).
+# at random: the search chose its pages for the query's words. Chosen with
+# ``PRIOR_STRENGTH`` by re-ranking the pages searches of the Cranfield and HeQ worlds read
+# (benchmarks/statistics_fit.py).
 SAMPLE_WEIGHT = 0.25
 # Pseudo-pages of the prior on a term's title visibility, whose mode is the ranked pages'
 # share of title words.
@@ -101,13 +102,14 @@ def _share_given(r: float, k: float, n_rows: float, s: float, n: float, w: float
 
 
 def collection_share(observed: Observed, rows: float, entries: float, prior: float, *,
-                     sample_weight: float = SAMPLE_WEIGHT, strength: float = PRIOR_STRENGTH) -> float:
+                     sample_weight: float | None = None, strength: float | None = None) -> float:
     """The estimated share of the collection's pages holding the term (module text): the
     posterior's mode, over a log-spaced grid of title visibilities refined by golden-section
     search around the best."""
     s, th, n = observed.pages, observed.titled, observed.ranked
     k = min(rows, entries)
-    w = sample_weight
+    w = SAMPLE_WEIGHT if sample_weight is None else sample_weight
+    strength = PRIOR_STRENGTH if strength is None else strength
     alpha = 1.0 + strength * prior
     beta = 1.0 + strength * (1.0 - prior)
 
