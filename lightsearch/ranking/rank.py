@@ -39,10 +39,9 @@ PRIOR_PAGES = 64
 class Ranking(list):
     """Ranked documents, and how many were withheld and why (``unrelated``: they share
     only function words with every query; ``far_below``: under ``RELATIVE_FLOOR`` of every
-    query's best hit); ``idf``: the weight of each query term (the catalog's)."""
+    query's best hit)."""
 
     withheld: dict[str, int]
-    idf: dict[str, float]
 
 
 @dataclass
@@ -111,7 +110,6 @@ def rank_documents(
     docs = _dedupe(documents)
     out = Ranking()
     out.withheld = {"unrelated": 0, "far_below": 0}
-    out.idf = {}
     if not docs:
         return out
     corpus = []
@@ -138,7 +136,6 @@ def rank_documents(
     idf = collection_idf(vocabulary, observe(token_sets, title_sets, vocabulary), background, prior)
     if model is not None:
         model.weigh(idf)
-    out.idf = idf
     rankings: list[list[int]] = []
     best_bm25 = [0.0] * len(docs)
     matched = [0.0] * len(docs)
