@@ -34,6 +34,11 @@ def _mean3(hits: Hits, key: str) -> float:
     return sum(float(h.get(key) or 0.0) for h in hits[:3]) / 3
 
 
+def _present3(hits: Hits, key: str) -> float:
+    first = hits[:3]
+    return sum(float(h.get(key) or 0.0) for h in first) / len(first) if first else 0.0
+
+
 def _first(hits: Hits, key: str) -> float:
     return float(hits[0].get(key) or 0.0) if hits else 0.0
 
@@ -46,6 +51,8 @@ FEATURES: dict[str, Callable[[Hits], float]] = {
     "strength": lambda h: _first(h, "strength"),
     "strength3": lambda h: _mean3(h, "strength"),
     "strengthmax3": lambda h: _max3(h, "strength"),
+    "strengthp3": lambda h: _present3(h, "strength"),
+    "phrasedp3": lambda h: _present3(h, "phrased"),
     "phrasedmax3": lambda h: _max3(h, "phrased"),
     "phrased3": lambda h: _mean3(h, "phrased"),
     "phrased": lambda h: _first(h, "phrased"),
