@@ -407,7 +407,8 @@ class DiscoverySpider(Spider):
         self._consulted(source)
         self._learn(source, response, "feed", lambda: admitted,
                     terms=lambda pair: entry_terms([pair[1].title, pair[1].summary], pair[0]))
-        scores = self.scorer.score_many([(url, [entry.title, entry.summary], url) for url, entry in admitted])
+        scores = self.scorer.score_many([(url, [entry.title], url) for url, entry in admitted], source.id,
+                                        summaries=[entry.summary or "" for _, entry in admitted])
         for (url, entry), score in by_score(admitted, scores):
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
             req = self._admit(url, source, score, 1, hint, listed=True)
@@ -440,7 +441,7 @@ class DiscoverySpider(Spider):
                         yield req
             return
         self._learn(source, response, "sitemap", lambda: entries, terms=lambda e: entry_terms((), e.loc))
-        scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries])
+        scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries], source.id)
         for entry, score in by_score(entries, scores):
             req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod}, listed=True)
             if req is not None:
@@ -510,7 +511,8 @@ class DiscoverySpider(Spider):
                 stats.inc_value("light/directives/nofollow_links")
                 continue
             followed.append(link)
-        scores = self.scorer.score_many([(link.url, [link.anchor, link.title], link.url) for link in followed])
+        scores = self.scorer.score_many([(link.url, [link.anchor, link.title], link.url) for link in followed],
+                                        source.id)
         hubs = []
         for link, score in by_score(followed, scores):
             req = self._admit(link.url, source, score, depth + 1)

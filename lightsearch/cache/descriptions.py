@@ -47,7 +47,7 @@ FORMAT_VERSION = 1
 KINDS = ("sitemap", "index", "feed", "listing", "seed")
 SAMPLE_ROWS = 200  # entries kept per document; a larger document is sampled evenly
 ROW_TERMS = 24  # index terms kept per entry (a feed summary is long)
-MAX_DOCUMENTS = 64  # documents per source; the least recently described go first
+MAX_DOCUMENTS = 128  # documents per source; the least recently described go first
 MAX_CHILDREN = 500  # child sitemaps kept per index
 MAX_SOURCES = 512  # sources a process learns about
 # What the learned descriptions may hold in memory (cache/sizing.py), least recently

@@ -20,7 +20,8 @@ from lightsearch.documents.urlkey import canonical_url
 from lightsearch.plan.catalog import Source
 from lightsearch.plan.discovery_pages import DiscoveryPages
 from lightsearch.plan.estimates import Estimates
-from lightsearch.plan.selection import select_sources
+from lightsearch.plan.selection import query_languages, select_sources
+from lightsearch.ranking.statistics import Background
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -51,6 +52,9 @@ class CrawlPlan:
     # The sources' home, entry, hub and listing pages: read for discovery, never evidence
     # (plan/discovery_pages.py); the crawl adds the sections its seed pages name.
     discovery_pages: DiscoveryPages | None = None
+    # The same as term statistics over the sources of the queries' languages: the ranking's
+    # background (ranking/statistics.py); None when nothing of them is described.
+    background: Background | None = None
 
 
 def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[str, list[DocumentDescription]],
@@ -68,6 +72,8 @@ def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[st
         keep_ratio=settings.getfloat("LIGHT_SOURCE_KEEP_RATIO"),
         estimates=estimates,
     )
+    languages = query_languages(request)
+    df, entries = estimates.background(s.id for s in searchable.sources if s.language in languages)
     first = affordable(selected, settings.getint("LIGHT_FIRST_SOURCES"), settings.getint("LIGHT_MAX_HOPS"),
                        opened=lambda sel: opened(sel.source))
     return CrawlPlan(
@@ -80,6 +86,7 @@ def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[st
         terms=request.terms,
         estimates=estimates,
         discovery_pages=discovery_pages or DiscoveryPages(searchable.sources, described),
+        background=Background(df, entries) if entries > 0 else None,
     )
 
 

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from lightsearch.clients import current_client
-from lightsearch.plan.candidates import CandidateScorer
+from lightsearch.plan.candidates import CandidateScorer, DescribedTitles
 from lightsearch.ranking.tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -143,7 +143,10 @@ class SearchFrontier(CrawlFrontier):
         self.query_terms = [set(t) for t in plan.terms or [tokenize(q) for q in plan.queries]]
         self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
         self.max_candidates = settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
-        self.scorer = CandidateScorer(self.query_terms)
+        wanted = set().union(*self.query_terms) if self.query_terms else set()
+        described = plan.estimates.described if plan.estimates is not None else {}
+        titles = DescribedTitles(wanted, {s.id: described[s.id] for s in plan.sources if s.id in described})
+        self.scorer = CandidateScorer(self.query_terms, plan.background, titles if titles.rows else None)
         self.admitted_scores: list[float] = []  # min-heap: the best candidates' scores
         self.gave_up_relevant = False
         # listed entries sharing no query term: (url, source, depth, query index)

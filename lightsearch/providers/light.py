@@ -46,6 +46,7 @@ from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.light_result import assemble
 from lightsearch.providers.recency import dates_note, recency_note, within_dates, within_recency
 from lightsearch.ranking.rank import RankingStopped, rank_documents
+from lightsearch.ranking.statistics import Background
 from lightsearch.spiders.discovery import DiscoverySpider
 
 logger = logging.getLogger(__name__)
@@ -213,8 +214,7 @@ class LightSearch(Provider):
         if not plan.sources and searchable.sources:
             notes.append("no catalog source matches the query language")
         notes.extend(shared_state_notes(shared_before, link))
-        background = (plan.estimates.df, plan.estimates.pool) if plan.estimates and plan.estimates.pool else None
-        ranked = await self._rank(fetched + cached, plan, request, outcome, started, background=background)
+        ranked = await self._rank(fetched + cached, plan, request, outcome, started, background=plan.background)
         if stop_reason == "completed" and time.monotonic() - started > s.getfloat("LIGHT_DEADLINE_SECS"):
             stop_reason = "deadline"  # never "completed" past the hard deadline, however it came
         withheld = ranked.withheld
@@ -264,7 +264,7 @@ class LightSearch(Provider):
 
     async def _rank(self, documents: list[Document], plan: CrawlPlan, request: SearchRequest,
                     outcome: CrawlOutcome, started: float,
-                    background: tuple[Any, float] | None = None) -> Any:
+                    background: Background | None = None) -> Any:
         """Rank within the hard deadline, or fail with ``deadline_exceeded``.
 
         Ranking needs every document (BM25's statistics are over the whole retrieved

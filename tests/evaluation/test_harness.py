@@ -119,12 +119,14 @@ def test_cold_mode_shares_no_cache_between_searches(tmp_path):
     out = tmp_path / "report"
     proc = subprocess.run(
         [sys.executable, "-m", "scrapy", "evaluate", "--world", "heq", "--max-queries", "3", "--cold",
-         "--runs", "light", "--latency", "0", "--jitter", "0", "--concurrency", "1", "--out", str(out)],
+         "--shape", "small", "--runs", "light", "--latency", "0", "--jitter", "0", "--concurrency", "1",
+         "--out", str(out)],
         cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["meta"]["mode"] == "cold"
+    assert report["meta"]["shape"] == "small"  # HeQ's paragraphs as sites of 100 at most
     runs = report["queries"]["light"]
     # robots.txt is read again by every search: nothing was kept from the one before
     assert all(q["hops_by_stage"].get("robots", 0) > 0 for q in runs)
@@ -152,3 +154,25 @@ def test_progress_redraws_a_terminal_and_writes_lines_elsewhere():
     assert " 25/25 " in lines[-1]
     assert terminal.getvalue().count("\r") == 25
     assert terminal.getvalue().endswith("\n")
+
+
+def test_coverage_is_reported_against_judged_relevance_with_its_auc_and_reliability():
+    from lightsearch.evaluation.harness import QueryRun, auc, calibration
+
+    assert auc([0.9, 0.8, 0.2, 0.1], [True, True, False, False]) == 1.0
+    assert auc([0.1, 0.2, 0.8, 0.9], [True, True, False, False]) == 0.0
+    assert auc([0.5, 0.5], [True, False]) == 0.5  # a tie counts half
+    assert auc([0.5, 0.7], [True, True]) is None
+    runs = [QueryRun(id=str(i), query="q", coverage_level=level, coverage_score=score, relevant_top3=hit,
+                     relevant_top10=hit)
+            for i, (level, score, hit) in enumerate([("weak", 0.1, False), ("weak", 0.3, True), ("partial", 0.5, False),
+                                                     ("strong", 0.9, True), ("strong", 1.0, True)])]
+    cov = calibration(runs)
+    assert cov["auc"] == round(auc([r.coverage_score for r in runs], [r.relevant_top3 for r in runs]), 4)
+    assert cov["top3Relevant"] == 0.6
+    assert cov["levels"]["weak"] == {"searches": 2, "top3Relevant": 0.5}
+    table = {(b["from"], b["to"]): b for b in cov["reliability"]}
+    assert table[(0.8, 1.0)] == {"from": 0.8, "to": 1.0, "searches": 2, "meanScore": 0.95, "top3Relevant": 1.0}
+    assert table[(0.4, 0.6)]["searches"] == 1
+    assert table[(0.6, 0.8)]["searches"] == 0
+    assert sum(b["searches"] for b in cov["reliability"]) == len(runs)

@@ -46,6 +46,9 @@ class Command(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("--world", choices=("cranfield", "heq"), help="generate and serve a benchmark world")
+        parser.add_argument("--shape", default="default",
+                            help="lay the world out as sites of another size and structure: default, small, "
+                                 "large, titles, shallow, deep (docs/EVALUATION.md)")
         parser.add_argument("--data", help="shared data folder (default: $LIGHTSEARCH_SHARED_DATA or ../shared/data)")
         parser.add_argument("--queries", help="query set, JSONL: id, query, optional recency/language")
         parser.add_argument("--qrels", help="relevance judgements, TREC qrels")
@@ -90,6 +93,13 @@ class Command(ScrapyCommand):
         for flag, path in (("--queries", opts.queries), ("--qrels", opts.qrels)):
             if path is not None and not Path(path).is_file() and not Path(path).is_char_device():
                 raise UsageError(f"{flag} {path}: no such file", print_help=False)
+        if opts.shape != "default":
+            from lightsearch.offline_origins.worlds import SHAPES
+
+            if opts.shape not in SHAPES:
+                raise UsageError(f"--shape takes {', '.join(SHAPES)}; got {opts.shape!r}", print_help=False)
+            if not opts.world:
+                raise UsageError("--shape lays out a --world", print_help=False)
         profiles = [p.strip() for p in opts.profiles.split(",") if p.strip()]
         unknown = [p for p in profiles if p not in PROFILES]
         if unknown:
@@ -150,7 +160,7 @@ class Command(ScrapyCommand):
                 data = Path(opts.data) if opts.data else None
                 build = worlds.build_cranfield_world if opts.world == "cranfield" else worlds.build_heq_world
                 try:
-                    world = build(Path(tmp.name), data)
+                    world = build(Path(tmp.name), data, shape=opts.shape)
                 except FileNotFoundError as exc:
                     raise LightSearchError("invalid_input", f"--world {opts.world}: its collection is not in the "
                                            f"shared data folder ({exc})", {"parameter": "--data"}) from None
@@ -213,7 +223,7 @@ class Command(ScrapyCommand):
                     transfers = min(bounds.getint("LIGHT_MAX_CONCURRENCY"), len(world.hosts))
                     summaries[name]["throughput"] = throughput(runs, transfers=transfers,
                                                                hop_seconds=opts.latency + opts.jitter / 2)
-            meta = {"world": opts.world, "queries": len(queries), "concurrency": opts.concurrency,
+            meta = {"world": opts.world, "shape": opts.shape, "queries": len(queries), "concurrency": opts.concurrency,
                     "latency": opts.latency, "jitter": opts.jitter, "runs": opts.run_list,
                     "mode": "cold" if opts.cold else "stream", "summary": opts.summary,
                     "described": getattr(self, "described", None)}
