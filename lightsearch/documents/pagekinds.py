@@ -13,9 +13,12 @@ in, :mod:`lightsearch.documents.records`), the same way on every page:
   dropped when the page has an article of its own and the thread does not outweigh it
   ``THREAD_RATIO`` times; a thread that does, or that has no article above it (a forum, a
   list archive, a blog post of a few lines opening a long discussion), is the content;
-* **the page's footer**: no line of the site's footer (``<footer>`` outside the article,
-  ``role=contentinfo``, a ``footer`` id) is main content, nor a bar of links separated by
-  pipes ("Privacy Policy | Terms | Contact").
+* **the page's footer and navigation**: no line of the site's footer (``<footer>`` outside
+  the article, ``role=contentinfo``, a ``footer`` id) is main content, nor a bar of links
+  separated by pipes ("Privacy Policy | Terms | Contact"), nor a run of link texts opening
+  or closing the reading (a layout table's menu);
+* **a sidebar beside the post**: where the page's one ``<main>`` holds its headline, lines
+  from outside it are not the post's (an image post read with its sidebar's "about me").
 
 Where a rule cannot show its case, the lines stay as they were read.
 """
@@ -49,6 +52,8 @@ _FOOTER_ID = re.compile(r"^(?:site|page|global|main|main-|site-|page-)?[-_]?foot
 _PIPE_BAR = re.compile(r"\s[|·•]\s")
 MIN_BAR_SEPARATORS = 2
 BAR_LINK_SHARE = 0.6
+MIN_LINK_RUN = 3  # short lines, each a link's whole text, at the start or end: navigation
+LINK_LINE_CHARS = 60
 PREFIX_CHARS = 60  # a line begins like a block this long: it was read from it
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_MARKS = re.compile(r"[*_`]+")
@@ -66,10 +71,17 @@ class Reading:
         return self.gap.join(self.lines if keep is None else [self.lines[i] for i in keep])
 
 
-def _key(line: str, markdown: bool) -> str:
+def line_key(line: str, markdown: bool) -> str:
+    """A line of the extracted text as the page's block it was read from reads
+    (:func:`block_key`): Markdown's links and emphasis marks left out."""
     if markdown:
         line = _MD_MARKS.sub("", _MD_LINK.sub(r"\1", line))
     return _line_key(line)
+
+
+def block_key(value: str, markdown: bool) -> str:
+    """A block's text, compared with :func:`line_key`."""
+    return _MD_MARKS.sub("", value) if markdown else value
 
 
 def reading_of(text: str, blocks: Blocks, markdown: bool) -> Reading:
@@ -80,8 +92,8 @@ def reading_of(text: str, blocks: Blocks, markdown: bool) -> Reading:
     index: dict[str, HtmlElement] = {}
     for el, value in blocks.items():
         if value:
-            index.setdefault(_MD_MARKS.sub("", value) if markdown else value, el)
-    keys = [_key(line, markdown) for line in lines]
+            index.setdefault(block_key(value, markdown), el)
+    keys = [line_key(line, markdown) for line in lines]
     elements = [index.get(key) for key in keys]
     if None in elements:
         starts: dict[str, HtmlElement] = {}
@@ -126,8 +138,47 @@ def _link_bar(line: str, el: HtmlElement | None) -> bool:
     return links >= BAR_LINK_SHARE * len(" ".join(line.split()))
 
 
+def _outside_main(reading: Reading, tree: HtmlElement | None) -> set[int]:
+    """The lines read from outside the page's one ``<main>``, when that ``<main>`` holds
+    the page's headline (``<h1>``) and some of the reading: a sidebar's text beside an
+    image post, never the article."""
+    if tree is None:
+        return set()
+    mains = list(tree.iter("main"))
+    if len(mains) != 1 or next(mains[0].iter("h1"), None) is None:
+        return set()
+    main = mains[0]
+    inside = {i for i, el in enumerate(reading.elements) if el is not None and
+              (el is main or any(a is main for a in el.iterancestors()))}
+    if not inside:
+        return set()
+    return {i for i, el in enumerate(reading.elements) if el is not None and i not in inside}
+
+
+def _link_runs(reading: Reading, tree: HtmlElement | None) -> set[int]:
+    """Runs of ``MIN_LINK_RUN`` or more short lines at the start or the end of the reading
+    that are each the whole text of a link of the page: its navigation."""
+    n = len(reading.lines)
+    short = [len(line) <= LINK_LINE_CHARS and bool(line.strip()) for line in reading.lines]
+    head = next((i for i in range(n) if not short[i]), n)
+    tail = next((i for i in range(n - 1, -1, -1) if not short[i]), -1) + 1
+    if (head < MIN_LINK_RUN and n - tail < MIN_LINK_RUN) or tree is None:
+        return set()
+    anchors = {" ".join(a.text_content().split()) for a in tree.iter("a")}
+    found: set[int] = set()
+    for run in (range(0, head), range(n - 1, tail - 1, -1)):
+        linked = []
+        for i in run:
+            if " ".join(reading.lines[i].split()).lstrip("-* ") not in anchors:
+                break
+            linked.append(i)
+        if len(linked) >= MIN_LINK_RUN:
+            found.update(linked)
+    return found
+
+
 def decide(text: str, blocks: Blocks, *, markdown: bool = False, comments: bool = False,
-           thread: bool = False) -> tuple[str, str]:
+           thread: bool = False, tree: HtmlElement | None = None) -> tuple[str, str]:
     """(main text, kind) of a page whose extracted text is ``text``: the kind is
     :data:`ARTICLE`, :data:`THREAD`, :data:`ENTRY` or :data:`LISTING` (the text is then
     empty: the page has no main content). ``comments``: a thread under an article stays;
@@ -137,6 +188,8 @@ def decide(text: str, blocks: Blocks, *, markdown: bool = False, comments: bool 
     for i, (line, el) in enumerate(zip(reading.lines, reading.elements, strict=True)):
         if el is not None and (_footer(el) or _link_bar(line, el)):
             drop.add(i)
+    drop.update(_link_runs(reading, tree))
+    drop.update(_outside_main(reading, tree))
     records = Records(reading.elements)
     teasers = records.with_role("teasers")
     threads = records.with_role("thread")

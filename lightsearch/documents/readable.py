@@ -35,6 +35,7 @@ from trafilatura.utils import DOCTYPE_TAG, FAULTY_HTML, is_dubious_html, repair_
 
 from lightsearch.documents.anchors import escaped_ampersands, resolve_links
 from lightsearch.documents.cleaning import prune_unseen
+from lightsearch.documents.doubt import better, doubt_of
 from lightsearch.documents.extract import (
     _ISO_DATE,
     _fallback_text,
@@ -68,8 +69,8 @@ from lightsearch.documents.xmlsafe import scrubbed_utf8
 THIN_CHARS = 200  # pruned text shorter than this is compared with the page's read with its hidden parts
 # The cleaning steps around trafilatura, in the order they run, each of which can be
 # switched off (``skip=``) so benchmarks/extraction.py measures what each is worth.
-STEPS = ("hidden", "furniture", "edits", "tables", "repeats", "copies", "sections", "lead", "standfirst", "title",
-         "head", "tail", "labels", "kinds")
+STEPS = ("hidden", "furniture", "edits", "tables", "second", "repeats", "copies", "sections", "lead", "standfirst",
+         "title", "head", "tail", "labels", "kinds")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
 # body-wide author search cost 9 ms on a quarter of the pages, more than the rest of the
@@ -178,12 +179,12 @@ def _repaired(html: str, beginning: str, data: bytes | None) -> bytes:
     return data if text is html else text.encode("utf-8", "surrogatepass")
 
 
-def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool) -> str:
+def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool, fast: bool = True) -> str:
     with _scripts_set_aside(tree):
         if markdown:
             with escaped_ampersands(tree):
-                return _trafilatura_once(tree, url, markdown)
-        return _trafilatura_once(tree, url, markdown)
+                return _trafilatura_once(tree, url, markdown, fast)
+        return _trafilatura_once(tree, url, markdown, fast)
 
 
 @contextlib.contextmanager
@@ -227,10 +228,10 @@ def _scripts_set_aside(tree: HtmlElement) -> Iterator[None]:
             setattr(holder, attribute, before)
 
 
-def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool) -> str:
-    """trafilatura's main text, in its fast mode: its own rules without its internal
-    comparison with readability and jusText, which ran on every page; the reader asks
-    for a second reading only where the first one is doubtful
+def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool, fast: bool = True) -> str:
+    """trafilatura's main text. ``fast``: its own rules, without the comparison with
+    readability-lxml's scoring and jusText that its default mode runs on every page; the
+    reader asks for that second reading only where the first is doubtful
     (:mod:`lightsearch.documents.doubt`)."""
     text = trafilatura.extract(
         tree,
@@ -238,7 +239,7 @@ def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool) -> str
         output_format="markdown" if markdown else "txt",
         include_comments=False,
         include_tables=True,
-        fast=True,
+        fast=fast,
         include_formatting=markdown,
         include_links=markdown,
         deduplicate=False,
@@ -282,6 +283,11 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
             marked_up = _trafilatura(whole, url, markdown)
             if len(marked_up) > len(text):
                 text, tree, blocks = marked_up, whole, whole_blocks
+    doubt = doubt_of(text, blocks, markdown) if "second" not in skip else None
+    if doubt is not None:
+        second = _trafilatura(tree, url, markdown, fast=False)
+        if better(text, second, doubt):
+            text = second
     discussion = bool(sections) and thread_chars(sections) >= THREAD_RATIO * len(text)
     if sections and (comments or discussion):
         # comments asked for, or a discussion that outweighs the post above it: the page's content
@@ -310,7 +316,7 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
         text = _fallback_text(Selector(root=tree))
     kind = ARTICLE
     if text and "kinds" not in skip:
-        text, kind = decide(text, blocks, markdown=markdown, comments=comments, thread=discussion)
+        text, kind = decide(text, blocks, markdown=markdown, comments=comments, thread=discussion, tree=tree)
     if text and markdown:
         text = space_fences(restore_structure(text, tree, base))
     return text, title, kind

@@ -10,9 +10,13 @@ stays a table.
 
 The test is Readability.js's (``_markDataTables``), which browsers' reader views use: a
 table is data when it says so (a summary, a caption, header cells, column groups, a head
-or foot: its own, not those of a data table inside it) or is large (ten rows or more, more than four columns, more than ten cells); it
-lays out the page when it says so (``role=presentation``, ``datatable=0``), holds another
-table, or has one row or one column. Without a verdict either way, it is layout.
+or foot: its own, not those of a data table inside it) or is large (more than four
+columns, more than ten cells); it lays out the page when it says so
+(``role=presentation``, ``datatable=0``), holds another table, or has one row or one
+column. Without a verdict either way, it is layout. One change: a table of ten rows or
+more stays a table even when it holds others, as Readability.js would take it for data
+had it none: such a table lists records (a forum thread's posts, one per row), and read as
+blocks its first record was taken for the whole page.
 """
 
 from __future__ import annotations
@@ -54,13 +58,15 @@ def is_layout(table: HtmlElement) -> bool:
         if (part.tag != "caption" or len(part) or (part.text or "").strip()) and \
                 next(part.iterancestors("table"), None) is table:
             return False
+    rows = _rows(table)
+    if len(rows) >= MIN_DATA_ROWS:
+        return False  # a list of rows (a forum's posts, a table of data), not a page's frame
     if next(table.iterdescendants("table"), None) is not None:
         return True
-    rows = _rows(table)
     columns = max((sum(_span(cell) for cell in row if cell.tag in ("td", "th")) for row in rows), default=0)
     if len(rows) <= 1 or columns <= 1:
         return True
-    if len(rows) >= MIN_DATA_ROWS or columns > MAX_LAYOUT_COLUMNS:
+    if columns > MAX_LAYOUT_COLUMNS:
         return False
     return len(rows) * columns <= MAX_LAYOUT_CELLS
 
