@@ -11,8 +11,9 @@ in, :mod:`lightsearch.documents.records`), the same way on every page:
   the rest are clips, the entry is the content;
 * **comments under an article**: lines of a thread (records that name who wrote them) are
   dropped when the page has an article of its own and the thread does not outweigh it
-  ``THREAD_RATIO`` times; a thread that does, or that has no article above it (a forum, a
-  list archive, a blog post of a few lines opening a long discussion), is the content;
+  ``THREAD_RATIO`` times; a thread that does, that has no article above it, or whose
+  opening is itself one of its entries (a forum, a list archive, a blog post of a few
+  lines opening a long discussion) is the content;
 * **the page's footer and navigation**: no line of the site's footer (``<footer>`` outside
   the article, ``role=contentinfo``, a ``footer`` id) is main content, nor a bar of links
   separated by pipes ("Privacy Policy | Terms | Contact"), nor a run of link texts opening
@@ -25,12 +26,13 @@ Where a rule cannot show its case, the lines stay as they were read.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
-from lightsearch.documents.records import Group, Records
+from lightsearch.documents.records import MAX_LEVELS, Group, Records, signature
 from lightsearch.documents.sections import Blocks, _line_key
 
 ARTICLE = "article"
@@ -45,6 +47,7 @@ ENTRY_FACTOR = 4  # an entry is this many times longer than the other cards
 ENTRY_MIN_CHARS = 1000
 THREAD_RATIO = 30  # a thread this many times the article's length is the page's content
 MIN_ARTICLE_FOR_COMMENTS = 200  # less prose than this outside a thread: no article above it
+MIN_ENTRY_LINE = 80  # a line of prose (not a date or a name) of an entry opening a thread
 _DISCUSSION = re.compile(r"comment|repl(?:y|ies)|respon|discussion|talkback|reaction|kommentar|komentar|"
                          r"commentaire|comentario|yourview|feedback|disqus", re.IGNORECASE)
 _FOOTER_ID = re.compile(r"^(?:site|page|global|main|main-|site-|page-)?[-_]?footer(?:[-_]?(?:wrapper|container|area))?$",
@@ -206,13 +209,27 @@ def decide(text: str, blocks: Blocks, *, markdown: bool = False, comments: bool 
             return reading.text(kept_cards), ENTRY
         drop.update(in_cards - set(kept_cards))
     if in_threads or thread:
-        if thread or article < MIN_ARTICLE_FOR_COMMENTS or _chars(reading, in_threads) >= THREAD_RATIO * article:
+        if thread or article < MIN_ARTICLE_FOR_COMMENTS or _chars(reading, in_threads) >= THREAD_RATIO * article \
+                or _opened_by_an_entry(reading, outside, threads):
             kind = THREAD
         elif not comments:
             drop.update(i for g in threads if _discussion(g) for i in g.line_indexes())
     if not drop:
         return text, kind
     return reading.text([i for i in range(len(reading.lines)) if i not in drop]), kind
+
+
+def _opened_by_an_entry(reading: Reading, outside: list[int], threads: list[Group]) -> bool:
+    """Whether the prose before a thread is itself one of its entries (a mailing list's
+    first message, a forum's opening post, marked up as the replies are): the page is
+    the thread."""
+    kinds = {group.kind for group in threads}
+    for i in outside:
+        el = reading.elements[i]
+        if el is not None and len(reading.lines[i]) >= MIN_ENTRY_LINE and \
+                any(signature(a) in kinds for a in itertools.islice(el.iterancestors(), MAX_LEVELS)):
+            return True
+    return False
 
 
 def _cards(reading: Reading, groups: list[Group], article: int, drop: set[int]) -> tuple[list[int], str]:

@@ -6,7 +6,7 @@ caller asks for the comments. trafilatura's own comment extraction was not used 
 on a page whose article sits in a container it takes for comments it returned the article
 as the comments and the comments as the article. The sections are the ones pruning knows
 by their class and id words (:func:`lightsearch.documents.cleaning.prune_unseen`), read
-without their forms and controls ("Reply", "Quote", "Report").
+without their forms (and a form's heading) and controls ("Reply", "Quote", "Report").
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from lightsearch.documents.blocktext import block_lines
 
 _CONTROLS = ("form", "button", "input", "select", "textarea", "script", "style", "noscript", "nav", "template",
              "svg", "iframe")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
 CONTROL_WORDS = frozenset((
     "reply", "quote", "report", "permalink", "like", "share", "top", "edit", "delete", "flag", "vote", "upvote",
@@ -39,6 +40,10 @@ def read_thread(sections: list[HtmlElement], present: frozenset[str] | set[str] 
     out: list[str] = []
     for section in sections:
         el = copy.deepcopy(section)
+        for form in list(el.iter("form")):  # the form's own heading ("Leave a reply") goes with it
+            heading = form.getprevious()
+            if heading is not None and heading.tag in _HEADINGS:
+                heading.drop_tree()
         etree.strip_elements(el, *_CONTROLS, with_tail=False)
         for line in block_lines(el):
             words = line.casefold().replace("|", " ").split()
