@@ -41,9 +41,10 @@ SECOND_FACTOR = 1.3
 KEPT_SHARE = 0.5
 
 
-def doubt_of(text: str, blocks: Blocks, markdown: bool = False) -> str | None:
+def doubt_of(text: str, blocks: Blocks, markdown: bool = False, sections: list | None = None) -> str | None:
     """Why the reading ``text`` of a page is doubtful (:data:`THIN`, :data:`BLOCK_LEFT`,
-    :data:`FRAGMENTED`), or None."""
+    :data:`FRAGMENTED`), or None. ``sections``: the page's comment sections, whose
+    paragraphs are no article left out."""
     size = len(text)
     if size < THIN_CHARS:
         return THIN
@@ -59,7 +60,8 @@ def doubt_of(text: str, blocks: Blocks, markdown: bool = False) -> str | None:
         own[parent] = own.get(parent, 0) + len(value)
         if block_key(value, markdown) in keys:
             read[parent] = read.get(parent, 0) + len(value)
-    left = max((chars - read.get(parent, 0) for parent, chars in own.items()), default=0)
+    left = max((chars - read.get(parent, 0) for parent, chars in own.items()
+                if not sections or not _inside(parent, sections)), default=0)
     if left > MISSING_MIN_CHARS and left >= size:
         return BLOCK_LEFT
     return None
@@ -88,3 +90,7 @@ def _fragmented(text: str) -> bool:
         if (first.islower() or first in _GOES_ON) and before.rstrip()[-1:] not in _ENDS:
             cut += 1
     return cut >= FRAGMENTED_SHARE * len(lines)
+
+
+def _inside(el, sections: list) -> bool:
+    return el in sections or any(a in sections for a in el.iterancestors())

@@ -41,7 +41,7 @@ from lightsearch.documents.extract import (
     _fallback_text,
     guarded,
 )
-from lightsearch.documents.pagekinds import ARTICLE, THREAD_RATIO, decide
+from lightsearch.documents.pagekinds import ARTICLE, THREAD, THREAD_RATIO, decide
 from lightsearch.documents.pagemeta import (
     PageMeta,
     declared,
@@ -283,17 +283,20 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
             marked_up = _trafilatura(whole, url, markdown)
             if len(marked_up) > len(text):
                 text, tree, blocks = marked_up, whole, whole_blocks
-    doubt = doubt_of(text, blocks, markdown) if "second" not in skip else None
+    discussion = bool(sections) and thread_chars(sections) >= THREAD_RATIO * len(text)
+    # a page whose discussion is its content is read as that; otherwise a doubtful first
+    # reading is read again (a comment section left out is no article left out)
+    doubt = doubt_of(text, blocks, markdown, sections) if "second" not in skip and not discussion else None
     if doubt is not None:
         second = _trafilatura(tree, url, markdown, fast=False)
         if better(text, second, doubt):
             text = second
-    discussion = bool(sections) and thread_chars(sections) >= THREAD_RATIO * len(text)
+            discussion = bool(sections) and thread_chars(sections) >= THREAD_RATIO * len(text)
+    thread: list[str] = []
     if sections and (comments or discussion):
-        # comments asked for, or a discussion that outweighs the post above it: the page's content
-        gap = "\n\n" if markdown else "\n"
-        read = {" ".join(line.split()) for line in text.split("\n")}
-        text = gap.join([text, *read_thread(sections, read)]).strip()
+        # comments asked for, or a discussion that outweighs the post above it: the page's
+        # content, after the post (the text steps below are the post's)
+        thread = read_thread(sections, {" ".join(line.split()) for line in text.split("\n")})
     if text:
         if "repeats" not in skip:
             text = restore_repeats(text, tree, blocks)
@@ -312,14 +315,16 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
             text = strip_tail(text, tree, blocks)
         if "labels" not in skip:
             text = drop_labels(text, tree, blocks)
-    else:
+    elif not thread:
         text = _fallback_text(Selector(root=tree))
     kind = ARTICLE
     if text and "kinds" not in skip:
         text, kind = decide(text, blocks, markdown=markdown, comments=comments, thread=discussion, tree=tree)
     if text and markdown:
         text = space_fences(restore_structure(text, tree, base))
-    return text, title, kind
+    if thread:
+        text = ("\n\n" if markdown else "\n").join([text, *thread]).strip()
+    return text, title, THREAD if discussion else kind
 
 
 _PUBLISHED_KEYS = ("property=article:published_time", "name=article:published_time", "itemprop=datepublished",

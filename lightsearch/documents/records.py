@@ -32,24 +32,33 @@ RECORD_TAGS = frozenset(("div", "li", "article", "section", "tr", "table", "dl",
 MIN_MEMBERS = 3
 MIN_CLASSED_MEMBERS = 2  # records of a named class: two already repeat (a section's two cards)
 MAX_LEVELS = 10
-MAX_SAMPLED = 12  # members described per group, spread over it
+MAX_SAMPLED = 8  # members described per group, spread over it
 MAX_GROUPS = 3  # record groups a line is looked up in, nearest first
 MAJORITY = 0.6
 _DIGITS = re.compile(r"\d+")
-# what a member shows, in one XPath (C) per member: a headline linking elsewhere (a
-# link with a fragment is a post's permalink, not another page), a mark of who wrote it,
-# a date, its length
-_SHOWS = etree.XPath(
-    "concat("
-    "boolean(.//*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
-    "[.//a[@href and not(contains(@href, '#'))] or ancestor::a[@href and not(contains(@href, '#'))]]), ',',"
-    "boolean(.//*[contains(@class, 'author') or contains(@class, 'user') or contains(@class, 'vcard')"
-    " or contains(@class, 'poster') or contains(@class, 'nick') or contains(@class, 'byline')"
-    " or contains(@class, 'Author') or contains(@class, 'User') or @itemprop = 'author' or @rel = 'author']"
-    " | .//cite), ',',"
-    "boolean(.//time | .//*[contains(@class, 'date') or contains(@class, 'Date') or contains(@class, 'time')"
-    " or contains(@itemprop, 'date')]), ',',"
-    "string-length(normalize-space(.)))")
+# who wrote a member: an author, user or byline mark (attributes walked in C), or a <cite>
+_AUTHOR = etree.XPath(
+    "boolean(.//@class[contains(., 'author') or contains(., 'user') or contains(., 'vcard')"
+    " or contains(., 'poster') or contains(., 'nick') or contains(., 'byline') or contains(., 'Author')"
+    " or contains(., 'User')] | .//@itemprop[. = 'author'] | .//@rel[. = 'author'] | .//cite)")
+_TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _links_elsewhere(a: HtmlElement | None) -> bool:
+    """A link to another page (a link with a fragment is a post's permalink)."""
+    href = a.get("href") if a is not None else None
+    return bool(href) and "#" not in href
+
+
+def _headline(el: HtmlElement) -> bool:
+    """Whether ``el`` holds a headline that links to another page (the link inside the
+    heading or around it)."""
+    for heading in el.iter(_HEADINGS):
+        if _links_elsewhere(heading.find(".//a[@href]")) or \
+                any(_links_elsewhere(a) for a in heading.iterancestors("a")):
+            return True
+    return False
 
 
 def signature(el: HtmlElement) -> tuple[str, str]:
@@ -64,8 +73,7 @@ class Member:
     el: HtmlElement
     chars: int
     headline: bool  # a headline linking to another page
-    author: bool
-    dated: bool
+    author: bool  # a mark of who wrote it
 
 
 @dataclass
@@ -82,9 +90,7 @@ class Group:
     def describe(self) -> None:
         step = max(1, len(self.members) // MAX_SAMPLED)
         for el in self.members[::step][:MAX_SAMPLED]:
-            headline, author, dated, chars = _SHOWS(el).split(",")
-            self.described.append(Member(el, int(float(chars)), headline == "true", author == "true",
-                                         dated == "true"))
+            self.described.append(Member(el, int(_TEXT_LENGTH(el)), _headline(el), bool(_AUTHOR(el))))
 
     def classify(self) -> str:
         """``teasers``, ``thread`` or ``""`` (see the module)."""
@@ -114,6 +120,8 @@ class Records:
         is teasers or a thread: a comment whose paragraphs repeat a class of their own is
         still a comment."""
         self._counts: dict[HtmlElement, Counter] = {}
+        self._kinds: dict[HtmlElement, tuple[str, str]] = {}
+        self._walks: dict[HtmlElement, list] = {}  # the records above an element, walked once
         self.groups: dict[tuple[HtmlElement, tuple[str, str]], Group] = {}
         self.of_line: dict[int, Group] = {}
         for i, el in enumerate(elements):
@@ -122,7 +130,7 @@ class Records:
             for parent, kind, member in self._records_of(el):
                 group = self.groups.get((parent, kind))
                 if group is None:
-                    members = [c for c in parent if isinstance(c.tag, str) and signature(c) == kind]
+                    members = [c for c in parent if isinstance(c.tag, str) and self._kind(c) == kind]
                     group = self.groups[(parent, kind)] = Group(parent, kind, members)
                 if group.classify() if group.role is None else group.role:
                     group.lines.setdefault(member, []).append(i)
@@ -144,18 +152,32 @@ class Records:
                     self.of_line[j] = group
             last = (i, member)
 
+    def _kind(self, el: HtmlElement) -> tuple[str, str]:
+        kind = self._kinds.get(el)
+        if kind is None:
+            kind = self._kinds[el] = signature(el)
+        return kind
+
     def _records_of(self, el: HtmlElement) -> list[tuple[HtmlElement, tuple[str, str], HtmlElement]]:
-        found = []
-        node = el
+        """The record groups above ``el``, nearest first (the lines of one paragraph's
+        container share the walk)."""
+        start = el if el.tag in RECORD_TAGS else el.getparent()
+        if start is None:
+            return []
+        found = self._walks.get(start)
+        if found is not None:
+            return found
+        found = self._walks[start] = []
+        node = start
         for _ in range(MAX_LEVELS):
             parent = node.getparent()
             if parent is None or node.tag in ("body", "html"):
                 break
             if node.tag in RECORD_TAGS:
-                kind = signature(node)
+                kind = self._kind(node)
                 counts = self._counts.get(parent)
                 if counts is None:
-                    counts = self._counts[parent] = Counter(signature(c) for c in parent if isinstance(c.tag, str))
+                    counts = self._counts[parent] = Counter(self._kind(c) for c in parent if isinstance(c.tag, str))
                 if counts[kind] >= (MIN_CLASSED_MEMBERS if kind[1] else MIN_MEMBERS):
                     found.append((parent, kind, node))
                     if len(found) == MAX_GROUPS:
