@@ -146,6 +146,37 @@ class PlannedRead:
     stage: str
 
 
+def undescribed_children(docs: Sequence[tuple[float, DocumentDescription]], source: Source,
+                         most: int) -> list[tuple[float, DocumentDescription]]:
+    """Up to ``most`` child sitemaps a described index names that no description covers
+    yet, each valued at the mean of the source's described sitemaps (unknown is not
+    nothing): the part of the site's map no search has read, read with the places the
+    described ones leave. Without them, a source whose index is described never reads
+    the children its first reads left out: the index is not read again (its children are
+    read directly)."""
+    values = [value for value, doc in docs if doc.kind == "sitemap"]
+    if not values or most <= 0:
+        return []
+    mean = sum(values) / len(values)
+    seen = {doc.key for _, doc in docs}
+    out: list[tuple[float, DocumentDescription]] = []
+    for _, doc in docs:
+        if doc.kind != "index":
+            continue
+        for url in doc.children:
+            try:
+                key = canonical_url(url)
+            except ValueError:
+                continue
+            if key in seen or not source.admits(url):
+                continue
+            seen.add(key)
+            out.append((mean, DocumentDescription(url=url, kind="sitemap", entries=0)))
+            if len(out) >= most:
+                return out
+    return out
+
+
 class DescribedReads:
     """Which of the selected sources' described discovery documents a search reads, and
     which it leaves unread (:meth:`worth_reading`), decided when its crawl opens.
@@ -190,6 +221,7 @@ class DescribedReads:
                 # a source kept in reserve is opened by what it is known to name, like any
                 # other: its best document may name more than the first sources' weakest
                 ranked.append((value, source, doc))
+            ranked.extend((value, source, doc) for value, doc in undescribed_children(docs, source, max_sitemaps))
         if not ranked:
             return []
         ranked.sort(key=lambda e: -e[0])
