@@ -70,12 +70,13 @@ def decode_document(raw: bytes, now: float) -> Document:
     return Document(**data.model_dump())
 
 
-def decode_site(raw: bytes, now: float) -> SiteEntry:
-    """A site's entry read back from Redis; Misfit when it does not fit or expired."""
+def decode_site(raw: bytes, now: float, domain: str) -> SiteEntry:
+    """The entry of ``domain`` read back from Redis; Misfit when it does not fit (an entry
+    of another site stored under this one's key does not), or expired."""
     data = parse(SiteRecord, raw)
     if data.expires_at <= now:
         raise Misfit("expired")
-    entry = SiteEntry.from_dict(data.domain, data.model_dump(exclude={"expires_at"}))
+    entry = SiteEntry.from_dict(domain, data.model_dump(exclude={"expires_at"}))
     if entry is None:
         raise Misfit("shape")
     return entry
@@ -187,13 +188,10 @@ class RedisRecordCache(SharedInstances):
         return stored
 
     def get_site(self, domain: str) -> SiteEntry | None:
-        key = _MAP + KEY_PREFIX + domain
         try:
-            entry = self.store.get_decoded(key, decode_site)
+            return self.store.get_decoded(_MAP + KEY_PREFIX + domain, lambda raw, now: decode_site(raw, now, domain))
         except SharedStateUnavailable:
             return self.fallback.get_site(domain)
-        # a record stored under one site's key that names another is not that site's
-        return entry if entry is not None and entry.domain == domain else None
 
     def _response_key(self, url: str) -> tuple[RedisStore, str]:
         if self.responses is not None:
