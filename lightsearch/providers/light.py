@@ -29,7 +29,6 @@ from lightsearch.cache.descriptions import (
 )
 from lightsearch.config import check_retrieval, validate_light_settings
 from lightsearch.crawl.budget import DECODED, ENCODED, HOPS, HOPS_BY_STAGE
-from lightsearch.crawl.guard.sites import vet_site
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.documents import Document
@@ -37,16 +36,16 @@ from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import domain_notes, filtered
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.isolation.lanes import Lane
-from lightsearch.plan.adhoc import AdhocSites, Report, is_probed, outside_catalog
+from lightsearch.plan.adhoc import AdhocSites, is_probed, outside_catalog
 from lightsearch.plan.catalog import Catalog, Source, extend_catalog, load_catalog
 from lightsearch.plan.crawlplan import CrawlPlan, make_plan
 from lightsearch.plan.discovery_pages import DiscoveryPages
 from lightsearch.plan.domains import restrict_catalog
 from lightsearch.plan.frontier import SearchFrontier
 from lightsearch.plan.request import SearchRequest, build_request
-from lightsearch.plan.selection import query_languages
 from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.light_result import assemble
+from lightsearch.providers.light_sites import learned, mapped_hosts, plan_sites, report_sites
 from lightsearch.providers.recency import dates_note, recency_note, within_dates, within_recency
 from lightsearch.ranking.rank import RankingStopped, rank_documents
 from lightsearch.spiders.discovery import DiscoverySpider
@@ -153,7 +152,7 @@ class LightSearch(Provider):
         reachable = self._reachable(catalog)
         outside = outside_catalog(catalog, filters) if s.getbool("LIGHT_ADHOC_SOURCES") else []
         searchable, catalog_notes = restrict_catalog(reachable, filters, on_the_spot=outside)
-        sites = self._sites(request, outside, records, catalog_left=bool(searchable.sources))
+        sites = plan_sites(s, request, outside, records, catalog_left=bool(searchable.sources))
         if filters.domains and not searchable.sources and outside and not sites.sources:
             catalog_notes.append("no source is left to search: includeDomains/excludeDomains admit no catalog "
                                  "source, and no site they name could be probed on the spot")
@@ -166,13 +165,13 @@ class LightSearch(Provider):
             return records is not None and bool(source.seeds) and records.get_response(source.seeds[0]) is not None
 
         described = self._described(catalog, records)
-        described.update(sites.described(lambda sid: _learned(records, sid)))
+        described.update(sites.described(lambda sid: learned(records, sid)))
         # every source's: the records of earlier searches joining this one may be of any
         pages = DiscoveryPages((*catalog.sources, *sites.sources), described)
         searchable_ids = {src.id for src in searchable.sources} | sites.ids
         plan = make_plan(request, searchable, {k: v for k, v in described.items() if k in searchable_ids}, s,
                          opened=opened, started=started, discovery_pages=pages, probing=sites.sources,
-                         mapped_hosts=self._mapped_hosts(catalog) if sites.sources else None)
+                         mapped_hosts=mapped_hosts(s, catalog) if sites.sources else None)
         link = link_of(s)
         shared_before = snapshot(link)
         deadline = s.getfloat("LIGHT_DEADLINE_SECS")
@@ -217,7 +216,7 @@ class LightSearch(Provider):
             counts["sharedStateDropped"] = link.drops - shared_before[1]
         stop_reason = outcome.stop_reason
         consulted = [src.id for src in plan.sources if src.id in outcome.consulted]
-        report = self._report(sites, outcome, fetched)
+        report = report_sites(s, sites, outcome, fetched)
         if report.notes:
             notes[:0] = report.notes  # what became of the call's domains comes first, as the catalog's notes do
             catalog_notes[:0] = report.notes
@@ -285,55 +284,6 @@ class LightSearch(Provider):
             result["meta"]["lightSearch"]["probes"] = report.probes
             result["meta"]["lightSearch"]["sources"]["probed"] = report.probed
         return result
-
-    # ------------------------------------------------------------------ sites outside the catalog
-    def _sites(self, request: SearchRequest, outside: list[str], records: Any, *, catalog_left: bool) -> AdhocSites:
-        """The call's domains outside the catalog, vetted and made sources (plan/adhoc.py),
-        leaving the catalog one of ``LIGHT_MAX_SOURCES`` when it holds sources on them too."""
-        if not outside:
-            return AdhocSites([])
-        s = self.settings
-        host_map = s.getdict("LIGHT_HOST_MAP")
-        allowed = {h.lower().rstrip(".") for h in s.getlist("LIGHT_ADHOC_MAPPED_HOSTS")}
-        ports = [int(p) for p in s.getlist("LIGHT_ALLOWED_PORTS")]
-
-        def vet(domain: str) -> dict[str, Any] | None:
-            refusal = vet_site(domain, host_map=host_map, map_only=s.getbool("LIGHT_HOST_MAP_ONLY"),
-                               mapped_allowed=allowed, allowed_ports=ports)
-            if refusal is None:
-                return None
-            return {"code": refusal.code, "reason": refusal.reason, "message": str(refusal)}
-
-        get_site = getattr(records, "get_site", None)
-        languages = query_languages(request)
-        return AdhocSites.plan(outside, room=s.getint("LIGHT_MAX_SOURCES") - (1 if catalog_left else 0), vet=vet,
-                               entry_of=get_site if get_site is not None else (lambda _domain: None),
-                               language="he" if languages == {"he"} else "en")
-
-    def _mapped_hosts(self, catalog: Catalog) -> frozenset[str]:
-        """The mapped hosts a search that probes a site may connect to: the catalog's
-        origins and those configured for probing (LIGHT_ADHOC_MAPPED_HOSTS)."""
-        hosts = {urlsplit(o).hostname or "" for src in catalog.sources for o in src.origins}
-        hosts.update(h.lower().rstrip(".") for h in self.settings.getlist("LIGHT_ADHOC_MAPPED_HOSTS"))
-        return frozenset(h for h in hosts if h)
-
-    def _report(self, sites: AdhocSites, outcome: CrawlOutcome, fetched: list[Document]) -> Report:
-        """What became of the probed sites; what was learned of them is kept (cache/sites.py)."""
-        if not sites.sites:
-            return Report()
-        records = load_cache(self.settings, "LIGHT_RECORD_CACHE")
-        languages: dict[str, list[str | None]] = {}
-        for doc in fetched:
-            if doc.source_id in sites.ids:
-                languages.setdefault(doc.source_id, []).append(doc.language)
-        report = sites.report(read=outcome.read, consulted=outcome.consulted, errors=outcome.source_errors,
-                              languages=languages, learned=lambda sid: _learned(records, sid))
-        lifetime = self.settings.getfloat("LIGHT_ADHOC_ENTRY_SECS")
-        put_site = getattr(records, "put_site", None)
-        if put_site is not None and lifetime > 0:
-            for entry in report.keep:
-                put_site(entry, time.time() + lifetime)
-        return report
 
     async def _rank(self, documents: list[Document], plan: CrawlPlan, request: SearchRequest,
                     outcome: CrawlOutcome, started: float,
@@ -413,13 +363,6 @@ def withheld_note(withheld: dict[str, int]) -> str:
         parts.append(f"{withheld['far_below']} score far below the best hit")
     total = withheld["unrelated"] + withheld["far_below"]
     return f"{total} page{'s' if total != 1 else ''} retrieved but not shown as evidence: " + "; ".join(parts)
-
-
-def _learned(records: Any, source_id: str) -> list[DocumentDescription]:
-    """What this process's searches read of a source's discovery documents (none without a
-    record cache)."""
-    descriptions = getattr(records, "descriptions", None)
-    return descriptions.of(source_id) if descriptions is not None else []
 
 
 def joined_documents(settings: Settings, fetched: list[Document]) -> list[Document]:
