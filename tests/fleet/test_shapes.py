@@ -237,7 +237,7 @@ HOSTILE_SITES = {
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_SITES))
-def test_a_hostile_site_entry_is_dropped_and_the_site_probed_again(redis_server, prefix, name):
+def test_a_hostile_site_entry_is_dropped_and_counted(redis_server, prefix, name):
     cache = load_cache(make_settings({"FLEET_REDIS_URL": redis_server.url, "FLEET_REDIS_PREFIX": prefix,
                                       "FLEET_REDIS_TIMEOUT_MS": 2000}), "LIGHT_RECORD_CACHE")
     plant(redis_server.client(), prefix, "records", "map:site:walrus.test", HOSTILE_SITES[name])
