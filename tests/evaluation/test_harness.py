@@ -13,7 +13,7 @@ from lightsearch.errors import LightSearchError
 from lightsearch.evaluation.harness import Progress
 from lightsearch.evaluation.metrics import mrr_at, ndcg_at, percentile, recall_at
 from lightsearch.evaluation.qrels import read_qrels, read_queries
-from tests.conftest import shared_data
+from tests.conftest import coroutine_test, shared_data
 
 
 def test_metrics_on_a_hand_computed_case():
@@ -176,3 +176,43 @@ def test_coverage_is_reported_against_judged_relevance_with_its_auc_and_reliabil
     assert table[(0.4, 0.6)]["searches"] == 1
     assert table[(0.6, 0.8)]["searches"] == 0
     assert sum(b["searches"] for b in cov["reliability"]) == len(runs)
+
+
+def test_each_query_names_the_site_holding_most_of_its_judged_documents():
+    from lightsearch.evaluation.named_sites import name_sites
+
+    queries = [{"id": "1", "query": "a"}, {"id": "2", "query": "b"}, {"id": "3", "query": "c"}]
+    qrels = {"1": {"https://x.test/1": 1, "https://y.test/1": 1, "https://y.test/2": 1},
+             "2": {"https://x.test/3": 2, "https://y.test/3": 2},  # a tie: the world's first site
+             "3": {"https://elsewhere.test/9": 4}}  # on no site of the world: left out
+    named, judged = name_sites(queries, qrels, ["x.test", "y.test"])
+    assert [(q["id"], q["includeDomains"]) for q in named] == [("1", ["y.test"]), ("2", ["x.test"])]
+    assert judged == {"1": {"https://y.test/1": 1, "https://y.test/2": 1}, "2": {"https://x.test/3": 2}}
+
+
+@coroutine_test
+async def test_the_adhoc_run_searches_each_site_dropped_from_the_catalog(tmp_path):
+    """The benchmark's own plumbing, on three queries of the Hebrew world: each query goes
+    to a Light whose catalog lacks its site, which is probed on the spot."""
+    import argparse
+
+    from lightsearch.evaluation.harness import run_queries
+    from lightsearch.evaluation.named_sites import name_sites
+    from lightsearch.offline_origins.server import OfflineOrigins
+    from lightsearch.offline_origins.worlds import build_heq_world
+    from lightsearch.surfaces.commands.evaluate import Command
+
+    shared_data("hebrew-qa", "heq-retrieval")
+    world = build_heq_world(tmp_path / "w", max_queries=12)
+    queries, qrels = name_sites(world.queries, world.qrels, world.hosts)
+    with OfflineOrigins(world.sites_dir) as origins:
+        overrides = {**origins.settings(), "LOG_LEVEL": "ERROR", "LIGHT_CATALOG": str(world.catalog_path)}
+        opts = argparse.Namespace(summary="none", cold=True)
+        router, site_of = Command._adhoc(world, overrides, opts, tmp_path)
+        runs, _ = await run_queries(router, queries[:3], qrels, concurrency=3, source_of=site_of)
+    assert {host for host in router.providers} == set(world.hosts)
+    for run, query in zip(runs, queries[:3], strict=True):
+        assert run.error is None
+        assert run.opened == [f"site:{query['includeDomains'][0]}"]
+        assert run.relevant_with_source == run.relevant_sources_opened == 1
+        assert all(url.split("/")[2] == query["includeDomains"][0] for url in run.ranked)
