@@ -1,5 +1,6 @@
 """What a finished crawl hands back: its items, the sources it consulted, the per-source
-errors, what it spent of its budgets and why it stopped, and its stats."""
+errors, the discovery documents it read, what it spent of its budgets and why it stopped,
+and its stats."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ class CrawlOutcome:
     items: list[Any] = field(default_factory=list)
     consulted: set[str] = field(default_factory=set)
     source_errors: list[dict[str, Any]] = field(default_factory=list)
+    read: list[dict[str, Any]] = field(default_factory=list)  # discovery documents (crawl/signals.py)
     stats: dict[str, Any] = field(default_factory=dict)
     close_reason: str | None = None
     #: What the crawl spent of its budgets (crawl/budget.py): counted by the crawl itself,
