@@ -420,7 +420,7 @@ class DiscoverySpider(Spider):
                              f"none of the feed's {dropped} entries has a usable link", dropped=dropped)
             return
         self._consulted(source)
-        self._read(source, response, "feed", lambda: len(admitted))
+        self._report_read(source, response, "feed", lambda: len(admitted))
         self._learn(source, response, "feed", lambda: admitted,
                     terms=lambda pair: entry_terms([pair[1].title, pair[1].summary], pair[0]))
         scores = self.scorer.score_many([(url, [entry.title], url) for url, entry in admitted], source.id,
@@ -445,7 +445,7 @@ class DiscoverySpider(Spider):
                              dropped=sitemap.dropped)
             return
         self._consulted(source)
-        self._read(source, response, "sitemap", lambda: len(entries))
+        self._report_read(source, response, "sitemap", lambda: len(entries))
         if sitemap.type == "sitemapindex":
             self._learn(source, response, "index", list,
                         lambda: [e.loc for e in entries if source.admits(e.loc)])
@@ -492,7 +492,7 @@ class DiscoverySpider(Spider):
                 if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)],
                 terms=lambda link: entry_terms([link.anchor, link.title], link.url))
         if stage in _KIND_OF_STAGE:
-            self._read(source, response, stage, lambda: 0 if page_links is None else sum(
+            self._report_read(source, response, stage, lambda: 0 if page_links is None else sum(
                 1 for link in page_links.links
                 if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)))
         if stage == "seed" and page_links is not None:
@@ -622,7 +622,7 @@ class DiscoverySpider(Spider):
                     self.crawler.engine.crawl(req)
 
     # ------------------------------------------------------------------ errors
-    def _read(self, source: Source, response: Response, stage: str, named: Any) -> None:
+    def _report_read(self, source: Source, response: Response, stage: str, named: Any) -> None:
         """A discovery document of a site this search probes on the spot, reported for what
         the search learns of the site (providers/light.py keeps it as the site's entry)."""
         if source.id not in self.plan.probing:
