@@ -41,7 +41,6 @@ from aiohttp.http_exceptions import LineTooLong
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from lightsearch.config import check_retrieval
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.addresses import classify
 from lightsearch.crawl.guard.urls import check_url
@@ -235,7 +234,6 @@ class ApiClient:
         ``deadline`` is a ``time.monotonic()`` instant the call never outlives; the
         effective timeout is the smaller of ``timeout`` and the time left.
         """
-        check_retrieval(self.settings)  # no engine request goes out with the switch off
         if params:
             from urllib.parse import urlencode
 

@@ -11,7 +11,6 @@ import time
 import pytest
 
 from lightsearch.config import make_settings
-from lightsearch.errors import LightSearchError
 from lightsearch.providers.apiclient import ApiClient, ProviderError, retry_after_secs
 from tests.conftest import coroutine_test
 
@@ -105,15 +104,6 @@ async def test_a_server_error_is_an_answer_with_its_retry_after(api):
     answer = await client(api).request("GET", f"https://{API}/status")
     assert answer.status == 503
     assert retry_after_secs(answer.header("retry-after")) == 7
-
-
-@coroutine_test
-async def test_the_kill_switch_stops_the_request_before_it_leaves(api):
-    settings = api.copy()
-    settings.set("WEB_RETRIEVAL_ENABLED", False, priority="cmdline")
-    with pytest.raises(LightSearchError) as info:
-        await client(settings).request("GET", f"https://{API}/ok")
-    assert info.value.code == "disabled"
 
 
 def test_retry_after_reads_seconds_and_dates_and_refuses_nonsense():
