@@ -18,13 +18,14 @@ refreshes, robots.txt) right before bytes go out:
   any other mapped host is ``blocked_address`` (reason ``host-mapped``);
 * credentials never leave: ``Authorization``, ``Proxy-Authorization`` and ``Cookie``
   headers are dropped from every request, and proxies are refused;
-* the response head is bounded while it arrives: at most ``LIGHT_RESPONSE_MAX_HEADERS``
-  header fields and ``LIGHT_RESPONSE_MAX_HEADER_BYTES`` bytes of status line and fields
-  (like common servers' 100 / 64 KiB), and at most ``LIGHT_RESPONSE_MAX_ENCODINGS``
-  stacked content encodings. Crossing one aborts the connection at once and fails the
-  hop with a :class:`~lightsearch.crawl.failures.ResponseRefused` (``too_large`` /
-  ``unsupported_encoding``): 100,000 headers would otherwise be parsed into a dict
-  (165 MiB, and a second of one thread's CPU shared with every other transfer);
+* the response head is bounded while it arrives, by the one HTTP limits policy
+  (:mod:`lightsearch.crawl.http_limits`, the API clients' too): at most
+  ``LIGHT_RESPONSE_MAX_HEADERS`` header fields and ``LIGHT_RESPONSE_MAX_HEADER_BYTES``
+  bytes of status line and fields (like common servers' 100 / 64 KiB), and at most
+  ``LIGHT_RESPONSE_MAX_ENCODINGS`` stacked content encodings. Crossing one aborts the
+  connection at once and fails the hop with a
+  :class:`~lightsearch.crawl.failures.ResponseRefused` (``too_large`` /
+  ``unsupported_encoding``), before a hostile head is parsed into memory;
 * a body over the per-response size is ``too_large`` too, not a cancelled download.
 
 Scrapy exposes no public hook for the connection endpoint or the response parser, so
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.core.downloader.handlers.http11 import (
@@ -69,7 +69,7 @@ from lightsearch.crawl.guard.addresses import classify
 from lightsearch.crawl.guard.private import lifts
 from lightsearch.crawl.guard.resolver import ResolveTimeout
 from lightsearch.crawl.guard.urls import Target, check_url
-from lightsearch.crawl.middlewares.decoded import refuse_stacked_encodings
+from lightsearch.crawl.http_limits import HttpLimits, refuse_stacked_encodings
 from lightsearch.crawl.tls import VerifyingPolicy
 from lightsearch.plan.catalog import origin_of
 from lightsearch.plan.frontier import frontier_of
@@ -97,15 +97,6 @@ def parse_host_map(raw: dict[str, Any]) -> dict[str, dict[str, tuple[str, int]]]
     return parsed
 
 
-@dataclass(frozen=True)
-class HeadLimits:
-    """What one response head may hold (``LIGHT_RESPONSE_MAX_*`` settings)."""
-
-    max_headers: int = 100
-    max_header_bytes: int = 64 * 1024
-    max_encodings: int = 2
-
-
 class _BoundedHTTPClientParser(_LenientHTTPClientParser):
     """Scrapy's lenient response parser, counting the head as it is parsed.
 
@@ -119,7 +110,7 @@ class _BoundedHTTPClientParser(_LenientHTTPClientParser):
     response's ``ResponseFailed``. Checked against Twisted 26.10 and Scrapy 2.19.
     """
 
-    _light_limits: HeadLimits
+    _light_limits: HttpLimits
     _light_fields = 0
     _light_bytes = 0
 
@@ -168,7 +159,7 @@ class _BoundedHTTPClientParser(_LenientHTTPClientParser):
 
 
 class _BoundedHTTP11ClientProtocol(_LenientHTTP11ClientProtocol):
-    def __init__(self, quiescentCallback: Any, limits: HeadLimits) -> None:
+    def __init__(self, quiescentCallback: Any, limits: HttpLimits) -> None:
         super().__init__(quiescentCallback)  # type: ignore[no-untyped-call]
         self._light_limits = limits
 
@@ -186,7 +177,7 @@ class _BoundedHTTP11ClientProtocol(_LenientHTTP11ClientProtocol):
 
 
 class _BoundedHTTP11ClientFactory(_LenientHTTP11ClientFactory):
-    def __init__(self, quiescentCallback: Any, metadata: Any, *, limits: HeadLimits) -> None:
+    def __init__(self, quiescentCallback: Any, metadata: Any, *, limits: HttpLimits) -> None:
         super().__init__(quiescentCallback, metadata)  # type: ignore[no-untyped-call]
         self._light_limits = limits
 
@@ -263,11 +254,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         self._map_only = settings.getbool("LIGHT_HOST_MAP_ONLY")
         self._allowed_ports = frozenset(int(p) for p in settings.getlist("LIGHT_ALLOWED_PORTS"))
         self._resolver = build_from_crawler(load_object(settings["LIGHT_RESOLVER"]), crawler)
-        limits = HeadLimits(
-            max_headers=settings.getint("LIGHT_RESPONSE_MAX_HEADERS"),
-            max_header_bytes=settings.getint("LIGHT_RESPONSE_MAX_HEADER_BYTES"),
-            max_encodings=settings.getint("LIGHT_RESPONSE_MAX_ENCODINGS"),
-        )
+        limits = HttpLimits.from_settings(settings)  # the one policy, the API clients' too
         # HTTPConnectionPool calls ``_factory(quiescentCallback, metadata)`` (Twisted 26.10);
         # Scrapy 2.19 sets it to its lenient factory, which ours extends.
         factory = functools.partial(_BoundedHTTP11ClientFactory, limits=limits)
