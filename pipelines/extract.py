@@ -1,7 +1,7 @@
 """Item pipeline: a fetched HTML page becomes a :class:`~lightsearch.documents.Document`.
 
-Extraction is the CPU hot spot of a search (15-20 ms a page with trafilatura, seconds
-for a hostile one), so it runs in the worker pool (lightsearch/isolation:
+Extraction is the CPU hot spot of a search (and a hostile page can take far longer than
+a real one), so it runs in the worker pool (lightsearch/isolation:
 :func:`~lightsearch.isolation.tasks.light_document`), in the search's lane, and the
 reactor keeps downloading meanwhile. A page the extractor cannot read at all, or not
 within its time or memory limit, is a source error of the search (``extraction_failed``,

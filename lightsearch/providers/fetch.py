@@ -458,8 +458,8 @@ class WebFetch(Provider):
             if not text.strip():
                 raise fetch_error("extraction_failed", "the response body is empty", url=response.url)
             return {**base, "format": kind, "text": text}
-        # The header is the origin's to write (14,579 bytes of it in one attack): quoted, capped
-        # at its first word, in the message; its first 200 characters in the details.
+        # The header is the origin's to write, of any length: quoted, capped at its first
+        # word, in the message; its first 200 characters in the details.
         shown = quote_untrusted(ctype) if ctype.strip() else "unknown"
         raise fetch_error("unsupported_content_type", f"content type {shown} is not read by web_fetch",
                           contentType=ctype[:200], url=response.url)
