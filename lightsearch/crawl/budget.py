@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from lightsearch.crawl.failures import CodedRefusal
 from lightsearch.plan.frontier import frontier_of
@@ -87,24 +87,39 @@ class CrawlBudget:
         """Seconds left before the hard deadline."""
         return self.hard_deadline - (time.monotonic() - self.started)
 
-    def refusal(self) -> str | None:
-        """The budget that forbids a new hop now, or None."""
-        if time.monotonic() - self.started >= self.soft_deadline:
-            return "soft_deadline"
-        if self.hops >= self.max_hops:
-            return "hops"
+    def past_soft_deadline(self) -> bool:
+        """No new hop may start: the soft deadline has passed."""
+        return time.monotonic() - self.started >= self.soft_deadline
+
+    def hops_spent(self) -> bool:
+        return self.hops >= self.max_hops
+
+    def bytes_spent(self) -> str | None:
+        """The byte budget spent (``encoded_bytes``, ``decoded_bytes``), or None."""
         if self.encoded >= self.max_encoded:
             return "encoded_bytes"
         if self.decoded >= self.max_decoded:
             return "decoded_bytes"
         return None
 
+    def refusal(self) -> str | None:
+        """The budget that forbids a new hop now, or None."""
+        if self.past_soft_deadline():
+            return "soft_deadline"
+        if self.hops_spent():
+            return "hops"
+        return self.bytes_spent()
+
     def check(self, url: str) -> None:
         """Raise :class:`BudgetExceeded` when a budget forbids a hop to ``url`` now."""
         reason = self.refusal()
         if reason is not None:
-            self.stop(reason)
-            raise BudgetExceeded(reason, f"{reason} budget reached before {url}")
+            self.refuse(reason, url)
+
+    def refuse(self, reason: str, url: str) -> NoReturn:
+        """Stop the crawl for ``reason`` (the first one kept) and refuse the hop to ``url``."""
+        self.stop(reason)
+        raise BudgetExceeded(reason, f"{reason} budget reached before {url}")
 
     def claim(self, url: str, stage: str | None = None) -> None:
         """Count a hop about to go out, or raise :class:`BudgetExceeded` if none may."""

@@ -62,7 +62,6 @@ from twisted.internet.endpoints import (
 
 from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.budget import budget_of, hop_stage
-from lightsearch.crawl.connections import KeptConnections
 from lightsearch.crawl.failures import HostNotMappedError, ResponseRefused, response_refusal
 from lightsearch.crawl.guard import BlockedAddress, GuardRefusal, InvalidURL
 from lightsearch.crawl.guard.addresses import classify
@@ -70,6 +69,7 @@ from lightsearch.crawl.guard.private import lifts
 from lightsearch.crawl.guard.resolver import ResolveTimeout
 from lightsearch.crawl.guard.urls import Target, check_url
 from lightsearch.crawl.http_limits import HttpLimits, refuse_stacked_encodings
+from lightsearch.crawl.kept_connections import KeptConnections
 from lightsearch.crawl.tls import VerifyingPolicy
 from lightsearch.plan.catalog import origin_of
 from lightsearch.plan.frontier import frontier_of
@@ -212,7 +212,7 @@ class _PinnedAgent(_BindAddressAgent):
 
     def _requestWithEndpoint(self, key, endpoint, *args, **kwargs):
         # A pooled connection goes to the address vetted when it was made: the key names it,
-        # so a pool shared by crawls (crawl/connections.py) never hands a connection made
+        # so a pool shared by crawls (crawl/kept_connections.py) never hands a connection made
         # for one resolution or host map to a request vetted to another address.
         return super()._requestWithEndpoint((*key, self._address, self._mapped), endpoint, *args, **kwargs)
 
@@ -261,7 +261,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         self._pool._factory = factory
         self._kept = (settings.getbool("LIGHT_KEEP_CONNECTIONS")
                       and isinstance(self._contextFactory, VerifyingPolicy))
-        if self._kept:  # connections kept for the next search (crawl/connections.py)
+        if self._kept:  # connections kept for the next search (crawl/kept_connections.py)
             self._pool = KeptConnections.pool(
                 self._contextFactory, limits, per_host=self._pool.maxPersistentPerHost,
                 idle_secs=settings.getfloat("LIGHT_KEEP_CONNECTIONS_IDLE_SECS"), factory=factory)

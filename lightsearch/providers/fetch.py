@@ -29,8 +29,9 @@ from lightsearch.crawl.failures import BOUND_REASONS, classify
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
 from lightsearch.crawl.middlewares.confine import RedirectConfinementMiddleware
-from lightsearch.crawl.middlewares.records import DiscoveryCacheMiddleware
-from lightsearch.crawl.middlewares.robots import RobotsDenied
+from lightsearch.crawl.middlewares.discovery_cache import DiscoveryCacheMiddleware
+from lightsearch.crawl.middlewares.noindex import NoindexMiddleware
+from lightsearch.crawl.middlewares.robotstxt import RobotsDenied
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
@@ -54,8 +55,9 @@ MAX_URL_CHARS = 2048
 # spider follows each redirect itself and refuses a loop), no item pipeline (the page is
 # read in the call's lane here), and the transport's rules among the downloader
 # middlewares (robots, encodings, budgets, decompression). A search's own components are
-# left out: the frontier scheduler and its dupefilter, the discovery-document cache and the
-# confinement of redirects to a catalog source's origins.
+# left out: the frontier scheduler and its dupefilter, the discovery-document cache, the
+# confinement of redirects to a catalog source's origins and the noindex rule (web_fetch
+# reads the page it is asked for).
 PAGE_READ_COMPONENTS = {
     "SCHEDULER": "scrapy.core.scheduler.Scheduler",
     "DUPEFILTER_CLASS": "scrapy.dupefilters.BaseDupeFilter",
@@ -63,6 +65,7 @@ PAGE_READ_COMPONENTS = {
 }
 SEARCH_ONLY_MIDDLEWARES = tuple(f"{cls.__module__}.{cls.__qualname__}"
                                 for cls in (DiscoveryCacheMiddleware, RedirectConfinementMiddleware))
+SEARCH_ONLY_SPIDER_MIDDLEWARES = (f"{NoindexMiddleware.__module__}.{NoindexMiddleware.__qualname__}",)
 __all__ = ["WebFetch", "summarise_feed"]  # summarise_feed: read in the worker pool now
 
 
@@ -372,6 +375,7 @@ class WebFetch(Provider):
             **PAGE_READ_COMPONENTS,
             "DOWNLOADER_MIDDLEWARES": {**s.getdict("DOWNLOADER_MIDDLEWARES"),
                                        **dict.fromkeys(SEARCH_ONLY_MIDDLEWARES)},
+            "SPIDER_MIDDLEWARES": {**s.getdict("SPIDER_MIDDLEWARES"), **dict.fromkeys(SEARCH_ONLY_SPIDER_MIDDLEWARES)},
         }, priority="cmdline")
         return s
 

@@ -412,12 +412,16 @@ def test_a_page_reads_crawl_carries_only_what_a_page_read_needs(settings):
     ours = [path for path in build_component_list(crawl.getwithbase("DOWNLOADER_MIDDLEWARES"))
             if path.startswith("lightsearch.")]
     assert ours == [
-        "lightsearch.crawl.middlewares.robots.RobotsMiddleware",
+        "lightsearch.crawl.middlewares.robotstxt.RobotsMiddleware",
         "lightsearch.crawl.middlewares.encoding.EncodingMiddleware",
         "lightsearch.crawl.middlewares.decoded.DecodedBytesMiddleware",
         "lightsearch.crawl.middlewares.decoded.BoundedDecompressionMiddleware",
         "lightsearch.crawl.middlewares.decoded.DecompressionReserveMiddleware",
-        "lightsearch.crawl.middlewares.budget.HopBudgetMiddleware",
+        "lightsearch.crawl.middlewares.timebudget.DeadlineMiddleware",
+        "lightsearch.crawl.middlewares.hops.HopBudgetMiddleware",
+        "lightsearch.crawl.middlewares.bytebudget.ByteBudgetMiddleware",
     ]
+    assert [path for path in build_component_list(crawl.getwithbase("SPIDER_MIDDLEWARES"))
+            if path.startswith("lightsearch.")] == []
     assert [path for path in build_component_list(crawl.getwithbase("EXTENSIONS"))
-            if path.startswith("lightsearch.")] == ["lightsearch.crawl.extensions.bytebudget.EncodedByteBudget"]
+            if path.startswith("lightsearch.")] == ["lightsearch.crawl.extensions.encoded.EncodedByteBudget"]
