@@ -6,7 +6,7 @@ One test per surface: the Python API (``LightSearch``, ``WebFetch.fetch``/``fetc
 ``load_provider()`` for Light, Brave and the engines, web_news, ``Toolbox.fetch``,
 Brave's page fetches, the crawl and the API client underneath), ``scrapy
 search|read|news|evaluate`` and ``lightsearch search|news|fetch`` as processes. MCP and the
-invoke endpoint have theirs in tests/surfaces/test_mcp_server.py and tests/surfaces/test_web.py.
+invoke endpoint have theirs in tests/surfaces/test_mcp_server.py and tests/serving/test_app.py.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import mcp_types as types
 from mcp.server import Server
 
 from lightsearch import __version__
-from lightsearch.surfaces.front_door import client_of
+from lightsearch.serving.request_checks import client_of
 from lightsearch.surfaces.tools import INSTRUCTIONS
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 between two workers, its bounds held fleet-wide, and Redis down or back as normal events.
 
 A "worker" here is a second set of components on its own Redis connection (a FleetLink
-with other timeouts is another client); tests/surfaces/test_workers.py runs real worker
+with other timeouts is another client); tests/serving/test_workers.py runs real worker
 processes.
 """
 

@@ -36,7 +36,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lightsearch.errors import LightSearchError, quote_untrusted
-from lightsearch.surfaces.ratelimit import RateLimiter
+from lightsearch.serving.call_limits import RateLimiter
 
 MIN_TOKEN_CHARS = 16
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
