@@ -150,9 +150,9 @@ def report_error(error: dict[str, Any], output: str | None) -> None:
     """Print an error object: JSON on stdout for ``-o json``/``jsonl``, else one
     ``ERROR: code: message`` line on stderr."""
     if output in JSON_OUTPUTS:
-        import json
+        from lightsearch.surfaces.terminal import terminal_json
 
-        print(json.dumps({"error": error}, ensure_ascii=False, indent=2 if output == "json" else None))
+        print(terminal_json({"error": error}, indent=2 if output == "json" else None))
     else:
         from lightsearch.evidence.render import error_line
 

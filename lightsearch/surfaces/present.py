@@ -28,7 +28,6 @@ json``/``jsonl``.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import sys
@@ -38,7 +37,7 @@ from typing import Any, TextIO
 
 from lightsearch.evidence.render import error_line
 from lightsearch.surfaces.exits import FAILED, JSON_OUTPUTS, OK, status_of
-from lightsearch.surfaces.terminal import terminal_text
+from lightsearch.surfaces.terminal import terminal_json, terminal_text
 
 # What a stop reason means, for people; with --verbose the setting that bounds it too.
 STOP_WORDS = {
@@ -150,7 +149,7 @@ def print_error(error: dict[str, Any], output: str, out: TextIO, err: TextIO) ->
     """An error: JSON on stdout for ``-o json``/``jsonl``; the model's one line on stdout
     for ``-o text`` (what a model would read); else one ``ERROR:`` line on stderr."""
     if output in JSON_OUTPUTS:
-        print(json.dumps({"error": error}, ensure_ascii=False, indent=2 if output == "json" else None), file=out)
+        print(terminal_json({"error": error}, indent=2 if output == "json" else None), file=out)
     else:
         print(error_line(error), file=out if output == "text" else err)
 
@@ -177,11 +176,11 @@ def show(command: str, result: dict[str, Any], output: str, *, wall_secs: float 
                     print(f"note: {note_in_words(note, verbose=True)}", file=err)
         return FAILED
     if output == "json":
-        print(json.dumps(result, ensure_ascii=False, indent=2), file=out)
+        print(terminal_json(result), file=out)
     elif output == "jsonl":
         rows = result.get("hits", []) if command in ("search", "news") else result.get("results", [result])
         for row in rows:
-            print(json.dumps(row, ensure_ascii=False), file=out)
+            print(terminal_json(row, indent=None), file=out)
     elif output == "text":
         print(result.get("text", ""), file=out)
     elif command in ("search", "news"):
@@ -300,7 +299,7 @@ def show_sources(action: str, result: dict[str, Any], output: str, *, out: TextI
     which is clean too)."""
     out = out or sys.stdout
     if output == "json":
-        print(json.dumps(result, ensure_ascii=False, indent=2), file=out)
+        print(terminal_json(result), file=out)
     else:
         print(sources_text(action, result), file=out)
     failing = action == "check" and any(r.get("status") == "failing" for r in result.get("sources", []))

@@ -16,7 +16,9 @@ survives, and a line break only where the layout keeps lines (a page's text).
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 from typing import Any
 
 from lightsearch.evidence.render import clean_untrusted
@@ -41,3 +43,29 @@ def terminal_text(value: Any, *, lines: bool = False) -> str:
     if _ANY_ESCAPE.search(text):
         text = _INTRODUCERS.sub("", _SEQUENCE.sub("", text))
     return clean_untrusted(text, single_line=not lines, fold_width=False)
+
+
+# JSON escapes the C0 controls but leaves every other character as it is: DEL and the C1
+# controls (a C1 CSI or OSC starts a sequence on some terminals), format characters (bidi
+# overrides, zero-width), line and paragraph separators, and lone surrogates (which cannot
+# even be encoded) are written as escapes instead.
+_NOT_PLAIN = re.compile("[^\x20-\x7e\n]")
+_ESCAPED = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    if unicodedata.category(ch) not in _ESCAPED:
+        return ch
+    code = ord(ch)
+    if code > 0xFFFF:  # a surrogate pair, as JSON writes a character beyond the BMP
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def terminal_json(value: Any, *, indent: int | None = 2) -> str:
+    """``value`` as JSON that is safe to print: the same JSON (every string reads back the
+    same), with every character a terminal could act on written as a ``\\uXXXX`` escape.
+    Such characters can only occur inside strings, where the escape means the same."""
+    return _NOT_PLAIN.sub(_escape, json.dumps(value, ensure_ascii=False, indent=indent))

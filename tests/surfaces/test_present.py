@@ -126,3 +126,24 @@ def test_a_failure_that_is_not_the_network_says_what_failed():
     assert error["code"] == "provider_blocked"
     assert error["message"] == "no search engine answered (news: a captcha page)"
     assert search_failure({"provider": "news", "stopReason": "completed", "hits": []}) is None  # zero hits: an answer
+
+
+@pytest.mark.parametrize("output", ["json", "jsonl"])
+def test_json_printed_for_a_terminal_carries_no_control_character(output):
+    """A site's title with a C1 control sequence, a bidi override and a line separator:
+    JSON escapes none of them by itself; what is printed writes each as an escape and
+    reads back the same."""
+    from lightsearch.surfaces.present import show_sources
+
+    title = "News\x9b2J\x9d0;pwned\x9c \u202eevil\u2028end"
+    result = {"query": "q", "hits": [{"title": title, "url": "https://example.org/"}], "notes": []}
+    out = io.StringIO()
+    show("search", result, output, out=out, err=io.StringIO())
+    printed = out.getvalue()
+    assert not any(ch in printed for ch in "\x9b\x9c\x9d\u202e\u2028")
+    rows = [json.loads(line) for line in printed.splitlines()] if output == "jsonl" else [json.loads(printed)]
+    assert title in {row.get("title") for row in rows} | {h["title"] for row in rows for h in row.get("hits", [])}
+    out = io.StringIO()
+    show_sources("list", {"sources": [{"id": "x", "name": title}]}, "json", out=out)
+    assert "\x9b" not in out.getvalue()
+    assert json.loads(out.getvalue())["sources"][0]["name"] == title

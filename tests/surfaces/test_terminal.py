@@ -10,6 +10,7 @@ as examples.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 
 from hypothesis import example, given, settings
@@ -56,3 +57,22 @@ def test_hostile_runs_are_read_once():
     stops at the next introducer)."""
     for text in ("\x9d" * 200_000, "\x1b]" * 100_000, "\x1b[" * 100_000):
         assert terminal_text(text, lines=True) == ""
+
+
+json_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), hostile,
+                                     st.text(alphabet=st.characters(codec="utf-8"))),
+                           lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                   st.dictionaries(hostile, inner, max_size=4)),
+                           max_leaves=12)
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(json_values, st.sampled_from([None, 2]))
+@example({"title": TITLE, "bidi": "a\u202eb", "tag": "\U000e0041", "sep": "\u2028"}, 2)
+def test_json_for_a_terminal_reads_back_the_same_and_shows_no_control_character(value, indent):
+    from lightsearch.surfaces.terminal import terminal_json
+
+    shown = terminal_json(value, indent=indent)
+    assert json.loads(shown) == value
+    assert bad_characters(shown, lines=True) == []
+    shown.encode("utf-8")  # nothing a terminal's encoding refuses
