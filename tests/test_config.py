@@ -124,7 +124,7 @@ async def test_the_layers_underneath_refuse_too(origins, offline_settings, monke
     from lightsearch.crawl.run import run_crawl
     from lightsearch.providers.apiclient import ApiClient
     from lightsearch.providers.brave import BraveHit
-    from lightsearch.providers.sources import fetch_sources
+    from lightsearch.providers.source_pages import fetch_sources
     from lightsearch.spiders.fetch import FetchSpider
 
     settings = make_settings({**offline_settings, "BRAVE_SEARCH_API_KEY": "k"})

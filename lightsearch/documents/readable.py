@@ -1,6 +1,6 @@
 """Readable main text of one page for web_fetch: title, byline, language, dates, text.
 
-Light's :mod:`lightsearch.documents.extract` favours precision (ranking snippets); a
+Light's :mod:`lightsearch.documents.html_extract` favours precision (ranking snippets); a
 reader wants the whole article, so this extractor runs trafilatura in its balanced
 default mode, which scored best on the shared article-extraction benchmark
 (``benchmarks/extraction.py``), keeps tables, and can emit Markdown. Dates come from
@@ -35,7 +35,7 @@ from trafilatura.utils import DOCTYPE_TAG, FAULTY_HTML, is_dubious_html, repair_
 
 from lightsearch.documents.anchors import escaped_ampersands, resolve_links
 from lightsearch.documents.cleaning import prune_unseen
-from lightsearch.documents.extract import (
+from lightsearch.documents.html_extract import (
     _ISO_DATE,
     _fallback_text,
     guarded,

@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lightsearch.documents.robots import MAX_TEXT_BYTES as ROBOTS_TEXT
+from lightsearch.documents.robots_digest import MAX_TEXT_BYTES as ROBOTS_TEXT
 from lightsearch.fleet.integrity import Misfit
 
 M = TypeVar("M", bound=BaseModel)
@@ -71,7 +71,7 @@ class ResponseRecord(Record):
 
 class RulesRecord(Record):
     verdict: Annotated[str, Field(pattern=r"^(rules|allow)$")]
-    text: Annotated[str, Field(max_length=ROBOTS_TEXT)]  # a digest (documents/robots.py)
+    text: Annotated[str, Field(max_length=ROBOTS_TEXT)]  # a digest (documents/robots_digest.py)
     detail: Annotated[str, Field(max_length=4096)]
     cause: Annotated[str, Field(max_length=64)]
     reason: Annotated[str, Field(max_length=64)]

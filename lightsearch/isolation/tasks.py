@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lightsearch.documents import Document
 from lightsearch.documents.pagescan import MAX_PAGE_LINKS, PageScan, scan_page
-from lightsearch.documents.robots import RobotsDigest, digest_robots
+from lightsearch.documents.robots_digest import RobotsDigest, digest_robots
 from lightsearch.documents.sitemaps import SitemapDocument, read_sitemap
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation.worker import task_deadline
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 # What the fork server imports for the workers: the extraction stack the tasks import
 # when they run.
-PRELOAD = ("lightsearch.documents.extract", "lightsearch.documents.readable", "lightsearch.documents.walls",
+PRELOAD = ("lightsearch.documents.html_extract", "lightsearch.documents.readable", "lightsearch.documents.walls",
            "lightsearch.documents.pdf")
 
 FEED_ENTRIES = 50  # entries web_fetch lists of a feed
@@ -74,7 +74,7 @@ def capped(html: str) -> tuple[str, str | None]:
 def light_document(item: dict[str, Any]) -> Document | None:
     """A fetched page of a Light search as a rankable Document (None: no main text);
     a page cut at an input cap is a partial document."""
-    from lightsearch.documents.extract import extract_html
+    from lightsearch.documents.html_extract import extract_html
 
     html, cut = capped(item["html"])
     fields = extract_html(html, item["url"])

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from lightsearch.cache.memo import TEXT_CHARS, short_memo
-from lightsearch.documents.links import candidate_terms, slug_terms
+from lightsearch.documents.discovered_links import candidate_terms, slug_terms
 from lightsearch.ranking.tokenize import tokenize
 
 

@@ -9,7 +9,7 @@ import tracemalloc
 from dataclasses import dataclass
 
 from lightsearch.cache.sizing import _Walk, held_bytes
-from lightsearch.documents.links import extract_links
+from lightsearch.documents.discovered_links import extract_links
 
 LONG_BASE = "https://wide.test/" + "d" * 1900 + "/"
 
