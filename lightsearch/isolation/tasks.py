@@ -37,10 +37,10 @@ PRELOAD = ("lightsearch.documents.html_extract", "lightsearch.documents.readable
 FEED_ENTRIES = 50  # entries web_fetch lists of a feed
 # Input caps, a first line before the worker's time and memory limits: a page is read up
 # to its MAX_ELEMENTS-th element or its MAX_BLOCKS-th block of text (paragraph, div, list
-# item, cell, line break...): trafilatura's cost grows faster than the page (5,000
-# paragraphs 0.43 s, 50,000 11.6 s; 36,000 ``<div>x y</div>`` 7 s), and a real page,
-# even a long one, has a few thousand blocks. The caps do not make a page cheap (10,000
-# blocks is still seconds of the worst shape): the pool's time limit is what bounds it.
+# item, cell, line break...): trafilatura's cost grows faster than the page
+# (docs/EVALUATION.md), and a real page, even a long one, has a few thousand blocks. The
+# caps do not make a page cheap (the worst shape at MAX_BLOCKS still costs seconds): the
+# pool's time limit is what bounds it.
 # Discovery reads at most MAX_PAGE_LINKS links of a page (documents/pagescan.py).
 MAX_ELEMENTS = 50_000
 MAX_BLOCKS = 10_000

@@ -11,7 +11,7 @@ unknown tool and schema violations are 400; an oversized body 413; a body that i
 (``disabled``); the rate limit 429; other tool failures 200 with ``ok: false`` (the
 request was fine, the web was not).
 
-Both routes sit behind one front door (:mod:`lightsearch.serving.request_checks`: Host,
+Both routes sit behind the request checks (:mod:`lightsearch.serving.request_checks`: Host,
 Origin, token, JSON bodies), the MCP sessions behind per-client caps
 (:mod:`lightsearch.serving.sessions`), and every connection under read timeouts and a
 cap (:mod:`lightsearch.serving.connection_limits`). Forwarded headers are believed only from
@@ -74,7 +74,7 @@ def _error(code: str, message: str, **details: Any) -> dict[str, Any]:
 
 def invoke_endpoint(toolbox: Toolbox, *, max_body_bytes: int | None = None) -> Any:
     """The ``POST`` handler (a Starlette endpoint) for one toolbox. It checks its own body
-    (type, size, JSON depth) too, for apps that mount it without the front door."""
+    (type, size, JSON depth) too, for apps that mount it without the request checks."""
     limit = max_body_bytes or toolbox.settings.getint("WEB_INVOKE_MAX_BODY_BYTES")
     depth = toolbox.settings.getint("WEB_SERVE_MAX_JSON_DEPTH")
 
@@ -147,7 +147,7 @@ def transport_security(hosts: set[tuple[str, int | None]], origins: set[tuple[st
 
 def build_app(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None) -> ASGIApp:
     """``/mcp`` (streamable HTTP), ``/api/skills/invoke`` and ``/health`` in one app, behind the
-    front door.
+    request checks.
 
     ``host`` and ``port``: the address the server is bound to (the Host names it answers to
     follow from it)."""

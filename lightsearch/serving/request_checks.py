@@ -1,4 +1,4 @@
-"""The one front door of ``lightsearch serve``: every request to ``/mcp`` and to
+"""The request checks of ``lightsearch serve``: every request to ``/mcp`` and to
 ``POST /api/skills/invoke`` passes the same checks, in this order, before any route runs.
 
 1. ``Host`` names this server (:func:`allowed_hosts`): else 421 ``invalid_host``. A DNS

@@ -24,7 +24,7 @@ successful opening request:
 - With no idle session to close, the new session is refused (429 ``too_many_sessions`` for
   the client's cap, 503 for the total), with ``Retry-After``.
 
-What a request asks is read from its body as the front door checked it
+What a request asks is read from its body as the request checks read it
 (:data:`~lightsearch.serving.request_checks.BODY_KEY`). A session is closed the way a client
 closes it, with ``DELETE /mcp`` and its id, sent to the SDK's app in process. The table
 forgets a session on that DELETE, on its client's own DELETE, and when the SDK answers 404

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def client_key(ctx: Any) -> str | None:
-    """Who is calling: over HTTP the client as the front door names it (the session's
+    """Who is calling: over HTTP the client as the request checks name it (the session's
     client: a session answers only its own client); over stdio None, the process's own
     caller."""
     scope = getattr(getattr(ctx, "request", None), "scope", None)

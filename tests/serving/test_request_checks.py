@@ -1,4 +1,4 @@
-"""The front door of ``lightsearch serve`` as an attacker meets it: a real server on
+"""The request checks of ``lightsearch serve`` as an attacker meets them: a real server on
 loopback, driven by a real HTTP client (``http.client``, which sends whatever Host, Origin
 and Content-Type it is told) and by the MCP SDK's client.
 

@@ -1,5 +1,5 @@
 """What a request on an open MCP session says of the session's use, read from any JSON
-body the front door let through: never an exception, whatever its shape. (The session
+body the request checks let through: never an exception, whatever its shape. (The session
 table itself is driven through a real server in test_request_checks.py.)"""
 
 from __future__ import annotations
