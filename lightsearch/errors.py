@@ -16,9 +16,9 @@ the table, docs/ERRORS.md is generated from it)::
     │   Light source        undeclared_encoding, encoding_mismatch, redirect_refused,
     │   errors)             paywall_or_cookie_wall, javascript_required, extraction_failed,
     │                       network_error, tls_error, parse_error, decode_error,
-    │                       robots_unreachable, source_unreachable
+    │                       robots_unreachable, source_unreachable, no_discovery_documents
     ├── a search .......... deadline_exceeded, web_search_sources_unavailable,
-    │                       runtime_closed, cancelled (SearchCancelled)
+    │                       runtime_closed, cancelled (SearchCancelled), not_probed
     ├── a search API ...... provider_timeout, provider_auth, provider_rate_limited,
     │   (Brave, engines)    provider_unavailable, provider_bad_response,
     │                       provider_network_error, provider_blocked, suspended
@@ -183,11 +183,13 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "parse_error": ErrorCode("page", "Light source error", "a feed, sitemap or page could not be parsed at all"),
     "decode_error": ErrorCode("page", "Light source error", "a compressed sitemap or body could not be decoded"),
     "source_unreachable": ErrorCode("page", "lightsearch sources add", "the site's home page could not be read as one; nothing was added"),
+    "no_discovery_documents": ErrorCode("page", "Light (`meta.lightSearch.probes`)", "a site probed on the spot names nothing to read: no feed, no sitemap, no link on its home page"),
     # a search as a whole
     "deadline_exceeded": ErrorCode("search", "web_search, web_news", "the search did not finish within its hard deadline; what it counted is in `details`"),
     "web_search_sources_unavailable": ErrorCode("search", "web_search (Light)", "every source attempted failed; `details.sourceErrors`"),
     "runtime_closed": ErrorCode("search", "Python API", "the reactor belongs to an event loop that has closed (a second `asyncio.run()`)"),
     "cancelled": ErrorCode("search", "every tool", "the caller cancelled the call; its crawl and connections are stopped first"),
+    "not_probed": ErrorCode("search", "Light (`meta.lightSearch.probes`)", "a site includeDomains names was not probed on the spot: the search's source bound (`LIGHT_MAX_SOURCES`) was reached"),
     # a search API
     "provider_timeout": ErrorCode("provider", "Brave, engines", "the search API did not answer in time"),
     "provider_auth": ErrorCode("provider", "Brave, engines", "the key was refused (401/403)"),

@@ -90,6 +90,12 @@ SCHEMA: tuple[Setting, ...] = (
     _s("LIGHT_FRONTIER_SOURCE_CHARGE", "float", 3.0, "priority points a source pays per hop it was given", 0, 100),
     _s("LIGHT_HOST_MAP", "dict", {}, "host -> {scheme: 'addr:port'}: configuration only, never tool input"),
     _s("LIGHT_HOST_MAP_ONLY", "bool", False, "refuse every host the map does not name (offline worlds, tests)"),
+    _s("LIGHT_ADHOC_SOURCES", "bool", True, "a site includeDomains names that the catalog does not hold is probed "
+       "and searched on the spot, within the search's own bounds (docs/SOURCES.md); false: it is only a note"),
+    _s("LIGHT_ADHOC_MAPPED_HOSTS", "list", [], "hosts of LIGHT_HOST_MAP that a call's includeDomains may probe on "
+       "the spot (offline worlds, tests); configuration only: any other mapped host is refused (blocked_address)"),
+    _s("LIGHT_ADHOC_ENTRY_SECS", "float", 24 * 3600.0, "how long what a search learned of a site it probed on the "
+       "spot (its home page, feeds, sitemaps and their descriptions) is kept in the record cache", 0, 24 * 3600),
     _s("LIGHT_MAX_CONCURRENCY", "int", 3, "transfers at once per process, shared by concurrent searches", 1, 64),
     _s("LIGHT_MAX_CONCURRENCY_PER_ORIGIN", "int", 1, "transfers at once per origin", 1, 1),
     _s("LIGHT_KEEP_CONNECTIONS", "bool", True, "keep a search's connections to catalog origins open for "

@@ -24,6 +24,13 @@ argument, else ``$LIGHTSEARCH_SHARED_DATA``, else ``<repo>/../shared/data``.
 - ``heq``: the HeQ retrieval split (``hebrew-qa/heq-retrieval/``), 477 Hebrew paragraphs
   served by a reference site (``source == "Wikipedia"``) and a technology-news site
   (``source == "Geektime"``), 1058 queries with one relevant paragraph each (gain 1).
+
+A :class:`Shape` lays the same collection out as sites of another size and structure
+(``SHAPES``: small sites with one sitemap and no index, large ones with twelve child
+sitemaps and deep listings, half the articles served with their title only, shallow
+listings of 200 titles, feeds of 10 or 100 items), so reach is measured across shapes and
+not on one; the judgements and the oracle follow the shape (a title-only article is
+indexed by the oracle as its title).
 """
 
 from __future__ import annotations
@@ -48,14 +55,55 @@ from lightsearch.ranking.tokenize import ENGLISH_STOP, HEBREW_STOP, tokenize
 REPO = Path(__file__).resolve().parent.parent
 CATALOG_VERSION = "1.0.0"
 SITEMAP_CHUNK = 100
-LISTING_PAGE = 50
 HOME_LATEST = 10
-FEED_ITEMS = 20
 RELATED = 3
 SENTENCES_PER_PARAGRAPH = 3
 SLUG_WORDS = 8
 TOPICS = 50
 _MARKER = ".lightsearch-world"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How a collection is laid out as sites. ``None`` keeps the collection's own layout:
+    Cranfield's four journals of 350 papers, HeQ's two sites by source, one child sitemap
+    per 100 articles."""
+
+    name: str = "default"
+    articles_per_site: int | None = None  # a larger site is split into several
+    sitemaps: int | None = None  # child sitemaps a site; 1: one sitemap robots.txt names, no index
+    listing_page: int = 50  # titles a listing page (10: deep archives, 200: shallow ones)
+    feed_items: int = 20
+    title_only: float = 0.0  # share of articles served with their title only, no text
+
+    def __post_init__(self) -> None:
+        if self.articles_per_site is not None and self.articles_per_site < 1:
+            raise ValueError("articles_per_site must be at least 1")
+        if self.sitemaps is not None and not 1 <= self.sitemaps <= 1000:
+            raise ValueError("sitemaps must be between 1 and 1000")
+        if self.listing_page < 1 or self.feed_items < 1 or not 0.0 <= self.title_only <= 1.0:
+            raise ValueError("listing_page and feed_items must be at least 1, title_only in 0..1")
+
+
+# The shapes a benchmark measures reach across (``scrapy evaluate --shape NAME``).
+SHAPES = {
+    "default": Shape(),
+    "small": Shape("small", articles_per_site=100, sitemaps=1, listing_page=50, feed_items=10),
+    "large": Shape("large", articles_per_site=1000, sitemaps=12, listing_page=10, feed_items=100),
+    "titles": Shape("titles", articles_per_site=700, sitemaps=9, listing_page=50, feed_items=20, title_only=0.5),
+    "shallow": Shape("shallow", articles_per_site=467, sitemaps=2, listing_page=200, feed_items=100),
+    "deep": Shape("deep", articles_per_site=350, sitemaps=12, listing_page=10, feed_items=10),
+}
+
+
+def shape_named(name: str | Shape | None) -> Shape:
+    if isinstance(name, Shape):
+        return name
+    if name is None:
+        return SHAPES["default"]
+    if name not in SHAPES:
+        raise ValueError(f"unknown world shape {name!r}; known: {', '.join(SHAPES)}")
+    return SHAPES[name]
 
 
 @dataclass
@@ -70,6 +118,7 @@ class World:
     home_pages: list[str]  # seed URLs
     feed_urls: list[str]
     sitemap_urls: list[str] = field(default_factory=list)
+    shape: Shape = field(default_factory=Shape)
 
 
 def default_data_dir() -> Path:
@@ -217,6 +266,7 @@ class _Site:
     labels: dict[str, str]
     articles: list[_Article] = field(default_factory=list)  # oldest first
     topics: list[str] = field(default_factory=list)
+    shape: Shape = field(default_factory=Shape)
 
     @property
     def origin(self) -> str:
@@ -234,8 +284,13 @@ class _Site:
         return self.origin + "/feed.xml"
 
     @property
+    def single_sitemap(self) -> bool:
+        return self.shape.sitemaps == 1
+
+    @property
     def sitemap(self) -> str:
-        return self.origin + "/sitemap-index.xml"
+        """What robots.txt and the catalog name: the index, or the one sitemap."""
+        return self.origin + ("/sitemap.xml" if self.single_sitemap else "/sitemap-index.xml")
 
     def listing_path(self, page: int) -> str:
         return f"/{self.section}/page/{page}"
@@ -382,7 +437,8 @@ def _render_home(site: _Site, newest: Sequence[_Article]) -> str:
 
 def _render_listing(site: _Site, newest: Sequence[_Article], page: int, pages: int) -> str:
     lb = site.labels
-    chunk = newest[(page - 1) * LISTING_PAGE : page * LISTING_PAGE]
+    size = site.shape.listing_page
+    chunk = newest[(page - 1) * size : page * size]
     label = lb["page"].format(page=page, pages=pages)
     rel, pager = "", []
     if page > 1:
@@ -419,7 +475,7 @@ def _render_feed(site: _Site, newest: Sequence[_Article]) -> str:
         return format_datetime(dt.datetime(day.year, day.month, day.day, 8, 0, tzinfo=dt.timezone.utc))
 
     items = []
-    for art in newest[:FEED_ITEMS]:
+    for art in newest[: site.shape.feed_items]:
         link = site.url(art.path)
         items.append(
             f"<item>\n<title>{_e(art.title)}</title>\n<link>{_e(link)}</link>\n"
@@ -442,8 +498,12 @@ _SM_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
 def _render_sitemaps(site: _Site) -> tuple[str, list[str]]:
+    """The sitemap index and its children (one per ``SITEMAP_CHUNK`` articles, or the
+    shape's number of them, evenly filled)."""
     children = []
-    chunks = [site.articles[i : i + SITEMAP_CHUNK] for i in range(0, len(site.articles), SITEMAP_CHUNK)]
+    wanted = site.shape.sitemaps
+    size = SITEMAP_CHUNK if wanted is None else max(1, -(-len(site.articles) // wanted))
+    chunks = [site.articles[i : i + size] for i in range(0, len(site.articles), size)]
     entries = []
     for n, chunk in enumerate(chunks, 1):
         urls = "".join(
@@ -484,14 +544,17 @@ def _write_site(sites_dir: Path, site: _Site) -> None:
     put("/robots.txt", "robots.txt",
         f"User-agent: *\nAllow: /\n\nSitemap: {site.sitemap}\n", "text/plain; charset=utf-8")
     index, children = _render_sitemaps(site)
-    put("/sitemap-index.xml", "sitemap-index.xml", index, _XML)
-    for n, child in enumerate(children, 1):
-        put(f"/sitemaps/sitemap-{n}.xml", f"sitemaps/sitemap-{n}.xml", child, _XML)
+    if site.single_sitemap:
+        put("/sitemap.xml", "sitemap.xml", children[0], _XML)
+    else:
+        put("/sitemap-index.xml", "sitemap-index.xml", index, _XML)
+        for n, child in enumerate(children, 1):
+            put(f"/sitemaps/sitemap-{n}.xml", f"sitemaps/sitemap-{n}.xml", child, _XML)
     put("/feed.xml", "feed.xml", _render_feed(site, newest), _RSS)
     put("/", "index.html", _render_home(site, newest), _HTML)
     put("/about", "about.html", _render_about(site), _HTML)
     put("/static/site.css", "site.css", _CSS, "text/css; charset=utf-8")
-    pages = max(1, -(-len(newest) // LISTING_PAGE))
+    pages = max(1, -(-len(newest) // site.shape.listing_page))
     for page in range(1, pages + 1):
         put(site.listing_path(page), f"pages/page-{page}.html",
             _render_listing(site, newest, page, pages), _HTML)
@@ -529,7 +592,7 @@ def _write_catalog(path: Path, world_id: str, description: str, sites: Sequence[
 
 def _finish(name: str, base: Path, sites: Sequence[_Site], description: str,
             queries: list[dict[str, Any]], qrels: dict[str, dict[str, int]],
-            documents: dict[str, dict[str, str]]) -> World:
+            documents: dict[str, dict[str, str]], shape: Shape) -> World:
     for site in sites:
         _write_site(base / "sites", site)
     catalog_path = base / "catalog.json"
@@ -538,7 +601,7 @@ def _finish(name: str, base: Path, sites: Sequence[_Site], description: str,
         name=name, sites_dir=base / "sites", catalog_path=catalog_path, queries=queries,
         qrels=qrels, documents=documents, hosts=[s.host for s in sites],
         home_pages=[s.home for s in sites], feed_urls=[s.feed for s in sites],
-        sitemap_urls=[s.sitemap for s in sites],
+        sitemap_urls=[s.sitemap for s in sites], shape=shape,
     )
 
 
@@ -561,25 +624,39 @@ def parse_smart(text: str) -> list[tuple[str, dict[str, str]]]:
 
 # The papers are split by document number, not by subject, so the names share their words
 # and say nothing a query could match: source selection must rely on the topics.
-_CRANFIELD_JOURNALS = [
-    (f"journal-{x}.cranfield.test", f"cranfield-journal-{x}", f"Aeronautical Research Papers, Series {x.upper()}")
-    for x in "abcd"
-]
+def _journal(j: int) -> tuple[str, str, str]:
+    x = "abcdefghijklmnopqrstuvwxyz"[j % 26] + (str(j // 26) if j >= 26 else "")
+    return (f"journal-{x}.cranfield.test", f"cranfield-journal-{x}",
+            f"Aeronautical Research Papers, Series {x.upper()}")
 
 
-def build_cranfield_world(out_dir: Path, data_dir: Path | None = None) -> World:
-    """Cranfield 1400 as four journal archives; 225 queries, graded qrels (gain 5 - code)."""
+_CRANFIELD_JOURNALS = 4
+
+
+def _title_only(key: str, share: float) -> bool:
+    """Whether the article ``key`` is served with its title only (a stable hash decides)."""
+    if share <= 0:
+        return False
+    return int(hashlib.sha1(key.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < share
+
+
+def build_cranfield_world(out_dir: Path, data_dir: Path | None = None,
+                          shape: Shape | str | None = None) -> World:
+    """Cranfield 1400 as journal archives (four of 350 papers, or as ``shape`` lays them
+    out); 225 queries, graded qrels (gain 5 - code)."""
+    shape = shape_named(shape)
     src = _collection_dir(data_dir, "ir-cranfield", marker="cran.all.1400")
     base = _prepare(Path(out_dir), "cranfield")
     records = parse_smart((src / "cran.all.1400").read_text(encoding="ascii", errors="replace"))
-    per_site = -(-len(records) // len(_CRANFIELD_JOURNALS))
+    per_site = shape.articles_per_site or -(-len(records) // _CRANFIELD_JOURNALS)
     epoch = dt.date(2020, 9, 7)
     sites: list[_Site] = []
     urls: dict[str, str] = {}  # docno -> article URL
     documents: dict[str, dict[str, str]] = {}
-    for j, (host, sid, name) in enumerate(_CRANFIELD_JOURNALS):
+    for j in range(-(-len(records) // per_site)):
+        host, sid, name = _journal(j)
         site = _Site(host=host, source_id=sid, name=name, tagline="", kind="science",
-                     language="en", section="papers", labels=_EN)
+                     language="en", section="papers", labels=_EN, shape=shape)
         for k, (docno, fields) in enumerate(records[j * per_site : (j + 1) * per_site]):
             number = int(docno)
             title = _capital(_tidy(fields.get("T", "")).rstrip(" .")) or f"Paper {number}"
@@ -588,6 +665,8 @@ def build_cranfield_world(out_dir: Path, data_dir: Path | None = None) -> World:
             if raw_title and abstract.startswith(raw_title):  # .W repeats the title first
                 abstract = abstract[len(raw_title) :].strip()
             biblio = _tidy(fields.get("B", ""))
+            if _title_only(docno, shape.title_only):
+                abstract = ""
             art = _Article(
                 number=number, path=f"/papers/{number}-{slugify(title)}", title=title,
                 paragraphs=_paragraphs(abstract, capitalise=True),
@@ -621,8 +700,8 @@ def build_cranfield_world(out_dir: Path, data_dir: Path | None = None) -> World:
         if 1 <= code <= 4 and docno in urls:
             qrels.setdefault(qid, {})[urls[docno]] = 5 - code
     return _finish("cranfield", base, sites,
-                   "Cranfield 1400 aeronautics abstracts served as four journal archives.",
-                   queries, qrels, documents)
+                   f"Cranfield 1400 aeronautics abstracts served as {len(sites)} journal archives.",
+                   queries, qrels, documents, shape)
 
 
 # --------------------------------------------------------------------------- HeQ
@@ -641,36 +720,42 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def build_heq_world(out_dir: Path, data_dir: Path | None = None,
-                    max_queries: int | None = None) -> World:
-    """HeQ retrieval as a Hebrew encyclopedia and a Hebrew tech-news site; binary qrels."""
+                    max_queries: int | None = None, shape: Shape | str | None = None) -> World:
+    """HeQ retrieval as a Hebrew encyclopedia and a Hebrew tech-news site (each split into
+    sites of ``shape.articles_per_site`` when the shape says so); binary qrels."""
+    shape = shape_named(shape)
     src = _collection_dir(data_dir, "hebrew-qa", "heq-retrieval", marker="corpus.jsonl")
     base = _prepare(Path(out_dir), "heq")
     corpus = _read_jsonl(src / "corpus.jsonl")
     epoch = dt.date(2023, 1, 2)
-    sites: dict[str, _Site] = {}
+    sites: list[_Site] = []
     urls: dict[str, str] = {}  # corpus id -> article URL
     documents: dict[str, dict[str, str]] = {}
     for origin, (host, sid, name, tagline, kind, section, labels, byline) in _HEQ_SITES.items():
-        site = _Site(host=host, source_id=sid, name=name, tagline=tagline, kind=kind,
-                     language="he", section=section, labels=labels)
         # Publication order: a stable hash of the id, so test and validation paragraphs
         # mix on the home page, in the feed and across the archive pages.
         docs = sorted((d for d in corpus if d.get("source") == origin),
                       key=lambda d: hashlib.sha1(d["_id"].encode()).hexdigest())
-        for number, doc in enumerate(docs, 1):
-            title = _tidy(html.unescape(doc.get("title", ""))) or doc["_id"]
-            text = _tidy(html.unescape(doc.get("text", "")))
-            art = _Article(
-                number=number, path=f"/{section}/{number}-{slugify(title)}", title=title,
-                paragraphs=_paragraphs(text), date=epoch + dt.timedelta(days=3 * (number - 1)),
-                byline=byline,
-            )
-            site.articles.append(art)
-            url = site.url(art.path)
-            urls[doc["_id"]] = url
-            documents[url] = {"title": art.title, "text": art.text}
-        site.topics = top_title_words((a.title for a in site.articles), language="he")
-        sites[origin] = site
+        per_site = shape.articles_per_site or max(1, len(docs))
+        for j in range(-(-len(docs) // per_site)):
+            label = "" if j == 0 else f"-{j + 1}"
+            site = _Site(host=host.replace(".", f"{label}.", 1), source_id=f"{sid}{label}",
+                         name=name if j == 0 else f"{name} {j + 1}", tagline=tagline, kind=kind,
+                         language="he", section=section, labels=labels, shape=shape)
+            for number, doc in enumerate(docs[j * per_site : (j + 1) * per_site], 1):
+                title = _tidy(html.unescape(doc.get("title", ""))) or doc["_id"]
+                text = "" if _title_only(doc["_id"], shape.title_only) else _tidy(html.unescape(doc.get("text", "")))
+                art = _Article(
+                    number=number, path=f"/{section}/{number}-{slugify(title)}", title=title,
+                    paragraphs=_paragraphs(text), date=epoch + dt.timedelta(days=3 * (number - 1)),
+                    byline=byline,
+                )
+                site.articles.append(art)
+                url = site.url(art.path)
+                urls[doc["_id"]] = url
+                documents[url] = {"title": art.title, "text": art.text}
+            site.topics = top_title_words((a.title for a in site.articles), language="he")
+            sites.append(site)
     unknown = [d["_id"] for d in corpus if d["_id"] not in urls]
     if unknown:
         raise ValueError(f"HeQ documents with an unknown source: {unknown[:5]}")
@@ -688,9 +773,9 @@ def build_heq_world(out_dir: Path, data_dir: Path | None = None,
         qid, cid, score = parts[0], parts[1], int(parts[2])
         if qid in wanted and score > 0 and cid in urls:
             qrels.setdefault(qid, {})[urls[cid]] = score
-    return _finish("heq", base, list(sites.values()),
-                   "HeQ Hebrew paragraphs served as an encyclopedia and a tech-news site.",
-                   queries, qrels, documents)
+    return _finish("heq", base, sites,
+                   f"HeQ Hebrew paragraphs served as {len(sites)} sites: encyclopedias and tech news.",
+                   queries, qrels, documents, shape)
 
 
 # --------------------------------------------------------------------------- files

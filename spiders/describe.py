@@ -72,7 +72,7 @@ class DescribeSpider(Spider):
     name = "light_describe"
     custom_settings = {"ITEM_PIPELINES": {}}
 
-    def __init__(self, source: Source, max_documents: int = 48, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, source: Source, max_documents: int = 96, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.source = source
         self.max_documents = max_documents

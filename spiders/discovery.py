@@ -111,6 +111,18 @@ def by_score(items: list[Any], scores: list[tuple[float, int]]) -> list[tuple[An
     return sorted(zip(items, scores, strict=True), key=lambda pair: -pair[1][0])
 
 
+def newest_last(entries: list[Any], named: Any) -> list[Any]:
+    """Child sitemaps of a site probed on the spot, in :func:`order_child_sitemaps`' order
+    but with the newest of those whose names do not match the query read last: the site's
+    home page, feed and first listing page, which the probe reads anyway, name its newest
+    pages, so the allowance goes first to the parts of the map nothing else names."""
+    plain = [e for e in entries if named(e) <= 0]
+    if len(plain) < 2:
+        return entries
+    newest = max(plain, key=lambda e: e.lastmod or "")
+    return [e for e in entries if e is not newest] + [newest]
+
+
 def order_child_sitemaps(entries: list[Any], named: Any) -> list[Any]:
     """Child sitemaps whose names match the query first; the rest spread across the date
     range (newest, oldest, then the middles), because a query's documents are no more
@@ -154,6 +166,9 @@ class DiscoverySpider(Spider):
         # which described discovery documents are read first and which not at all (set
         # when the crawl opens: it depends on what the record cache holds then)
         self.described: DescribedReads | None = None
+        # sites probed on the spot whose robots.txt lists sitemaps: read by those, not by
+        # their hub and listing pages
+        self.mapped: set[str] = set()
         # home, entry, hub and listing pages: read for the pages they name, never yielded
         self.discovery_pages = self.plan.discovery_pages or DiscoveryPages(self.plan.sources)
 
@@ -405,9 +420,11 @@ class DiscoverySpider(Spider):
                              f"none of the feed's {dropped} entries has a usable link", dropped=dropped)
             return
         self._consulted(source)
+        self._report_read(source, response, "feed", lambda: len(admitted))
         self._learn(source, response, "feed", lambda: admitted,
                     terms=lambda pair: entry_terms([pair[1].title, pair[1].summary], pair[0]))
-        scores = self.scorer.score_many([(url, [entry.title, entry.summary], url) for url, entry in admitted])
+        scores = self.scorer.score_many([(url, [entry.title], url) for url, entry in admitted], source.id,
+                                        summaries=[entry.summary or "" for _, entry in admitted])
         for (url, entry), score in by_score(admitted, scores):
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
             req = self._admit(url, source, score, 1, hint, listed=True)
@@ -428,11 +445,17 @@ class DiscoverySpider(Spider):
                              dropped=sitemap.dropped)
             return
         self._consulted(source)
+        self._report_read(source, response, "sitemap", lambda: len(entries))
         if sitemap.type == "sitemapindex":
             self._learn(source, response, "index", list,
                         lambda: [e.loc for e in entries if source.admits(e.loc)])
             # Newest child sitemaps first, with a nudge for a slug that matches the query.
-            entries = order_child_sitemaps(entries, lambda e: score_text(self.query_terms, [], e.loc))
+            def named(entry: Any) -> float:
+                return score_text(self.query_terms, [], entry.loc)
+
+            entries = order_child_sitemaps(entries, named)
+            if source.id in self.plan.probing:
+                entries = newest_last(entries, named)
             for entry in entries:
                 if source.admits(entry.loc):
                     req = self._request(entry.loc, source, "sitemap", PRIORITY["sitemap"] - 1, 0, child=True)
@@ -440,7 +463,7 @@ class DiscoverySpider(Spider):
                         yield req
             return
         self._learn(source, response, "sitemap", lambda: entries, terms=lambda e: entry_terms((), e.loc))
-        scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries])
+        scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries], source.id)
         for entry, score in by_score(entries, scores):
             req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod}, listed=True)
             if req is not None:
@@ -468,6 +491,10 @@ class DiscoverySpider(Spider):
                 link for link in page_links.links
                 if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)],
                 terms=lambda link: entry_terms([link.anchor, link.title], link.url))
+        if stage in _KIND_OF_STAGE:
+            self._report_read(source, response, stage, lambda: 0 if page_links is None else sum(
+                1 for link in page_links.links
+                if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)))
         if stage == "seed" and page_links is not None:
             # the site's sections: pages for discovery (hubs), never evidence
             self.discovery_pages.add(source.id, [link.url for link in page_links.links if link.in_nav])
@@ -510,7 +537,8 @@ class DiscoverySpider(Spider):
                 stats.inc_value("light/directives/nofollow_links")
                 continue
             followed.append(link)
-        scores = self.scorer.score_many([(link.url, [link.anchor, link.title], link.url) for link in followed])
+        scores = self.scorer.score_many([(link.url, [link.anchor, link.title], link.url) for link in followed],
+                                        source.id)
         hubs = []
         for link, score in by_score(followed, scores):
             req = self._admit(link.url, source, score, depth + 1)
@@ -527,6 +555,8 @@ class DiscoverySpider(Spider):
                 yield req
 
     def _next_listing(self, response: Response, href: str, source: Source, depth: int) -> Request | None:
+        if source.id in self.mapped:
+            return None  # a probed site's sitemaps name its pages for fewer hops
         url = absolute_url(response.url, href) if href else None
         if url is None or not source.admits(url):
             return None
@@ -549,7 +579,8 @@ class DiscoverySpider(Spider):
         """A seed page's navigation links lead to section pages that list what the home
         page does not; a few are fetched at the lowest priority, when hops are left over."""
         url = link.url
-        if self.explored.get(source.id, 0) >= _MAX_EXPLORE_PER_SOURCE or not source.admits(url):
+        if self.explored.get(source.id, 0) >= _MAX_EXPLORE_PER_SOURCE or not source.admits(url) \
+                or source.id in self.mapped:
             return None
         if not link.in_nav or not looks_like_page(url):
             return None
@@ -577,6 +608,10 @@ class DiscoverySpider(Spider):
             if origin not in source.origins or source.sitemaps:
                 continue
             listed = [_Listed(url) for url in sitemaps if source.admits(url)]
+            if listed and source.id in self.plan.probing:
+                # A site probed on the spot has no description to say which of its hub and
+                # listing pages are worth a hop: its sitemaps name its pages for fewer.
+                self.mapped.add(source.id)
             named = order_child_sitemaps(listed, lambda e: score_text(self.query_terms, [], e.loc))
             value = self.described.value if self.described is not None else (lambda _key: None)
             known = sorted((e for e in named if value(canonical_url(e.loc)) is not None),
@@ -587,6 +622,15 @@ class DiscoverySpider(Spider):
                     self.crawler.engine.crawl(req)
 
     # ------------------------------------------------------------------ errors
+    def _report_read(self, source: Source, response: Response, stage: str, named: Any) -> None:
+        """A discovery document of a site this search probes on the spot, reported for what
+        the search learns of the site (providers/light.py keeps it as the site's entry)."""
+        if source.id not in self.plan.probing:
+            return
+        self.crawler.signals.send_catch_log(light_signals.discovery_read, read={
+            "source": source.id, "url": response.url, "stage": stage, "named": named(),
+            "child": bool(response.meta.get("sitemap_child")), "redirected": bool(response.meta.get("redirect_urls"))})
+
     def _consulted(self, source: Source) -> None:
         self.crawler.signals.send_catch_log(light_signals.source_consulted, source_id=source.id)
 
@@ -625,5 +669,7 @@ class DiscoverySpider(Spider):
             return  # a lookup miss is an answer, not a failure
         named = classify(exc)
         extra = {"status": named.details["status"]} if "status" in named.details else {}
+        if named.reason and named.reason != "status":
+            extra["reason"] = named.reason  # which rule or transport fault (dns, connect, off_source, ...)
         message = named.message if isinstance(exc, CodedRefusal | HttpError) else f"{type(exc).__name__}: {exc}"
         self._error(source, request.url, stage, named.source_code, message[:200], **extra)

@@ -47,7 +47,7 @@ FORMAT_VERSION = 1
 KINDS = ("sitemap", "index", "feed", "listing", "seed")
 SAMPLE_ROWS = 200  # entries kept per document; a larger document is sampled evenly
 ROW_TERMS = 24  # index terms kept per entry (a feed summary is long)
-MAX_DOCUMENTS = 64  # documents per source; the least recently described go first
+MAX_DOCUMENTS = 128  # documents per source; the least recently described go first
 MAX_CHILDREN = 500  # child sitemaps kept per index
 MAX_SOURCES = 512  # sources a process learns about
 # What the learned descriptions may hold in memory (cache/sizing.py), least recently
@@ -184,7 +184,8 @@ class Summary:
     path: str = ""
 
 
-def _encode_document(doc: DocumentDescription) -> dict[str, Any]:
+def encode_document(doc: DocumentDescription) -> dict[str, Any]:
+    """One description as JSON data: its terms once, its rows as indexes into them."""
     vocab: dict[str, int] = {}
     rows = [[vocab.setdefault(t, len(vocab)) for t in sorted(row)] for row in doc.rows]
     out: dict[str, Any] = {"url": doc.url, "kind": doc.kind, "entries": doc.entries, "seen": doc.seen,
@@ -194,7 +195,9 @@ def _encode_document(doc: DocumentDescription) -> dict[str, Any]:
     return out
 
 
-def _decode_document(raw: Any) -> DocumentDescription | None:
+def decode_document(raw: Any) -> DocumentDescription | None:
+    """The description :func:`encode_document` wrote, or None for anything that does not
+    fit its shape and bounds (a summary file and a cached record are untrusted input)."""
     if not isinstance(raw, dict):
         return None
     url, kind, entries, terms, rows = (raw.get(k) for k in ("url", "kind", "entries", "terms", "rows"))
@@ -222,7 +225,7 @@ def _decode_document(raw: Any) -> DocumentDescription | None:
 def encode_summary(descriptions: SourceDescriptions, *, catalog: dict[str, str],
                    origins: dict[str, Sequence[str]], built: str | None = None, note: str = "") -> str:
     sources = [{"id": sid, "origins": list(origins.get(sid, ())),
-                "documents": [_encode_document(d) for d in descriptions.of(sid)]}
+                "documents": [encode_document(d) for d in descriptions.of(sid)]}
                for sid in sorted(descriptions.documents)]
     data = {"format": FORMAT, "version": FORMAT_VERSION, "built": built or utc_stamp(), "catalog": catalog,
             **({"note": note} if note else {}), "sources": sources}
@@ -258,7 +261,7 @@ def decode_summary(text: str, path: Path) -> Summary:
         if isinstance(origins, list) and all(isinstance(o, str) for o in origins):
             summary.origins[sid] = tuple(origins)
         for raw in docs[:MAX_DOCUMENTS]:
-            doc = _decode_document(raw)
+            doc = decode_document(raw)
             if doc is None:
                 summary.dropped += 1
             else:

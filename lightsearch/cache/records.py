@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.descriptions import LEARNED_MAX_BYTES, SourceDescriptions
 from lightsearch.cache.lru import BoundedLRU
+from lightsearch.cache.sites import KEY_PREFIX, SiteEntry
 from lightsearch.cache.sizing import held_bytes
 from lightsearch.documents.urlkey import canonical_url
 
@@ -142,6 +143,20 @@ class MemoryRecordCache(SharedInstances):
         if self.responses is not None:
             return self.responses.get(canonical_url(url))
         return self.lru.get("map:" + canonical_url(url))
+
+    # ------------------------------------------------------------------ sites probed on the spot
+    def put_site(self, entry: SiteEntry, expires_at: float) -> bool:
+        """Keep what a search learned of a site outside the catalog (cache/sites.py), in
+        the discovery share: it is the map the next search of that site starts from."""
+        raw = entry.encoded()
+        kept = SiteEntry.decode(entry.domain, raw)  # what fits the bound, as a reader sees it
+        if kept is None:
+            return False
+        return self.lru.put("map:" + KEY_PREFIX + entry.domain, kept, len(raw), expires_at, protected=True,
+                            held=held_bytes(kept))
+
+    def get_site(self, domain: str) -> SiteEntry | None:
+        return self.lru.get("map:" + KEY_PREFIX + domain)
 
     # ------------------------------------------------------------------ housekeeping
     def __len__(self) -> int:

@@ -1,5 +1,5 @@
 """What a finished crawl hands back: its items, the sources it consulted, the per-source
-errors, why it stopped, and its counters."""
+errors, the discovery documents it read, why it stopped, and its counters."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ class CrawlOutcome:
     items: list[Any] = field(default_factory=list)
     consulted: set[str] = field(default_factory=set)
     source_errors: list[dict[str, Any]] = field(default_factory=list)
+    read: list[dict[str, Any]] = field(default_factory=list)  # discovery documents (crawl/signals.py)
     stats: dict[str, Any] = field(default_factory=dict)
     close_reason: str | None = None
 

@@ -124,6 +124,7 @@ class _Collector:
         self._receivers = ((self.item_scraped, signals.item_scraped),
                            (self.source_consulted, light_signals.source_consulted),
                            (self.source_failed, light_signals.source_failed),
+                           (self.discovery_read, light_signals.discovery_read),
                            (self.spider_closed, signals.spider_closed))
         for receiver, signal in self._receivers:
             self._signals.connect(receiver, signal=signal)
@@ -136,6 +137,9 @@ class _Collector:
 
     def source_failed(self, error: dict[str, Any], **_: Any) -> None:
         self.outcome.source_errors.append(error)
+
+    def discovery_read(self, read: dict[str, Any], **_: Any) -> None:
+        self.outcome.read.append(read)
 
     def spider_closed(self, reason: str, **_: Any) -> None:
         self.outcome.close_reason = reason

@@ -22,6 +22,11 @@ source_consulted = object()
 #: ``error``: a per-source diagnostic (source, url, stage, code, message, ...).
 source_failed = object()
 
+#: ``read``: a discovery document a source gave this crawl (source, url as read, stage,
+#: ``child`` for a sitemap an index or a description named, ``named``: the entries or
+#: on-site page links it names). What a site probed on the spot is learned from.
+discovery_read = object()
+
 
 def report_source_error(crawler: Crawler, source_id: str, url: str, stage: str, code: str, message: str = "",
                         **extra: Any) -> None:

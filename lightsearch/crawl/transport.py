@@ -13,7 +13,9 @@ refreshes, robots.txt) right before bytes go out:
 * a host named in ``LIGHT_HOST_MAP`` is connected to the loopback address the map gives.
   That map is how offline origins stand in for catalog sites; it is configuration only,
   never tool input, and the one exception to the guard. With ``LIGHT_HOST_MAP_ONLY`` any
-  other host is refused before a connection is made;
+  other host is refused before a connection is made. A search that probes a site outside
+  the catalog may use the map only for the hosts its frontier names (``may_map``);
+  any other mapped host is ``blocked_address`` (reason ``host-mapped``);
 * credentials never leave: ``Authorization``, ``Proxy-Authorization`` and ``Cookie``
   headers are dropped from every request, and proxies are refused;
 * the response head is bounded while it arrives: at most ``LIGHT_RESPONSE_MAX_HEADERS``
@@ -345,6 +347,9 @@ class LightDownloadHandler(HTTP11DownloadHandler):
                            private_origins=frontier_of(self._crawler).private_origins)
         mapping = self._host_map.get(target.host)
         if mapping is not None:
+            if not frontier_of(self._crawler).may_map(target.host):
+                raise BlockedAddress(f"host {target.host} is reached only through LIGHT_HOST_MAP, which this "
+                                     "search may not use for it", reason="host-mapped", url=request.url)
             if target.scheme not in mapping:
                 raise HostNotMappedError(f"LIGHT_HOST_MAP has no {target.scheme} target for {target.host!r}")
             return mapping[target.scheme], True

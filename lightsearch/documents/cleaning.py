@@ -57,6 +57,9 @@ _FURNITURE_PAIRS = frozenset(tuple(pair.split("-")) for pair in (
     "cookie-notice", "cookie-banner", "cookie-bar", "cookie-consent", "cookie-message",
     "cookie-law", "cookie-popup",
 ))
+# the furniture words of a comment section (not of its form), kept when comments are asked for
+_COMMENT_WORDS = frozenset(("comment", "comments", "disqus", "commentlist", "commentsection", "commentthread",
+                            "comment-list", "comment-section", "comment-thread"))
 # A furniture word on the element that holds half the page's paragraph text names a
 # feature of the article ("entry-content-read-more": a body with an expander), not furniture.
 MAIN_SHARE = 0.5
@@ -152,15 +155,20 @@ class _Evidence:
             self._shown[el] = _shown_chars(el)
         return self._shown[el]
 
-    def protects(self, el: HtmlElement) -> bool:
+    def protects(self, el: HtmlElement, by_size: bool = True) -> bool:
         """Whether removing ``el`` would remove the article, whatever its class says (a
         theme's ``entry share`` body, a ``gallery-main-content``, a live ticker's
-        ``live-match-comments``): it holds the core or a main marker, or a large share of
-        the page's paragraphs or shown text (:meth:`large`), alone or with its siblings of
-        the same class (the thirty ``gallery-section`` blocks of a list article)."""
+        ``live-match-comments``): it holds the core or a main marker, or (``by_size``) a
+        large share of the page's paragraphs or shown text (:meth:`large`), alone or with
+        its siblings of the same class (the thirty ``gallery-section`` blocks of a list
+        article)."""
         if not isinstance(el.tag, str) or el.tag in _KEEP_TAGS or el.get("itemprop") == "articleBody":
             return True
-        if el in self.holders or self.large([el]):
+        if el in self.holders:
+            return True
+        if not by_size:
+            return False
+        if self.large([el]):
             return True
         parent = el.getparent()
         kind = (el.get("class") or "").split()[:1]
@@ -168,6 +176,17 @@ class _Evidence:
             return False
         group = [s for s in parent if s.tag == el.tag and (s.get("class") or "").split()[:1] == kind]
         return len(group) > 1 and self.large(group)
+
+
+def _shown_kin(els: list[HtmlElement], hidden: set[HtmlElement]) -> bool:
+    """Whether a sibling of one of ``els``, of its tag and first class, is shown."""
+    for el in els:
+        parent = el.getparent()
+        kind = (el.get("class") or "").split()[:1]
+        if parent is not None and any(s.tag == el.tag and s not in hidden and (s.get("class") or "").split()[:1] == kind
+                                      for s in parent):
+            return True
+    return False
 
 
 def _hidden_by_attribute(el: HtmlElement) -> bool:
@@ -244,16 +263,19 @@ def _drop(el: HtmlElement, unbracket: bool = False) -> None:
 
 
 def prune_unseen(tree: HtmlElement, skip: Collection[str] = (),
-                 texts: dict[HtmlElement, str] | None = None) -> dict[str, int]:
+                 texts: dict[HtmlElement, str] | None = None, comments: bool = False,
+                 threads: list[HtmlElement] | None = None) -> dict[str, int]:
     """Remove hidden elements and furniture from ``tree`` in place (a kind named in
-    ``skip`` stays); the counts say what went (the caller reports them).
+    ``skip`` stays; ``comments``: comment sections stay too); the counts say what went
+    (the caller reports them). ``threads`` receives the page's comment sections (the
+    outermost, removed or not, in page order).
 
     ``texts``, the caller's paragraph-like elements with their normalised text (read
     once for every step), lends its paragraph lengths to the evidence and loses the
     entries of what was removed."""
     counts = {"hidden": 0, "furniture": 0, "edits": 0}
     stale: set[HtmlElement] = set()
-    for kind, el in find_unseen(tree, skip, texts):
+    for kind, el in find_unseen(tree, skip, texts, comments, threads):
         if texts:
             for inner in el.iter():
                 texts.pop(inner, None)
@@ -266,7 +288,8 @@ def prune_unseen(tree: HtmlElement, skip: Collection[str] = (),
 
 
 def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
-                texts: dict[HtmlElement, str] | None = None) -> list[tuple[str, HtmlElement]]:
+                texts: dict[HtmlElement, str] | None = None, comments: bool = False,
+                threads: list[HtmlElement] | None = None) -> list[tuple[str, HtmlElement]]:
     """The hidden elements and furniture of ``tree`` that do not hold the article
     (:meth:`_Evidence.protects`), and its edit controls, with their kinds (outermost only)."""
     body = tree.find("body") if tree.tag == "html" else tree
@@ -274,7 +297,7 @@ def find_unseen(tree: HtmlElement, skip: Collection[str] = (),
         return []
     edits: list[HtmlElement] = []
     tagged = _Tagged(body)
-    found = _hidden_and_furniture(body, skip, texts, edits, tagged)
+    found = _hidden_and_furniture(body, skip, texts, edits, tagged, comments, threads)
     if "edits" in skip:
         return found
     edits.extend(_edit_links(tagged.headings))
@@ -332,7 +355,8 @@ def _edit_links(headings: list[HtmlElement]) -> list[HtmlElement]:
 
 
 def _hidden_and_furniture(body: HtmlElement, skip: Collection[str], texts: dict[HtmlElement, str] | None,
-                          edits: list[HtmlElement], tagged: _Tagged) -> list[tuple[str, HtmlElement]]:
+                          edits: list[HtmlElement], tagged: _Tagged, comments: bool = False,
+                          threads: list[HtmlElement] | None = None) -> list[tuple[str, HtmlElement]]:
     """What :func:`find_unseen` removes as hidden or furniture; the elements of an edit
     section class are added to ``edits`` (found in the same walk over classes)."""
     markers: list[HtmlElement] | None = None  # found with the hidden ones, when they are looked for
@@ -364,6 +388,8 @@ def _hidden_and_furniture(body: HtmlElement, skip: Collection[str], texts: dict[
             if not _hidden_by_attribute(el):  # found above already
                 doomed.append(("hidden", _kind_of(el), el))
     words: dict[str, str] = {}  # class strings repeat ("item", "col-4"): each split once
+    seen_threads: set[HtmlElement] = set()  # the outermost comment sections
+    commented: dict[HtmlElement, bool] = {}  # elements named for comments
     furniture, editing = "furniture" not in skip, "edits" not in skip
     for el in body.iter(*_FURNITURE_TAGS) if furniture or editing else ():
         names = _names(el)
@@ -376,6 +402,13 @@ def _hidden_and_furniture(body: HtmlElement, skip: Collection[str], texts: dict[
             if editing:
                 edits.append(el)
         elif word and furniture:
+            if word in _COMMENT_WORDS:
+                commented[el] = True
+                if threads is not None and not any(a in seen_threads for a in el.iterancestors()):
+                    threads.append(el)
+                    seen_threads.add(el)
+                if comments:
+                    continue
             doomed.append(("furniture", _kind_of(el), el))
             doomed_words.append((word.rstrip("s"), el))
     if not doomed:
@@ -388,18 +421,30 @@ def _hidden_and_furniture(body: HtmlElement, skip: Collection[str], texts: dict[
         members.setdefault(group, []).append(el)
     for word, el in doomed_words:  # the parts of an editorial "gallery" page, whatever their classes
         members.setdefault(word, []).append(el)
+    hidden = {el for kind, _, el in doomed if kind == "hidden"}
     large = set()
     for group, els in members.items():
         inside = set(els)
         if len(inside) < 2:
             continue  # a block alone is judged alone, below
         outer = [el for el in dict.fromkeys(els) if not any(a in inside for a in el.iterancestors())]
-        if len(outer) > 1 and evidence.large(outer):
+        # hidden blocks are the page only beside a shown one of their kind (the first
+        # section of a list article); a hidden slideshow beside an article is not
+        if len(outer) > 1 and evidence.large(outer) and (
+                not inside <= hidden or _shown_kin(outer, hidden)):
             large.add(group)
     kept = {el for word, el in doomed_words if word in large}
     chosen: dict[HtmlElement, str] = {}
     for kind, group, el in doomed:
-        if el not in chosen and el not in kept and group not in large and not evidence.protects(el):
+        # a hidden element is kept for what it holds (the core, a main marker), never for
+        # its size alone: a hidden slideshow can outweigh the article beside it
+        if el not in chosen and el not in kept and group not in large and \
+                not evidence.protects(el, by_size=kind != "hidden"):
             chosen[el] = kind
+    # a comment section that stays keeps its parts named for comments (their authors, dates)
+    kept_threads = {el for el in seen_threads if el not in chosen}
+    if kept_threads:
+        for el in [el for el in chosen if commented.get(el) and any(a in kept_threads for a in el.iterancestors())]:
+            del chosen[el]
     # outermost only: an element inside another doomed one goes with it
     return [(kind, el) for el, kind in chosen.items() if not any(a in chosen for a in el.iterancestors())]

@@ -35,11 +35,13 @@ from trafilatura.utils import DOCTYPE_TAG, FAULTY_HTML, is_dubious_html, repair_
 
 from lightsearch.documents.anchors import escaped_ampersands, resolve_links
 from lightsearch.documents.cleaning import prune_unseen
+from lightsearch.documents.doubt import better, doubt_of
 from lightsearch.documents.html_extract import (
     _ISO_DATE,
     _fallback_text,
     guarded,
 )
+from lightsearch.documents.pagekinds import ARTICLE, THREAD, THREAD_RATIO, decide
 from lightsearch.documents.pagemeta import (
     PageMeta,
     declared,
@@ -59,14 +61,16 @@ from lightsearch.documents.sections import (
     strip_tail,
 )
 from lightsearch.documents.structure import restore_structure, space_fences
+from lightsearch.documents.tables import unwrap_layout_tables
+from lightsearch.documents.threads import read_thread, thread_chars
 from lightsearch.documents.titles import choose_title, headings
 from lightsearch.documents.xmlsafe import scrubbed_utf8
 
-THIN_CHARS = 200  # pruned text shorter than this is compared with the unpruned page's
+THIN_CHARS = 200  # pruned text shorter than this is compared with the page's read with its hidden parts
 # The cleaning steps around trafilatura, in the order they run, each of which can be
 # switched off (``skip=``) so benchmarks/extraction.py measures what each is worth.
-STEPS = ("hidden", "furniture", "edits", "repeats", "copies", "sections", "lead", "standfirst", "title", "head",
-         "tail", "labels")
+STEPS = ("hidden", "furniture", "edits", "tables", "second", "repeats", "copies", "sections", "lead", "standfirst",
+         "title", "head", "tail", "labels", "kinds")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
 # body-wide author search cost 9 ms on a quarter of the pages, more than the rest of the
@@ -88,6 +92,9 @@ class Readable:
     modified_at: str | None = None
     site_name: str | None = None
     description: str | None = None
+    # what the page is (lightsearch.documents.pagekinds): "article", "thread", "entry", or
+    # "listing" (links to other pages and no main content of its own: ``text`` is empty)
+    kind: str = ARTICLE
 
 
 def _clean(value: str | None) -> str | None:
@@ -96,14 +103,16 @@ def _clean(value: str | None) -> str | None:
 
 
 def main_text(html: str, url: str | None = None, *, markdown: bool = False,
-              skip: Collection[str] = ()) -> str:
+              skip: Collection[str] = (), comments: bool = False) -> str:
     """Just the main text; ExtractionError when the page cannot be read at all.
-    ``skip`` names cleaning steps (:data:`STEPS`) to leave out."""
+    ``skip`` names cleaning steps (:data:`STEPS`) to leave out; ``comments`` keeps a
+    thread under an article."""
     html, data = scrubbed_utf8(html)
     skip = _checked(skip)
     def read() -> str:
         tree = _parsed(html, data)
-        return _main_text(html, tree, url, markdown, skip, declared(tree, url) if tree is not None else None)[0]
+        meta = declared(tree, url) if tree is not None else None
+        return _main_text(html, tree, url, markdown, skip, meta, comments)[0]
 
     return guarded("extraction", read)
 
@@ -170,12 +179,12 @@ def _repaired(html: str, beginning: str, data: bytes | None) -> bytes:
     return data if text is html else text.encode("utf-8", "surrogatepass")
 
 
-def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool) -> str:
+def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool, fast: bool = True) -> str:
     with _scripts_set_aside(tree):
         if markdown:
             with escaped_ampersands(tree):
-                return _trafilatura_once(tree, url, markdown)
-        return _trafilatura_once(tree, url, markdown)
+                return _trafilatura_once(tree, url, markdown, fast)
+        return _trafilatura_once(tree, url, markdown, fast)
 
 
 @contextlib.contextmanager
@@ -219,13 +228,18 @@ def _scripts_set_aside(tree: HtmlElement) -> Iterator[None]:
             setattr(holder, attribute, before)
 
 
-def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool) -> str:
+def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool, fast: bool = True) -> str:
+    """trafilatura's main text. ``fast``: its own rules, without the comparison with
+    readability-lxml's scoring and jusText that its default mode runs on every page; the
+    reader asks for that second reading only where the first is doubtful
+    (:mod:`lightsearch.documents.doubt`)."""
     text = trafilatura.extract(
         tree,
         url=url,
         output_format="markdown" if markdown else "txt",
         include_comments=False,
         include_tables=True,
+        fast=fast,
         include_formatting=markdown,
         include_links=markdown,
         deduplicate=False,
@@ -234,14 +248,19 @@ def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool) -> str
 
 
 def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: bool,
-               skip: frozenset[str], meta: PageMeta | None) -> tuple[str, str | None]:
-    """(text, title): trafilatura on the page as a reader sees it (hidden elements and
-    furniture pruned, :mod:`lightsearch.documents.cleaning`), with the page's repeated
-    paragraphs restored. ``tree`` is pruned in place."""
+               skip: frozenset[str], meta: PageMeta | None, comments: bool = False) -> tuple[str, str | None, str]:
+    """(text, title, kind): trafilatura on the page as a reader sees it (hidden elements
+    and furniture pruned, :mod:`lightsearch.documents.cleaning`), with the page's repeated
+    paragraphs restored, and what of it is main content for the page's kind
+    (:func:`lightsearch.documents.pagekinds.decide`; a listing's text is empty).
+    ``comments``: a thread under an article is kept. ``tree`` is pruned in place."""
     if tree is None or meta is None:
-        return "", None
+        return "", None, ARTICLE
     blocks = block_texts(tree)  # read once, for pruning's evidence and every step after it
-    pruned = prune_unseen(tree, skip=skip, texts=blocks)
+    sections: list[HtmlElement] = []  # the page's comment sections
+    pruned = prune_unseen(tree, skip=skip, texts=blocks, comments=comments, threads=sections)
+    if "tables" not in skip:
+        unwrap_layout_tables(tree)
     # pruned: a hidden <h1> is no title
     found = headings(tree)  # <title> and <h1> elements, for the title and the head strip
     title = choose_title(Selector(root=tree), url, meta.title, meta.headlines, meta.metas, found) or \
@@ -250,14 +269,34 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
     # Markdown keeps links: each resolved against the page (trafilatura joins to the root)
     base = resolve_links(tree, url) if markdown else url
     text = _trafilatura(tree, url, markdown)
-    if any(pruned.values()) and len(text) < THIN_CHARS:
-        # a page that hides its body until a script shows it: read it as marked up
+    if pruned["hidden"] and len(text) < THIN_CHARS:
+        # a page that hides its body until a script shows it: read it with what it hides
+        # (its furniture still pruned: a thin post is not read as its share and sign-up boxes)
         whole = _parsed(html)
-        if whole is not None and markdown:
-            resolve_links(whole, url)
-        marked_up = _trafilatura(whole, url, markdown) if whole is not None else ""
-        if len(marked_up) > len(text):
-            text, tree, blocks = marked_up, whole, block_texts(whole)
+        if whole is not None:
+            whole_blocks = block_texts(whole)
+            prune_unseen(whole, skip={*skip, "hidden"}, texts=whole_blocks, comments=comments)
+            if "tables" not in skip:
+                unwrap_layout_tables(whole)
+            if markdown:
+                resolve_links(whole, url)
+            marked_up = _trafilatura(whole, url, markdown)
+            if len(marked_up) > len(text):
+                text, tree, blocks = marked_up, whole, whole_blocks
+    discussion = bool(sections) and thread_chars(sections) >= THREAD_RATIO * len(text)
+    # a page whose discussion is its content is read as that; otherwise a doubtful first
+    # reading is read again (a comment section left out is no article left out)
+    doubt = doubt_of(text, blocks, markdown, sections) if "second" not in skip and not discussion else None
+    if doubt is not None:
+        second = _trafilatura(tree, url, markdown, fast=False)
+        if better(text, second, doubt):
+            text = second
+            discussion = bool(sections) and thread_chars(sections) >= THREAD_RATIO * len(text)
+    thread: list[str] = []
+    if sections and (comments or discussion):
+        # comments asked for, or a discussion that outweighs the post above it: the page's
+        # content, after the post (the text steps below are the post's)
+        thread = read_thread(sections, {" ".join(line.split()) for line in text.split("\n")})
     if text:
         if "repeats" not in skip:
             text = restore_repeats(text, tree, blocks)
@@ -276,8 +315,16 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
             text = strip_tail(text, tree, blocks)
         if "labels" not in skip:
             text = drop_labels(text, tree, blocks)
-        return (space_fences(restore_structure(text, tree, base)) if markdown else text), title
-    return _fallback_text(Selector(root=tree)), title
+    elif not thread:
+        text = _fallback_text(Selector(root=tree))
+    kind = ARTICLE
+    if text and "kinds" not in skip:
+        text, kind = decide(text, blocks, markdown=markdown, comments=comments, thread=discussion, tree=tree)
+    if text and markdown:
+        text = space_fences(restore_structure(text, tree, base))
+    if thread:
+        text = ("\n\n" if markdown else "\n").join([text, *thread]).strip()
+    return text, title, THREAD if discussion else kind
 
 
 _PUBLISHED_KEYS = ("property=article:published_time", "name=article:published_time", "itemprop=datepublished",
@@ -325,18 +372,19 @@ def _byline(tree: HtmlElement, metas: dict[str, str]) -> str | None:
 
 
 def extract_readable(html: str, url: str | None = None, *, markdown: bool = False,
-                     skip: Collection[str] = ()) -> Readable:
+                     skip: Collection[str] = (), comments: bool = False) -> Readable:
     """Everything web_fetch reports about an HTML page; ``text`` may be empty.
-    ``skip`` names cleaning steps (:data:`STEPS`) to leave out (for measuring them).
+    ``skip`` names cleaning steps (:data:`STEPS`) to leave out (for measuring them);
+    ``comments`` keeps a thread under an article (the reader's comments, after it).
 
     Raises ExtractionError (``extraction_failed``) when the page cannot be read at all."""
     html, data = scrubbed_utf8(html)
     skip = _checked(skip)
-    return guarded("extraction", lambda: _extract_readable(html, url, markdown, skip, data))
+    return guarded("extraction", lambda: _extract_readable(html, url, markdown, skip, data, comments))
 
 
 def _extract_readable(html: str, url: str | None, markdown: bool, skip: frozenset[str],
-                      data: bytes | None = None) -> Readable:
+                      data: bytes | None = None, comments: bool = False) -> Readable:
     tree = _parsed(html, data)
     if tree is None:
         return Readable(title=None, text="")
@@ -351,7 +399,7 @@ def _extract_readable(html: str, url: str | None, markdown: bool, skip: frozense
     modified = _first_date(tree, meta, _MODIFIED_KEYS)
     language = next((str(v) for xp in _LANGUAGE for v in xp(tree)[:1] if str(v).strip()), "")
     language = language.strip().split("-")[0].split("_")[0].lower() or None
-    text, title = _main_text(html, tree, url, markdown, skip, meta)
+    text, title, kind = _main_text(html, tree, url, markdown, skip, meta, comments)
     byline = _clean(meta.author) or _byline(tree, metas)  # the pruned page: a hidden byline is none
     return Readable(
         title=title,
@@ -362,4 +410,5 @@ def _extract_readable(html: str, url: str | None, markdown: bool, skip: frozense
         modified_at=modified,
         site_name=_clean(site_name(tree, meta)),
         description=_clean(meta.description),
+        kind=kind,
     )

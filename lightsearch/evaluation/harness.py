@@ -166,9 +166,11 @@ async def run_queries(
             wall = time.monotonic()
             run.started_s = round(wall - run_started, 3)
             cpu_share.start(index)
+            # a query that names its site (evaluation/named_sites.py) is searched on it
+            site = {"include_domains": item["includeDomains"]} if item.get("includeDomains") else {}
             try:
                 result = await provider.search(query, max_results=max_results,
-                                               recency=item.get("recency"))
+                                               recency=item.get("recency"), **site)
             except LightSearchError as exc:
                 run.error = exc.code
                 result = None
@@ -232,10 +234,48 @@ def selection(runs: Sequence[QueryRun]) -> dict[str, Any] | None:
 LEVELS = ("none", "weak", "partial", "strong")
 
 
+def auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
+    """The area under the ROC curve of ``scores`` against ``labels``: the chance that a
+    search with the label scores above one without (ties count half); None without both."""
+    ranked = sorted(zip(scores, labels, strict=True), key=lambda pair: pair[0])
+    positives = sum(1 for _, label in ranked if label)
+    negatives = len(ranked) - positives
+    if not positives or not negatives:
+        return None
+    # rank-sum (Mann-Whitney U) with mid-ranks for ties
+    rank_sum, i = 0.0, 0
+    while i < len(ranked):
+        j = i
+        while j < len(ranked) and ranked[j][0] == ranked[i][0]:
+            j += 1
+        mid = (i + 1 + j) / 2
+        rank_sum += mid * sum(1 for k in range(i, j) if ranked[k][1])
+        i = j
+    return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+RELIABILITY_BINS = 5
+
+
+def reliability(runs: Sequence[QueryRun], bins: int = RELIABILITY_BINS) -> list[dict[str, Any]]:
+    """Coverage scores in ``bins`` equal ranges of 0..1: per range, how many searches, their
+    mean score, and how often their top three held a relevant document (a calibrated score
+    is near that rate)."""
+    out = []
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        at = [r for r in runs if lo <= r.coverage_score < hi or (b == bins - 1 and r.coverage_score >= hi)]
+        out.append({"from": lo, "to": hi, "searches": len(at),
+                    "meanScore": round(sum(r.coverage_score for r in at) / len(at), 4) if at else None,
+                    "top3Relevant": round(sum(r.relevant_top3 for r in at) / len(at), 4) if at else None})
+    return out
+
+
 def calibration(runs: Sequence[QueryRun]) -> dict[str, Any] | None:
     """Coverage against judged relevance: per level, how many searches had it and how often
-    their top three held a relevant document; and how often a search whose top ten held
-    none said ``weak`` or ``none``."""
+    their top three held a relevant document; how often a search whose top ten held none
+    said ``weak`` or ``none``; the AUC of the coverage score against "a relevant document
+    in the top three"; and the reliability table of the score."""
     judged = [r for r in runs if not r.error and r.coverage_level]
     if not judged:
         return None
@@ -245,10 +285,14 @@ def calibration(runs: Sequence[QueryRun]) -> dict[str, Any] | None:
         levels[level] = {"searches": len(at),
                          "top3Relevant": round(sum(r.relevant_top3 for r in at) / len(at), 4) if at else None}
     missed = [r for r in judged if not r.relevant_top10]
+    area = auc([r.coverage_score for r in judged], [r.relevant_top3 for r in judged])
     return {"levels": levels,
             "noRelevantInTop10": len(missed),
             "noRelevantSaidWeak": round(sum(r.coverage_level in ("none", "weak") for r in missed) / len(missed), 4)
-            if missed else None}
+            if missed else None,
+            "auc": None if area is None else round(area, 4),
+            "top3Relevant": round(sum(r.relevant_top3 for r in judged) / len(judged), 4),
+            "reliability": reliability(judged)}
 
 
 def throughput(runs: Sequence[QueryRun], *, transfers: int, hop_seconds: float) -> dict[str, Any] | None:

@@ -49,6 +49,15 @@ def format_table(summaries: Mapping[str, Mapping[str, Any]]) -> str:
             lines.append(f"{name} coverage (searches, share with a relevant document in the top 3): "
                          + ", ".join(parts) + "; no relevant in top 10 said weak/none "
                          + (f"{said:.2f} of {cov['noRelevantInTop10']}" if said is not None else "-"))
+            if cov.get("reliability"):
+                area = cov.get("auc")
+                table = ", ".join(f"{b['from']:.1f}-{b['to']:.1f}: {b['searches']}"
+                                  + (f" ({b['meanScore']:.2f} -> {b['top3Relevant']:.2f})" if b["searches"] else "")
+                                  for b in cov["reliability"])
+                lines.append(f"{name} coverage score: AUC against a relevant document in the top 3 "
+                             + (f"{area:.3f}" if area is not None else "-")
+                             + f" (base rate {cov['top3Relevant']:.2f}); reliability (searches, mean score -> "
+                             f"share relevant): {table}")
         tp = s.get("throughput")
         if tp and tp.get("ratio") is not None:
             lines.append(f"{name} throughput: {tp['searchesPerMinute']:.1f} searches/min, bound "

@@ -1,63 +1,82 @@
-"""Coverage: how well the evidence actually retrieved answers the query (0..1 and a level).
+"""Coverage: how likely the evidence answers the query (a score in 0..1) and a level.
 
-A hit's *share* is the part of the query it carries: the idf-weighted share of the query's
-terms found in it when the provider knows the weights (Light: ranking/rank.py, with the
-catalog's described entries as background), else the plain share of the terms found.
-Coverage reads the top three hits:
+For a ranking that measures its hits (Light: ranking/rank.py), the score is the estimated
+probability that one of the first three hits is relevant, from a logistic model of two
+things the ranking measured of them, each a share of the query in 0..1 that does not
+depend on how many of the search's pages were on its topic (the term weights are the
+catalog's), each averaged over the first three hits (a missing hit counts 0):
 
-    top   = the first hit's share
-    mean3 = the mean share of the first three (a missing hit counts 0)
-    score = 0.6 * top + 0.4 * mean3
+    strength  a hit's BM25 score over that of an average page holding each query term
+              once (how strongly it matches);
+    phrased   the idf-weighted share of the query's adjacent word pairs a hit holds in
+              the same order (its wording, not only its words).
 
-and the level says what a model may take from them:
+The constants were fitted on judged searches of the Cranfield and HeQ worlds in every
+site shape, cold and in a stream, each weighing the same (``benchmarks/coverage_fit.py``;
+the fit and its figures in docs/EVALUATION.md). The share of a hit's terms in its title,
+also measured, raised the fit on Cranfield and lowered it on HeQ, whose titles are names:
+it is not used. The levels are cut from the score:
 
 - ``none``: no hit;
-- ``weak``: the best hit carries under ``WEAK_BELOW`` of the query, or there is no fetched
-  page content at all (snippets only: the score is capped at ``SNIPPET_ONLY_CAP``);
-- ``strong``: the best hit carries at least ``STRONG_TOP`` of the query;
-- ``partial``: anything between.
+- ``weak``: under ``WEAK_BELOW``, or no fetched page content at all (snippets only: the
+  score is capped at ``SNIPPET_ONLY_CAP``);
+- ``strong``: from ``STRONG_FROM``;
+- ``partial``: between.
 
-The thresholds were set against judged relevance (``scrapy evaluate`` reports, per
-level, how often the top three hold a relevant document, and how often a search whose
-top ten hold none said weak or none), over 1,508 searches of the Cranfield world (cold
-and in a stream) and the HeQ world: ``strong`` searches held a relevant document in their
-top three in 70% (Cranfield cold), 89% (Cranfield stream) and 99% (HeQ) of searches, and
-77%, 70% and 87% of the searches whose top ten held none said ``weak``. A second
-condition on the mean of the first three made ``strong`` rare where one document answers
-the question (HeQ) and did not lift Cranfield's; the counts of hits and of sources, which
-the first version weighed, said nothing of relevance at all.
+Hits without those measures (Brave's and the engines', judged by their snippets) are
+scored by the plain share of the query's terms their text carries, as ``0.6 * the first
+hit's share + 0.4 * the mean of the first three``, with the same levels at the shares of
+``SHARE_WEAK_BELOW`` and ``SHARE_STRONG_FROM``: no judged searches of theirs calibrate it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lightsearch.evidence.model import Evidence
 from lightsearch.ranking.tokenize import tokenize
 
-WEAK_BELOW = 0.55
-STRONG_TOP = 0.7
+# intercept, strength, phrased (benchmarks/coverage_fit.py --features strength3,phrased3)
+MODEL = (-0.60, 0.87, 5.71)
+WEAK_BELOW = 0.4
+STRONG_FROM = 0.85
 SNIPPET_ONLY_CAP = 0.3
+SHARE_WEAK_BELOW = 0.55
+SHARE_STRONG_FROM = 0.7
 
 
 def coverage(evidence: Sequence[Evidence], terms: Iterable[str] = ()) -> dict[str, Any]:
     """Evidence quality of a search, 0..1 plus a level, from what was actually retrieved."""
     if not evidence:
         return {"score": 0.0, "level": "none"}
-    terms = set(terms)
-    shares = [_share(e, terms) for e in evidence[:3]]
-    top, mean3 = shares[0], sum(shares) / 3
-    score = 0.6 * top + 0.4 * mean3
-    if top < WEAK_BELOW:
-        level = "weak"
-    elif top >= STRONG_TOP:
-        level = "strong"
+    if evidence[0].strength is not None:
+        score = probability(evidence)
+        level = "weak" if score < WEAK_BELOW else "strong" if score >= STRONG_FROM else "partial"
     else:
-        level = "partial"
+        terms = set(terms)
+        shares = [_share(e, terms) for e in evidence[:3]]
+        top, mean3 = shares[0], sum(shares) / 3
+        score = 0.6 * top + 0.4 * mean3
+        level = "weak" if top < SHARE_WEAK_BELOW else "strong" if top >= SHARE_STRONG_FROM else "partial"
     if not any(e.content for e in evidence):
         score, level = min(score, SNIPPET_ONLY_CAP), "weak"
     return {"score": round(min(1.0, max(0.0, score)), 3), "level": level}
+
+
+def probability(evidence: Sequence[Evidence]) -> float:
+    """The model's estimate that a relevant document is among the first three hits."""
+    first = evidence[:3]
+    strength = sum(_clip(e.strength) for e in first) / 3
+    phrased = sum(_clip(e.phrased) for e in first) / 3
+    intercept, *weights = MODEL
+    z = intercept + sum(w * x for w, x in zip(weights, (strength, phrased), strict=True))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _clip(value: float | None) -> float:
+    return 0.0 if value is None else max(0.0, min(1.0, value))
 
 
 def _share(e: Evidence, terms: set[str]) -> float:

@@ -55,7 +55,9 @@ class Evidence:
     :class:`lightsearch.evidence.receipts.SourceRecord`. ``matched`` is the share of query terms
     found in the source (0..1); None lets coverage compute it from the hit's own text.
     ``weighted`` is that share with each term weighted by its idf, when the provider knows
-    the weights (coverage prefers it).
+    the weights (coverage prefers it). ``strength`` and ``phrased`` are the ranking's
+    further measures of how much of the query a hit carries (Light's: ranking/rank.py
+    ``RankedDocument``), from which coverage is calibrated.
     ``extra`` holds optional provider-specific hit fields (camelCase wire names).
     """
 
@@ -77,4 +79,6 @@ class Evidence:
     content_clipped: bool = False
     matched: float | None = None
     weighted: float | None = None
+    strength: float | None = None
+    phrased: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)

@@ -28,11 +28,12 @@ from lightsearch.cache.records import (
     document_size,
     response_size,
 )
+from lightsearch.cache.sites import KEY_PREFIX, SiteEntry
 from lightsearch.documents import Document
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.fleet.integrity import Misfit
 from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
-from lightsearch.fleet.shapes import DocumentRecord, ResponseRecord, parse
+from lightsearch.fleet.shapes import DocumentRecord, ResponseRecord, SiteRecord, parse
 from lightsearch.fleet.store import RedisStore
 
 if TYPE_CHECKING:
@@ -67,6 +68,18 @@ def decode_document(raw: bytes, now: float) -> Document:
     if data.expires_at <= now:
         raise Misfit("expired")
     return Document(**data.model_dump())
+
+
+def decode_site(raw: bytes, now: float, domain: str) -> SiteEntry:
+    """The entry of ``domain`` read back from Redis; Misfit when it does not fit (an entry
+    of another site stored under this one's key does not), or expired."""
+    data = parse(SiteRecord, raw)
+    if data.expires_at <= now:
+        raise Misfit("expired")
+    entry = SiteEntry.from_dict(domain, data.model_dump(exclude={"expires_at"}))
+    if entry is None:
+        raise Misfit("shape")
+    return entry
 
 
 class RedisRecordCache(SharedInstances):
@@ -157,6 +170,28 @@ class RedisRecordCache(SharedInstances):
             return store.get_decoded(key, decode_response)
         except SharedStateUnavailable:
             return self.fallback.get_response(url)
+
+    # ------------------------------------------------------------------ sites probed on the spot
+    def put_site(self, entry: SiteEntry, expires_at: float) -> bool:
+        raw = entry.encoded()
+        kept = SiteEntry.decode(entry.domain, raw)
+        if kept is None:
+            return False
+        payload = json.dumps({**kept.to_dict(), "expires_at": expires_at}, ensure_ascii=False,
+                             separators=(",", ":")).encode("utf-8")
+        try:
+            stored = self.store.put(_MAP + KEY_PREFIX + entry.domain, payload, len(raw), expires_at)
+        except SharedStateUnavailable:
+            return self.fallback.put_site(entry, expires_at)
+        if stored:
+            self.store.remember(_MAP + KEY_PREFIX + entry.domain, expires_at, kept)
+        return stored
+
+    def get_site(self, domain: str) -> SiteEntry | None:
+        try:
+            return self.store.get_decoded(_MAP + KEY_PREFIX + domain, lambda raw, now: decode_site(raw, now, domain))
+        except SharedStateUnavailable:
+            return self.fallback.get_site(domain)
 
     def _response_key(self, url: str) -> tuple[RedisStore, str]:
         if self.responses is not None:

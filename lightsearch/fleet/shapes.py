@@ -79,6 +79,20 @@ class RulesRecord(Record):
     agent: Annotated[str, Field(max_length=MAX_NAME)] = ""
 
 
+class SiteRecord(Record):
+    """What a search learned of a site probed on the spot (cache/sites.py checks the rest:
+    every URL on the site's own origins, each description's shape)."""
+
+    domain: Annotated[str, Field(min_length=1, max_length=253)]
+    seed: Url
+    feeds: Annotated[list[Url], Field(max_length=4)]
+    sitemaps: Annotated[list[Url], Field(max_length=16)]
+    language: Annotated[str, Field(max_length=8)]
+    probed: Stamp
+    documents: Annotated[list[dict[str, Any]], Field(max_length=16)]
+    expires_at: Epoch
+
+
 class SuspensionRecord(Record):
     reason: Annotated[str, Field(max_length=64)]
     until: Epoch

@@ -147,9 +147,9 @@ def news_feed(body: bytes) -> NewsFeed:
 
 # ---------------------------------------------------------------------- web_fetch
 def read_body(kind: str, url: str, content: str | bytes, markdown: bool, max_pages: int,
-              deadline_at: float | None) -> dict[str, Any]:
+              deadline_at: float | None, comments: bool = False) -> dict[str, Any]:
     """web_fetch's reading of one response body of ``kind`` (``html``: text, ``pdf`` and
-    ``feed``: bytes) as the fields of its result."""
+    ``feed``: bytes) as the fields of its result; ``comments``: an article's comments too."""
     if kind == "pdf":
         assert isinstance(content, bytes)
         return read_pdf_page(content, max_pages, stop_at(deadline_at))
@@ -157,15 +157,16 @@ def read_body(kind: str, url: str, content: str | bytes, markdown: bool, max_pag
         assert isinstance(content, bytes)
         return {**summarise_feed(content), "format": "text"}
     assert isinstance(content, str)
-    return read_html(content, url, markdown)
+    return read_html(content, url, markdown, comments)
 
 
-def read_html(html: str, url: str, markdown: bool) -> dict[str, Any]:
+def read_html(html: str, url: str, markdown: bool, comments: bool = False) -> dict[str, Any]:
+    from lightsearch.documents.pagekinds import LISTING
     from lightsearch.documents.readable import extract_readable
     from lightsearch.documents.walls import detect_wall
 
     html, cut = capped(html)
-    page = extract_readable(html, url, markdown=markdown)
+    page = extract_readable(html, url, markdown=markdown, comments=comments)
     wall = detect_wall(html, page.text)
     if wall == "paywall_or_cookie_wall":
         raise LightSearchError(wall, "the page shows a cookie, consent or subscription wall instead of its "
@@ -173,6 +174,10 @@ def read_html(html: str, url: str, markdown: bool) -> dict[str, Any]:
     if wall == "javascript_required":
         raise LightSearchError(wall, "the page is a JavaScript application shell with no readable text",
                                {"url": url})
+    if page.kind == LISTING:
+        raise LightSearchError("extraction_failed", "the page is an index of links to other pages (a home page, "
+                               "a section or an archive of clips) with no main content of its own: read one of "
+                               "the pages it lists", {"url": url, "reason": "no_main_content"})
     if not page.text.strip():
         raise LightSearchError("extraction_failed", "no readable text was found on the page", {"url": url})
     fields = {"title": page.title, "byline": page.byline, "language": page.language,

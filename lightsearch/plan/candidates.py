@@ -10,6 +10,27 @@ the scorer remembers each candidate's query terms (every text seen for it, unite
 frontier rescores its pending candidates with the pool as it stands whenever the pool has
 changed (``version``), before it picks the next one (plan/frontier.py, crawl/scheduler.py).
 
+The pool a search sees is the part of the catalog it chose to read, so a term of its topic
+fills it: the described entries of the catalog's sources (cache/descriptions.py, the same
+kind of text: titles, slugs, summaries) are added to it as a background, the way the
+ranking weighs terms by the catalog and not by its pages (ranking/statistics.py).
+
+A sitemap names a page by its URL only, and a slug is a few words of its title at best.
+The source's description (cache/descriptions.py) often knows the rest: the listing pages,
+feeds and home page it was built from name the same page by its title and summary, and
+keep those terms with the terms of the page's own URL. :class:`DescribedTitles` finds, for
+a listed URL, the described entries that carry every term of its URL, and lends the
+candidate the query terms they all carry: a cold search that reads only sitemaps scores
+their entries as if it had read the titles too, for no hop. A description keeps no URL,
+only terms, so an entry matches by its terms or not at all.
+
+A feed's summary is a sentence or two of the page: more words than a title or a slug, so
+more of any query's words, relevant or not. A term only a summary carries counts
+``SUMMARY_WEIGHT`` of one its title, anchor or URL carries: a hundred-item feed's entries
+otherwise outscore the sitemap entries named by their slugs alone because they say more.
+(For the same reason the titles lent by descriptions are those of listing and home pages,
+whose entries are titles, not those of feeds, whose entries carry their summaries.)
+
 The score is the matched terms' idf over the idf of all the query's terms, in 0..1, so it
 stays comparable with the discovery priorities. Candidate texts are a few
 words, so term frequency and length normalisation are left out (each is 1 or near it).
@@ -19,11 +40,18 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from lightsearch.cache.descriptions import DocumentDescription
 from lightsearch.cache.memo import TEXT_CHARS, short_memo
 from lightsearch.documents.discovered_links import candidate_terms, slug_terms
 from lightsearch.ranking.tokenize import tokenize
+
+# What a query term found only in a feed entry's summary counts, against one in its title.
+SUMMARY_WEIGHT = 0.5
+# Described documents whose entries are titles (a sitemap's carry its URL's terms only, a
+# feed's their summaries too).
+_TITLED_KINDS = frozenset(["listing", "seed"])
 
 
 @short_memo(16384, TEXT_CHARS)
@@ -43,38 +71,101 @@ def entry_terms(texts: Iterable[str], url: str | None = None) -> list[str]:
     return list(out)
 
 
+class DescribedTitles:
+    """The query terms the described titled entries of each source carry, found by the
+    terms of an entry's URL (module text)."""
+
+    def __init__(self, wanted: set[str], described: Mapping[str, Sequence[DocumentDescription]]) -> None:
+        # per source: the described entries carrying a wanted term (all their terms), and
+        # an index of them by every term they carry
+        self.rows: dict[str, list[frozenset[str]]] = {}
+        self.index: dict[str, dict[str, list[int]]] = {}
+        self.wanted = frozenset(wanted)
+        for source_id, docs in described.items():
+            rows: list[frozenset[str]] = []
+            index: dict[str, list[int]] = {}
+            for doc in docs:
+                if doc.kind not in _TITLED_KINDS:
+                    continue
+                for i in sorted({i for t in wanted for i in doc.postings.get(t, ())}):
+                    for term in doc.rows[i]:
+                        index.setdefault(term, []).append(len(rows))
+                    rows.append(doc.rows[i])
+            if rows:
+                self.rows[source_id] = rows
+                self.index[source_id] = index
+
+    def terms(self, source_id: str | None, url: str | None) -> frozenset[str]:
+        """The query terms every described entry carrying all of ``url``'s terms carries."""
+        index = self.index.get(source_id or "")
+        own = frozenset(slug_terms(url)) if url and index is not None else frozenset()
+        if not own:
+            return frozenset()
+        postings = []
+        for term in own:
+            ids = index.get(term)  # type: ignore[union-attr]
+            if ids is None:
+                return frozenset()  # no described entry carrying a query term holds it
+            postings.append(ids)
+        rows = self.rows[source_id or ""]
+        found: frozenset[str] | None = None
+        for i in min(postings, key=len):
+            if own <= rows[i]:
+                carried = rows[i] & self.wanted
+                found = carried if found is None else found & carried
+        return found or frozenset()
+
+
 class CandidateScorer:
-    def __init__(self, query_terms: Sequence[set[str]]) -> None:
+    """``background``: described entries carrying each query term, and their number;
+    ``described``: what the described titled entries say of a listed URL."""
+
+    def __init__(self, query_terms: Sequence[set[str]],
+                 background: tuple[Mapping[str, float], float] | None = None,
+                 described: DescribedTitles | None = None) -> None:
         self.query_terms = [set(t) for t in query_terms]
         self.wanted = set().union(*self.query_terms) if self.query_terms else set()
+        self.background_df, self.background_entries = background if background is not None else ({}, 0.0)
+        self.described = described
         self.df: Counter[str] = Counter()
         self.pool = 0
         self.seen: set[str] = set()
-        # candidate key -> the query terms any of its texts carried (only these matter)
+        # candidate key -> the query terms any of its texts carried (only these matter), and
+        # those only a summary carried
         self.terms_of: dict[str, frozenset[str]] = {}
+        self.summary_of: dict[str, frozenset[str]] = {}
         self.version = 0  # bumped whenever a score could change
         self._weighed = -1
         self._idf: dict[str, float] = {}
         self._totals: list[float] = []
 
     def idf(self, term: str) -> float:
-        df = self.df.get(term, 0)
-        return math.log(1.0 + (self.pool - df + 0.5) / (df + 0.5))
+        df = self.df.get(term, 0) + self.background_df.get(term, 0.0)
+        pool = self.pool + self.background_entries
+        return math.log(1.0 + (pool - df + 0.5) / (df + 0.5))
 
-    def observe(self, key: str, tokens: set[str]) -> None:
-        """Count one candidate's terms in the pool once (only the query's terms matter)."""
+    def observe(self, key: str, tokens: set[str], summary: set[str] | frozenset[str] = frozenset()) -> None:
+        """Count one candidate's terms in the pool once (only the query's terms matter);
+        ``summary``: the terms of its summary, which count less (module text)."""
         wanted = tokens & self.wanted
+        lesser = (summary & self.wanted) - wanted
         if key in self.seen:
             known = self.terms_of.get(key, frozenset())
-            if not wanted <= known:  # another text of the same page: a better description
-                self.terms_of[key] = known | wanted
-                self.df.update(wanted - known)
+            known_lesser = self.summary_of.get(key, frozenset())
+            full = known | wanted
+            lesser = (known_lesser | lesser) - full
+            if full != known or lesser != known_lesser:  # another text of the same page
+                self.df.update((full | lesser) - known - known_lesser)
+                self.terms_of[key] = full
+                self.summary_of[key] = frozenset(lesser)
                 self.version += 1
             return
         self.seen.add(key)
         self.pool += 1
-        self.df.update(wanted)
+        self.df.update(wanted | lesser)
         self.terms_of[key] = frozenset(wanted)
+        if lesser:
+            self.summary_of[key] = frozenset(lesser)
         self.version += 1
 
     tokens = staticmethod(candidate_terms)
@@ -83,18 +174,26 @@ class CandidateScorer:
         """The best query's idf-weighted share of its terms the candidate covers, and its index."""
         return self.score_many([(key, texts, url)])[0]
 
-    def score_many(self, items: Sequence[tuple[str, Iterable[str], str | None]]) -> list[tuple[float, int]]:
-        """Score the candidates of one document after counting all of them in the pool, so
-        the first links of the first page are not scored against a pool of one."""
+    def score_many(self, items: Sequence[tuple[str, Iterable[str], str | None]],
+                   source_id: str | None = None, summaries: Sequence[str] | None = None
+                   ) -> list[tuple[float, int]]:
+        """Score the candidates of one document (of the source ``source_id``) after counting
+        all of them in the pool, so the first links of the first page are not scored
+        against a pool of one; ``summaries``: each item's summary (a feed entry's)."""
         keys = []
-        for key, texts, url in items:
-            self.observe(key, self.tokens(texts, url))
+        described = self.described
+        for n, (key, texts, url) in enumerate(items):
+            tokens = self.tokens(texts, url)
+            if described is not None:
+                tokens |= described.terms(source_id, url)
+            summary = summaries[n] if summaries is not None else ""
+            self.observe(key, tokens, candidate_terms([summary]) if summary else frozenset())
             keys.append(key)
-        return [self._best(self.terms_of.get(key, frozenset())) for key in keys]
+        return [self.rescore(key) for key in keys]
 
     def rescore(self, key: str) -> tuple[float, int]:
         """The candidate's score against the pool as it stands now."""
-        return self._best(self.terms_of.get(key, frozenset()))
+        return self._best(self.terms_of.get(key, frozenset()), self.summary_of.get(key, frozenset()))
 
     def _weights(self) -> tuple[dict[str, float], list[float]]:
         """Every query term's idf and each query's total, computed once per pool version
@@ -106,16 +205,17 @@ class CandidateScorer:
             self._weighed = self.version
         return self._idf, self._totals
 
-    def _best(self, tokens: frozenset[str] | set[str]) -> tuple[float, int]:
+    def _best(self, tokens: frozenset[str] | set[str], lesser: frozenset[str] = frozenset()) -> tuple[float, int]:
         best, index = 0.0, 0
-        if not tokens:
+        if not tokens and not lesser:
             return best, index
         idf, totals = self._weights()
         for i, terms in enumerate(self.query_terms):
             matched = terms & tokens
-            if not matched or totals[i] <= 0:
+            summarised = terms & lesser
+            if not (matched or summarised) or totals[i] <= 0:
                 continue
-            share = sum(idf[t] for t in matched) / totals[i]
+            share = (sum(idf[t] for t in matched) + SUMMARY_WEIGHT * sum(idf[t] for t in summarised)) / totals[i]
             if share > best:
                 best, index = min(1.0, share), i
         return best, index

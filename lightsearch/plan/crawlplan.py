@@ -12,7 +12,7 @@ first and which it leaves unread (it needs the record cache as it is then).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache.descriptions import DocumentDescription, age_seconds
@@ -20,7 +20,8 @@ from lightsearch.documents.urlkey import canonical_url
 from lightsearch.plan.catalog import Source
 from lightsearch.plan.discovery_pages import DiscoveryPages
 from lightsearch.plan.estimates import Estimates
-from lightsearch.plan.selection import select_sources
+from lightsearch.plan.selection import SelectedSource, query_languages, select_sources
+from lightsearch.ranking.statistics import Background
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -51,23 +52,43 @@ class CrawlPlan:
     # The sources' home, entry, hub and listing pages: read for discovery, never evidence
     # (plan/discovery_pages.py); the crawl adds the sections its seed pages name.
     discovery_pages: DiscoveryPages | None = None
+    # The same as term statistics over the sources of the queries' languages: the ranking's
+    # background (ranking/statistics.py); None when nothing of them is described.
+    background: Background | None = None
+    # Sites outside the catalog this search probes on the spot (plan/adhoc.py): the
+    # discovery documents the spider reads of them are reported for their entries.
+    probing: frozenset[str] = frozenset()
+    # When set, the only hosts of LIGHT_HOST_MAP this search may connect to (a search that
+    # probes a site on the spot reaches no mapped host the configuration did not name).
+    mapped_hosts: frozenset[str] | None = None
 
 
 def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[str, list[DocumentDescription]],
               settings: BaseSettings, *, opened: Callable[[Source], bool], started: float,
-              discovery_pages: DiscoveryPages | None = None) -> CrawlPlan:
+              discovery_pages: DiscoveryPages | None = None, probing: Sequence[Source] = (),
+              mapped_hosts: frozenset[str] | None = None) -> CrawlPlan:
     """The plan for ``request`` over the ``searchable`` catalog; ``opened`` says whether a
     source was read recently (its home page is a fresh cached response). ``discovery_pages``
     may cover more sources than the searchable ones (the records of earlier searches come
-    from any); by default, those of the searchable sources."""
+    from any); by default, those of the searchable sources.
+
+    ``probing`` are sites outside the catalog the call named (plan/adhoc.py): they are
+    selected whatever their language, first and in the call's order, and the catalog's
+    sources share the rest of ``LIGHT_MAX_SOURCES``; the hop budget then treats them as
+    any source not read recently (four hops to open, kept in reserve when it cannot)."""
     estimates = Estimates.build(request.terms, described)
     max_sources = settings.getint("LIGHT_MAX_SOURCES")
+    room = max(0, max_sources - len(probing))
     selected = select_sources(
-        searchable, request, max_sources,
-        min_sources=min(settings.getint("LIGHT_MIN_SOURCES"), max_sources),
+        searchable, request, room,
+        min_sources=min(settings.getint("LIGHT_MIN_SOURCES"), room),
         keep_ratio=settings.getfloat("LIGHT_SOURCE_KEEP_RATIO"),
         estimates=estimates,
-    )
+    ) if room else []
+    languages = query_languages(request)
+    df, entries = estimates.background(s.id for s in searchable.sources if s.language in languages)
+    pinned = [SelectedSource(source=src, score=0.0, rank=i) for i, src in enumerate(probing)]
+    selected = pinned + [replace(sel, rank=len(pinned) + sel.rank) for sel in selected]
     first = affordable(selected, settings.getint("LIGHT_FIRST_SOURCES"), settings.getint("LIGHT_MAX_HOPS"),
                        opened=lambda sel: opened(sel.source))
     return CrawlPlan(
@@ -79,7 +100,10 @@ def make_plan(request: SearchRequest, searchable: Catalog, described: Mapping[st
         started_monotonic=started,
         terms=request.terms,
         estimates=estimates,
-        discovery_pages=discovery_pages or DiscoveryPages(searchable.sources, described),
+        discovery_pages=discovery_pages or DiscoveryPages((*searchable.sources, *probing), described),
+        background=Background(df, entries) if entries > 0 else None,
+        probing=frozenset(src.id for src in probing),
+        mapped_hosts=mapped_hosts,
     )
 
 
@@ -129,6 +153,37 @@ class PlannedRead:
     stage: str
 
 
+def undescribed_children(docs: Sequence[tuple[float, DocumentDescription]], source: Source,
+                         most: int) -> list[tuple[float, DocumentDescription]]:
+    """Up to ``most`` child sitemaps a described index names that no description covers
+    yet, each valued at the mean of the source's described sitemaps (unknown is not
+    nothing): the part of the site's map no search has read, read with the places the
+    described ones leave. Without them, a source whose index is described never reads
+    the children its first reads left out: the index is not read again (its children are
+    read directly)."""
+    values = [value for value, doc in docs if doc.kind == "sitemap"]
+    if not values or most <= 0:
+        return []
+    mean = sum(values) / len(values)
+    seen = {doc.key for _, doc in docs}
+    out: list[tuple[float, DocumentDescription]] = []
+    for _, doc in docs:
+        if doc.kind != "index":
+            continue
+        for url in doc.children:
+            try:
+                key = canonical_url(url)
+            except ValueError:
+                continue
+            if key in seen or not source.admits(url):
+                continue
+            seen.add(key)
+            out.append((mean, DocumentDescription(url=url, kind="sitemap", entries=0)))
+            if len(out) >= most:
+                return out
+    return out
+
+
 class DescribedReads:
     """Which of the selected sources' described discovery documents a search reads, and
     which it leaves unread (:meth:`worth_reading`), decided when its crawl opens.
@@ -173,6 +228,7 @@ class DescribedReads:
                 # a source kept in reserve is opened by what it is known to name, like any
                 # other: its best document may name more than the first sources' weakest
                 ranked.append((value, source, doc))
+            ranked.extend((value, source, doc) for value, doc in undescribed_children(docs, source, max_sitemaps))
         if not ranked:
             return []
         ranked.sort(key=lambda e: -e[0])

@@ -30,6 +30,17 @@ POWER = 3
 FAMILY = {"sitemap": "sitemap", "index": "index", "listing": "listing", "feed": "feed", "seed": "seed"}
 
 
+def _pooled(parts: Iterable[tuple[dict[str, float], float]], wanted: Iterable[str]
+            ) -> tuple[dict[str, float], float]:
+    df: dict[str, float] = dict.fromkeys(wanted, 0.0)
+    pool = 0.0
+    for counts, entries in parts:
+        pool += entries
+        for t, n in counts.items():
+            df[t] += n
+    return df, pool
+
+
 @dataclass
 class Estimates:
     """Estimates for one request's queries over the described documents of some sources."""
@@ -42,6 +53,8 @@ class Estimates:
     # catalog's own term statistics, a background the ranked pages' few cannot give
     df: dict[str, float] = field(default_factory=dict)
     pool: float = 0.0
+    # the same per source, so a background can be drawn from the sources of a language
+    per_source: dict[str, tuple[dict[str, float], float]] = field(default_factory=dict)
     _values: dict[tuple[str, str], float] = field(default_factory=dict)
 
     @classmethod
@@ -49,21 +62,32 @@ class Estimates:
               ) -> Estimates:
         terms = [frozenset(q) for q in queries]
         wanted = frozenset().union(*terms) if terms else frozenset()
-        df: dict[str, float] = dict.fromkeys(wanted, 0.0)
-        pool = 0.0
-        for docs in described.values():
+        per_source: dict[str, tuple[dict[str, float], float]] = {}
+        for source_id, docs in described.items():
+            counts: dict[str, float] = dict.fromkeys(wanted, 0.0)
+            entries = 0.0
             for doc in docs:
                 if doc.kind == "index" or not doc.rows:
                     continue
-                pool += doc.entries
+                entries += doc.entries
                 postings = doc.postings
                 for t in wanted:
                     rows = postings.get(t)
                     if rows:
-                        df[t] += len(rows) * doc.scale
+                        counts[t] += len(rows) * doc.scale
+            per_source[source_id] = (counts, entries)
+        df, pool = _pooled(per_source.values(), wanted)
         idf = {t: math.log(1.0 + (pool - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
         totals = [sum(idf[t] for t in q) for q in terms]
-        return cls(queries=terms, described=described, idf=idf, totals=totals, df=df, pool=pool)
+        return cls(queries=terms, described=described, idf=idf, totals=totals, df=df, pool=pool,
+                   per_source=per_source)
+
+    def background(self, source_ids: Iterable[str]) -> tuple[dict[str, float], float]:
+        """The entries carrying each query term, and all entries, over the described
+        documents of these sources (a query's language's: another script's entries say
+        nothing of how common its words are)."""
+        wanted = frozenset().union(*self.queries) if self.queries else frozenset()
+        return _pooled((self.per_source[s] for s in source_ids if s in self.per_source), wanted)
 
     def document(self, source_id: str, doc: DocumentDescription) -> float:
         """Likely relevant pages ``doc`` names (ReDDE-style, see the module's text)."""

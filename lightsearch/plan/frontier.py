@@ -22,7 +22,7 @@ Who asks what:
 - the transport (crawl/transport.py): :attr:`~Frontier.private_origins`;
 - the extraction pipeline: :attr:`~Frontier.lane` and :meth:`~Frontier.source`;
 - the download handler (crawl/transport.py): :attr:`~Frontier.client` and the frontier
-  itself, whose transfers take their turns for a slot together.
+  itself, whose transfers take their turns for a slot together, and :meth:`~Frontier.may_map`.
 
 The spider also writes to a :class:`SearchFrontier` (the scores it admits, the entries it
 defers, the factory that makes a deferred entry a request); those methods are the
@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from lightsearch.clients import current_client
-from lightsearch.plan.candidates import CandidateScorer
+from lightsearch.plan.candidates import CandidateScorer, DescribedTitles
 from lightsearch.ranking.tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -91,6 +91,9 @@ class Frontier(Protocol):
     def give_up_deferred(self) -> int:
         """Let every kept-back entry go (the hops are spent); how many there were."""
 
+    def may_map(self, host: str) -> bool:
+        """Whether this crawl may connect to ``host`` through ``LIGHT_HOST_MAP``."""
+
 
 class CrawlFrontier:
     """The frontier of a crawl without a search plan (web_fetch, describing a source): its
@@ -127,6 +130,9 @@ class CrawlFrontier:
     def give_up_deferred(self) -> int:
         return 0
 
+    def may_map(self, host: str) -> bool:
+        return True  # the host map is configuration; a crawl without a plan names no site of its own
+
 
 class SearchFrontier(CrawlFrontier):
     """One search's candidates: scored by :class:`CandidateScorer` over the pool the
@@ -143,7 +149,10 @@ class SearchFrontier(CrawlFrontier):
         self.query_terms = [set(t) for t in plan.terms or [tokenize(q) for q in plan.queries]]
         self.source_rank = {s.id: i for i, s in enumerate(plan.sources)}
         self.max_candidates = settings.getint("LIGHT_DISCOVERY_MAX_CANDIDATES")
-        self.scorer = CandidateScorer(self.query_terms)
+        wanted = set().union(*self.query_terms) if self.query_terms else set()
+        described = plan.estimates.described if plan.estimates is not None else {}
+        titles = DescribedTitles(wanted, {s.id: described[s.id] for s in plan.sources if s.id in described})
+        self.scorer = CandidateScorer(self.query_terms, plan.background, titles if titles.rows else None)
         self.admitted_scores: list[float] = []  # min-heap: the best candidates' scores
         self.gave_up_relevant = False
         # listed entries sharing no query term: (url, source, depth, query index)
@@ -185,6 +194,14 @@ class SearchFrontier(CrawlFrontier):
         given_up = len(self._deferred)
         self._deferred.clear()
         return given_up
+
+    def may_map(self, host: str) -> bool:
+        """A search that probes a site outside the catalog connects through the host map
+        only to the hosts its plan names (the catalog's origins and the ones configured for
+        probing): nothing the probed site says (a redirect of its robots.txt, a link) leads
+        into another mapped host."""
+        mapped = self.plan.mapped_hosts
+        return mapped is None or host in mapped
 
     # ------------------------------------------------------------------ the spider's
     def open(self, make_candidate: Callable[[str, Source, int, int], Request | None]) -> None:

@@ -33,7 +33,7 @@ from lightsearch.plan.frontier import CrawlFrontier
 from lightsearch.spiders.describe import DescribeSpider
 from lightsearch.timestamps import parse_stamp, utc_stamp
 
-MAX_DOCUMENTS = 48  # discovery documents read per source
+MAX_DOCUMENTS = 96  # discovery documents read per source
 PARALLEL_SOURCES = 4  # sources described at once (the politeness limits hold across them)
 _MiB = 1024 * 1024
 # The build reads more documents than a search may: its own budgets, never a search's.

@@ -74,14 +74,17 @@ class WebFetch(Provider):
         robots: bool | None = None,
         raw: bool = False,
         names: Mapping[str, str] | None = None,
+        comments: bool = False,
     ) -> dict[str, Any]:
         """The page at ``url`` as clean text from ``start_index``, at most ``max_chars``.
 
         ``head_tail`` returns the start and the end of a long page in one read instead
         of the first ``max_chars``. ``robots`` overrides ``WEB_FETCH_ROBOTSTXT_OBEY``
         for this fetch. ``raw`` returns the decoded body of a text type without
-        extraction. ``names`` spells the parameters in the text's read-on hint as the
-        calling surface does. Raises LightSearchError with a code on every expected failure.
+        extraction. ``comments`` keeps the reader comments under an article, after it (a
+        discussion that is the page's content is kept either way). ``names`` spells the
+        parameters in the text's read-on hint as the calling surface does. Raises
+        LightSearchError with a code on every expected failure.
         """
         max_chars, start_index = self._checked_call(max_chars, start_index)
         request_url = self._checked_url(url)
@@ -90,7 +93,8 @@ class WebFetch(Provider):
         lane = self._lane()
         try:
             result = await self._fetch(url, request_url, max_chars, start_index, markdown=markdown,
-                                       head_tail=head_tail, robots=robots, raw=raw, lane=lane, names=names)
+                                       head_tail=head_tail, robots=robots, raw=raw, lane=lane, names=names,
+                                       comments=comments)
         finally:
             lane.close()
         return with_shared_state(result, before, link)
@@ -106,6 +110,7 @@ class WebFetch(Provider):
         robots: bool | None = None,
         raw: bool = False,
         names: Mapping[str, str] | None = None,
+        comments: bool = False,
     ) -> dict[str, Any]:
         """Several pages at once: each its own result or error.
 
@@ -138,7 +143,7 @@ class WebFetch(Provider):
             try:
                 return await self._fetch(url, self._checked_url(url), max_chars, start_index,
                                          markdown=markdown, head_tail=head_tail, robots=robots, raw=raw,
-                                         lane=lane, names=names, text_max_bytes=share)
+                                         lane=lane, names=names, text_max_bytes=share, comments=comments)
             except LightSearchError as exc:
                 if isinstance(exc, asyncio.CancelledError):
                     raise
@@ -193,7 +198,8 @@ class WebFetch(Provider):
 
     async def _fetch(self, url: str, request_url: str, max_chars: int, start_index: int, *,
                      markdown: bool, head_tail: bool, robots: bool | None, raw: bool, lane: Lane,
-                     names: Mapping[str, str] | None = None, text_max_bytes: int | None = None) -> dict[str, Any]:
+                     names: Mapping[str, str] | None = None, text_max_bytes: int | None = None,
+                     comments: bool = False) -> dict[str, Any]:
         started = time.monotonic()
         # The download has the whole deadline of its own (the lane's began with the call,
         # moments ago); reading what arrived gets what the download left of it.
@@ -202,7 +208,7 @@ class WebFetch(Provider):
         local_error: LightSearchError | None = None
         page: dict[str, Any] | None = None
         try:
-            page = await self._read(response, markdown, raw, lane)
+            page = await self._read(response, markdown, raw, lane, comments)
         except LightSearchError as exc:
             if exc.details.get("reason") == "deadline":
                 raise  # the call's own deadline: nothing is left for a reader either
@@ -392,7 +398,8 @@ class WebFetch(Provider):
                               status=response.status, url=response.url)
         return response
 
-    async def _read(self, response: Response, markdown: bool, raw: bool, lane: Lane) -> dict[str, Any]:
+    async def _read(self, response: Response, markdown: bool, raw: bool, lane: Lane,
+                    comments: bool = False) -> dict[str, Any]:
         """The body as text, or a LightSearchError.
 
         HTML, PDF and feeds are read in the worker pool, in the call's lane
@@ -411,7 +418,7 @@ class WebFetch(Provider):
                     content = response.text if isinstance(response, TextResponse) \
                         else response.body.decode("utf-8", "replace")
                 fields = await lane.run(isolated.read_body, kind, response.url, content, markdown,
-                                        self.settings.getint("WEB_FETCH_PDF_MAX_PAGES"), lane.deadline_at,
+                                        self.settings.getint("WEB_FETCH_PDF_MAX_PAGES"), lane.deadline_at, comments,
                                         what=f"the page {response.url}")
                 return {**base, **fields}
             return self._read_kind(response, kind, ctype, base, raw)

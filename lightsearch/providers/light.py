@@ -36,6 +36,7 @@ from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import domain_notes, filtered
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.isolation.lanes import Lane
+from lightsearch.plan.adhoc import AdhocSites, is_probed, outside_catalog
 from lightsearch.plan.catalog import Catalog, Source, extend_catalog, load_catalog
 from lightsearch.plan.crawlplan import CrawlPlan, make_plan
 from lightsearch.plan.discovery_pages import DiscoveryPages
@@ -44,8 +45,10 @@ from lightsearch.plan.frontier import SearchFrontier
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.light_result import assemble
+from lightsearch.providers.light_sites import learned, mapped_hosts, plan_sites, report_sites
 from lightsearch.providers.recency import dates_note, recency_note, within_dates, within_recency
 from lightsearch.ranking.rank import RankingStopped, rank_documents
+from lightsearch.ranking.statistics import Background
 from lightsearch.spiders.discovery import DiscoverySpider
 
 logger = logging.getLogger(__name__)
@@ -146,22 +149,30 @@ class LightSearch(Provider):
         s = self.settings
         started = time.monotonic()
         filters = request.filters
-        searchable, catalog_notes = restrict_catalog(self._reachable(catalog), filters)
+        records = load_cache(s, "LIGHT_RECORD_CACHE")
+        reachable = self._reachable(catalog)
+        outside = outside_catalog(catalog, filters) if s.getbool("LIGHT_ADHOC_SOURCES") else []
+        searchable, catalog_notes = restrict_catalog(reachable, filters, on_the_spot=outside)
+        sites = plan_sites(s, request, outside, records, catalog_left=bool(searchable.sources))
+        if filters.domains and not searchable.sources and outside and not sites.sources:
+            catalog_notes.append("no source is left to search: includeDomains/excludeDomains admit no catalog "
+                                 "source, and no site they name could be probed on the spot")
         notes = list(catalog_notes)
         if filters.region:
             notes.append(f"region {filters.region}: Light does not search by region; its catalog sources are "
                          "chosen by the query's language")
-        records = load_cache(s, "LIGHT_RECORD_CACHE")
 
         def opened(source: Source) -> bool:
             return records is not None and bool(source.seeds) and records.get_response(source.seeds[0]) is not None
 
         described = self._described(catalog, records)
+        described.update(sites.described(lambda sid: learned(records, sid)))
         # every source's: the records of earlier searches joining this one may be of any
-        pages = DiscoveryPages(catalog.sources, described)
-        searchable_ids = {src.id for src in searchable.sources}
+        pages = DiscoveryPages((*catalog.sources, *sites.sources), described)
+        searchable_ids = {src.id for src in searchable.sources} | sites.ids
         plan = make_plan(request, searchable, {k: v for k, v in described.items() if k in searchable_ids}, s,
-                         opened=opened, started=started, discovery_pages=pages)
+                         opened=opened, started=started, discovery_pages=pages, probing=sites.sources,
+                         mapped_hosts=mapped_hosts(s, catalog) if sites.sources else None)
         link = link_of(s)
         shared_before = snapshot(link)
         deadline = s.getfloat("LIGHT_DEADLINE_SECS")
@@ -173,13 +184,14 @@ class LightSearch(Provider):
         frontier = SearchFrontier(plan, s, lane=lane)
         try:
             return await self._crawl_and_rank(request, catalog, frontier, link, shared_before,
-                                              searchable=searchable, notes=notes, catalog_notes=catalog_notes)
+                                              searchable=searchable, notes=notes, catalog_notes=catalog_notes,
+                                              sites=sites)
         finally:
             lane.close()
 
     async def _crawl_and_rank(self, request: SearchRequest, catalog: Catalog, frontier: SearchFrontier,
                               link: Any, shared_before: Any, *, searchable: Catalog, notes: list[str],
-                              catalog_notes: list[str]) -> dict[str, Any]:
+                              catalog_notes: list[str], sites: AdhocSites) -> dict[str, Any]:
         s = self.settings
         filters = request.filters
         plan = frontier.plan
@@ -195,16 +207,26 @@ class LightSearch(Provider):
         pages = plan.discovery_pages
         fetched = [item for item in outcome.items
                    if isinstance(item, Document) and not pages.covers(item.source_id, item.url)]
-        cached, _ = filtered([doc for doc in joined_documents(s, fetched) if not pages.covers(doc.source_id, doc.url)],
+        # A site probed on the spot answers only the searches that name it: its cached pages
+        # never join another caller's search as if they were the catalog's.
+        cached, _ = filtered([doc for doc in joined_documents(s, fetched) if not pages.covers(doc.source_id, doc.url)
+                              and (not is_probed(doc.source_id) or doc.source_id in sites.ids)],
                              filters, lambda d: d.url)
         counts = {**counts_of(outcome), "cacheJoined": len(cached)}
         if link is not None:  # records from Redis that did not verify or fit, met by this worker meanwhile
             counts["sharedStateDropped"] = link.drops - shared_before[1]
         stop_reason = outcome.stop_reason
         consulted = [src.id for src in plan.sources if src.id in outcome.consulted]
-        errors = outcome.source_errors
-        attempted = {e["source"] for e in errors} | set(consulted)
-        if plan.sources and not consulted and attempted and stop_reason == "completed":
+        report = report_sites(s, sites, outcome, fetched)
+        if report.notes:
+            notes[:0] = report.notes  # what became of the call's domains comes first, as the catalog's notes do
+            catalog_notes[:0] = report.notes
+        errors = [*report.errors, *outcome.source_errors]
+        # a probed site that fails is that site's answer, not Light's failure: only the
+        # catalog's sources, all failing, make the search one
+        in_catalog = {src.id for src in plan.sources if not is_probed(src.id)}
+        attempted = ({e["source"] for e in errors} | set(consulted)) & in_catalog
+        if in_catalog and not consulted and attempted and stop_reason == "completed":
             raise LightSearchError(
                 "web_search_sources_unavailable",
                 "every source attempted for this search failed",
@@ -213,8 +235,7 @@ class LightSearch(Provider):
         if not plan.sources and searchable.sources:
             notes.append("no catalog source matches the query language")
         notes.extend(shared_state_notes(shared_before, link))
-        background = (plan.estimates.df, plan.estimates.pool) if plan.estimates and plan.estimates.pool else None
-        ranked = await self._rank(fetched + cached, plan, request, outcome, started, background=background)
+        ranked = await self._rank(fetched + cached, plan, request, outcome, started, background=plan.background)
         if stop_reason == "completed" and time.monotonic() - started > s.getfloat("LIGHT_DEADLINE_SECS"):
             stop_reason = "deadline"  # never "completed" past the hard deadline, however it came
         withheld = ranked.withheld
@@ -244,7 +265,7 @@ class LightSearch(Provider):
             consulted=consulted,
             counts=counts,
             source_errors=errors,
-            source_names={src.id: src.name for src in catalog.sources},
+            source_names={src.id: src.name for src in (*catalog.sources, *sites.sources)},
             text_max_bytes=s.getint("LIGHT_TEXT_MAX_BYTES"),
             elapsed_ms=int((time.monotonic() - started) * 1000),
             settings=s,
@@ -260,11 +281,14 @@ class LightSearch(Provider):
             result["meta"]["lightSearch"]["undated"] = undated[:50]  # kept, age unknown
         if catalog_notes:  # what the call's domains left Light to search (the engines' Light member says it too)
             result["meta"]["lightSearch"]["catalogNotes"] = catalog_notes
+        if sites.sites:
+            result["meta"]["lightSearch"]["probes"] = report.probes
+            result["meta"]["lightSearch"]["sources"]["probed"] = report.probed
         return result
 
     async def _rank(self, documents: list[Document], plan: CrawlPlan, request: SearchRequest,
                     outcome: CrawlOutcome, started: float,
-                    background: tuple[Any, float] | None = None) -> Any:
+                    background: Background | None = None) -> Any:
         """Rank within the hard deadline, or fail with ``deadline_exceeded``.
 
         Ranking needs every document (BM25's statistics are over the whole retrieved

@@ -54,6 +54,8 @@ def light_evidence(
             content_clipped=excerpt_clipped(passage, doc.text),
             matched=r.matched,
             weighted=r.weighted,
+            strength=r.strength,
+            phrased=r.phrased,
         ))
     return out
 
@@ -102,9 +104,9 @@ def assemble(
         "sourceErrorsOmitted": max(0, len(source_errors) - MAX_SOURCE_ERRORS),
         "retrievedAt": {e.url: e.retrieved_at for e in evidence},
         "elapsedMs": elapsed_ms,
-        # what coverage was judged from, per hit shown: query terms found, their idf share, BM25
-        "relevance": [{"matched": r.matched, "weighted": r.weighted, "bm25": r.bm25}
-                      for r in ranked[:max_results]],
+        # what coverage was judged from, per hit shown (ranking/rank.py, RankedDocument)
+        "relevance": [{"matched": r.matched, "weighted": r.weighted, "bm25": r.bm25, "strength": r.strength,
+                       "titled": r.titled, "phrased": r.phrased} for r in ranked[:max_results]],
     }
     return build_envelope(
         provider="light", query=query, evidence=evidence, limits=limits, stop_reason=stop_reason,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 
 class LuceneBM25:
@@ -38,6 +38,13 @@ class LuceneBM25:
         n = self.corpus_size
         self.idf = {term: math.log(1.0 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
                     for term, docs in self.postings.items()}
+
+    def weigh(self, idf: Mapping[str, float]) -> None:
+        """Weigh these terms by ``idf`` instead of their rarity in this corpus: the
+        collection's statistics, where the corpus is a search's few pages of it."""
+        for term, value in idf.items():
+            if term in self.postings:
+                self.idf[term] = value
 
     def get_scores(self, query: Sequence[str]) -> list[float]:
         """Each document's score for ``query``; a term repeated in the query counts again."""

@@ -221,6 +221,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     p.add_argument("--raw", action="store_true", help="the body of a text type, without extraction")
     p.add_argument("--markdown", action="store_true", help="the main text as Markdown")
     p.add_argument("--head-tail", action="store_true", help="a long page's start and end in one read")
+    p.add_argument("--comments", action="store_true", help="also the reader comments under an article, after it")
     output(p)
     verbose(p)
 
@@ -381,7 +382,7 @@ async def _run_tool(opts: argparse.Namespace, cmdline: dict[str, Any]) -> dict[s
             else:
                 work = box.fetch(opts.url[0] if len(opts.url) == 1 else opts.url, max_chars=opts.max_chars,
                                  start_index=opts.start_index, raw=opts.raw or None, markdown=opts.markdown,
-                                 head_tail=opts.head_tail, names=FLAGS)
+                                 head_tail=opts.head_tail, names=FLAGS, include_comments=opts.comments or None)
             return await with_progress(work, spinner, opts.command)
     except SearchCancelled:
         raise

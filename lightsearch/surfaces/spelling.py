@@ -9,6 +9,7 @@ this mapping to the front door and the renderer, which write their words with it
 FLAGS = {"maxResults": "--max-results", "recency": "--recency", "maxChars": "--max-chars",
          "startIndex": "--start-index", "when": "--when", "query": "the query", "queries": "the queries",
          "urls": "the URLs", "url": "the URL", "provider": "--provider", "raw": "--raw", "format": "--format",
+         "includeComments": "--comments",
          "includeDomains": "--include-domain", "excludeDomains": "--exclude-domain", "region": "--region",
          "after": "--after", "before": "--before"}
 

@@ -161,13 +161,14 @@ class Toolbox:
 
     async def fetch(self, url: str | Sequence[str], *, max_chars: int | None = None, start_index: int | None = None,
                     raw: bool | None = None, markdown: bool = False, head_tail: bool = False,
-                    robots: bool | None = None, names: Mapping[str, str] | None = None) -> dict[str, Any]:
+                    robots: bool | None = None, names: Mapping[str, str] | None = None,
+                    include_comments: bool | None = None) -> dict[str, Any]:
         """web_fetch: one page, or a list of pages read together. ``markdown``, ``head_tail``
         and ``robots`` are the reader's options beyond the tool's arguments; ``names`` spells
         the parameters in the read-on hint of the text (the command line's flags)."""
         many = not isinstance(url, str)
         args = _given(url=None if many else url, urls=list(url) if many else None, maxChars=max_chars,
-                      startIndex=start_index, raw=raw)
+                      startIndex=start_index, raw=raw, includeComments=include_comments)
         checked = check_arguments(self.tool("web_fetch"), args)
         return await self._web_fetch(checked, markdown=markdown, head_tail=head_tail, robots=robots, names=names)
 
@@ -235,7 +236,7 @@ class Toolbox:
             self._fetch = WebFetch(self.settings)
         options: dict[str, Any] = {"max_chars": args["maxChars"], "start_index": args["startIndex"],
                                    "raw": bool(args.get("raw")), "markdown": markdown, "head_tail": head_tail,
-                                   "robots": robots}
+                                   "robots": robots, "comments": bool(args.get("includeComments"))}
         if names:
             options["names"] = names
         if "urls" in args:

@@ -320,6 +320,9 @@ def tool_specs(config: ToolConfig | None = None) -> list[Tool]:
                                 "description": "character offset to read on from (nextStartIndex)"},
                  "raw": {"type": "boolean", "default": False,
                          "description": "return the body of a text type without extraction"},
+                 "includeComments": {"type": "boolean", "default": False,
+                                     "description": "also return the reader comments under an article, after "
+                                                    "it (a forum or mailing-list thread is read whole either way)"},
              }, "required": ["url"], "additionalProperties": False},
              FETCH_OUTPUT),
     ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from lightsearch.cache.memo import URL_CHARS, short_memo
 from lightsearch.documents import discovered_links as links
+from lightsearch.documents.pagescan import scan_page
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.plan.catalog import origin_of
 from lightsearch.ranking import tokenize
@@ -23,7 +24,7 @@ def test_a_page_of_long_links_and_words_leaves_the_memos_as_they_were():
     body = "<html><body>" + "".join(f"<a href={'x' * 70}{i:x}>{'w' * 300}{i} glacier</a>" for i in range(500)) + "</body></html>"
     tokenize.tokenize("glacier")  # the one short word, memoised before
     before = sizes()
-    page = links.extract_links(body, LONG)
+    page = scan_page(body, LONG).links
     for link in page.links:
         canonical_url(link.url)
         origin_of(link.url)

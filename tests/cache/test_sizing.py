@@ -9,7 +9,7 @@ import tracemalloc
 from dataclasses import dataclass
 
 from lightsearch.cache.sizing import _Walk, held_bytes
-from lightsearch.documents.discovered_links import extract_links
+from lightsearch.documents.pagescan import scan_page
 
 LONG_BASE = "https://wide.test/" + "d" * 1900 + "/"
 
@@ -35,7 +35,7 @@ class Entry:
 
 def test_long_relative_links_weigh_what_they_hold():
     body = "<html><body>" + "".join(f"<a href={i:x}>" for i in range(600)) + "</body></html>"
-    links, truth = allocated(lambda: extract_links(body, LONG_BASE))
+    links, truth = allocated(lambda: scan_page(body, LONG_BASE).links)
     assert len(links.links) == 600
     assert truth > 100 * len(body)  # the links hold over a hundred times the body
     assert 0.7 * truth <= held_bytes(links) <= 1.5 * truth

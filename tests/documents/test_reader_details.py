@@ -273,7 +273,7 @@ def test_trafilatura_reads_the_page_with_its_scripts_set_aside_to_the_same_text_
         html = _SCRIPTED_PAGE % (body_text, body)
         tree = _parsed(html)
         before = etree.tostring(tree)
-        whole = trafilatura.extract(copy.deepcopy(tree), include_comments=False, include_tables=True,
+        whole = trafilatura.extract(copy.deepcopy(tree), include_comments=False, include_tables=True, fast=True,
                                     deduplicate=False) or ""
         assert "Glacial moraines record" in whole  # the premise: the article is read, from the body or JSON-LD
         for markdown in (False, True):

@@ -13,7 +13,7 @@ from lightsearch.errors import LightSearchError
 from lightsearch.evaluation.harness import Progress
 from lightsearch.evaluation.metrics import mrr_at, ndcg_at, percentile, recall_at
 from lightsearch.evaluation.qrels import read_qrels, read_queries
-from tests.conftest import shared_data
+from tests.conftest import coroutine_test, shared_data
 
 
 def test_metrics_on_a_hand_computed_case():
@@ -119,12 +119,14 @@ def test_cold_mode_shares_no_cache_between_searches(tmp_path):
     out = tmp_path / "report"
     proc = subprocess.run(
         [sys.executable, "-m", "scrapy", "evaluate", "--world", "heq", "--max-queries", "3", "--cold",
-         "--runs", "light", "--latency", "0", "--jitter", "0", "--concurrency", "1", "--out", str(out)],
+         "--shape", "small", "--runs", "light", "--latency", "0", "--jitter", "0", "--concurrency", "1",
+         "--out", str(out)],
         cwd=tmp_path, capture_output=True, text=True, timeout=240, check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["meta"]["mode"] == "cold"
+    assert report["meta"]["shape"] == "small"  # HeQ's paragraphs as sites of 100 at most
     runs = report["queries"]["light"]
     # robots.txt is read again by every search: nothing was kept from the one before
     assert all(q["hops_by_stage"].get("robots", 0) > 0 for q in runs)
@@ -152,3 +154,65 @@ def test_progress_redraws_a_terminal_and_writes_lines_elsewhere():
     assert " 25/25 " in lines[-1]
     assert terminal.getvalue().count("\r") == 25
     assert terminal.getvalue().endswith("\n")
+
+
+def test_coverage_is_reported_against_judged_relevance_with_its_auc_and_reliability():
+    from lightsearch.evaluation.harness import QueryRun, auc, calibration
+
+    assert auc([0.9, 0.8, 0.2, 0.1], [True, True, False, False]) == 1.0
+    assert auc([0.1, 0.2, 0.8, 0.9], [True, True, False, False]) == 0.0
+    assert auc([0.5, 0.5], [True, False]) == 0.5  # a tie counts half
+    assert auc([0.5, 0.7], [True, True]) is None
+    runs = [QueryRun(id=str(i), query="q", coverage_level=level, coverage_score=score, relevant_top3=hit,
+                     relevant_top10=hit)
+            for i, (level, score, hit) in enumerate([("weak", 0.1, False), ("weak", 0.3, True), ("partial", 0.5, False),
+                                                     ("strong", 0.9, True), ("strong", 1.0, True)])]
+    cov = calibration(runs)
+    assert cov["auc"] == round(auc([r.coverage_score for r in runs], [r.relevant_top3 for r in runs]), 4)
+    assert cov["top3Relevant"] == 0.6
+    assert cov["levels"]["weak"] == {"searches": 2, "top3Relevant": 0.5}
+    table = {(b["from"], b["to"]): b for b in cov["reliability"]}
+    assert table[(0.8, 1.0)] == {"from": 0.8, "to": 1.0, "searches": 2, "meanScore": 0.95, "top3Relevant": 1.0}
+    assert table[(0.4, 0.6)]["searches"] == 1
+    assert table[(0.6, 0.8)]["searches"] == 0
+    assert sum(b["searches"] for b in cov["reliability"]) == len(runs)
+
+
+def test_each_query_names_the_site_holding_most_of_its_judged_documents():
+    from lightsearch.evaluation.named_sites import name_sites
+
+    queries = [{"id": "1", "query": "a"}, {"id": "2", "query": "b"}, {"id": "3", "query": "c"}]
+    qrels = {"1": {"https://x.test/1": 1, "https://y.test/1": 1, "https://y.test/2": 1},
+             "2": {"https://x.test/3": 2, "https://y.test/3": 2},  # a tie: the world's first site
+             "3": {"https://elsewhere.test/9": 4}}  # on no site of the world: left out
+    named, judged = name_sites(queries, qrels, ["x.test", "y.test"])
+    assert [(q["id"], q["includeDomains"]) for q in named] == [("1", ["y.test"]), ("2", ["x.test"])]
+    assert judged == {"1": {"https://y.test/1": 1, "https://y.test/2": 1}, "2": {"https://x.test/3": 2}}
+
+
+@coroutine_test
+async def test_the_adhoc_run_searches_each_site_dropped_from_the_catalog(tmp_path):
+    """The benchmark's own plumbing, on three queries of the Hebrew world: each query goes
+    to a Light whose catalog lacks its site, which is probed on the spot."""
+    import argparse
+
+    from lightsearch.evaluation.harness import run_queries
+    from lightsearch.evaluation.named_sites import name_sites
+    from lightsearch.offline_origins.server import OfflineOrigins
+    from lightsearch.offline_origins.worlds import build_heq_world
+    from lightsearch.surfaces.commands.evaluate import Command
+
+    shared_data("hebrew-qa", "heq-retrieval")
+    world = build_heq_world(tmp_path / "w", max_queries=12)
+    queries, qrels = name_sites(world.queries, world.qrels, world.hosts)
+    with OfflineOrigins(world.sites_dir) as origins:
+        overrides = {**origins.settings(), "LOG_LEVEL": "ERROR", "LIGHT_CATALOG": str(world.catalog_path)}
+        opts = argparse.Namespace(summary="none", cold=True)
+        router, site_of = Command._adhoc(world, overrides, opts, tmp_path)
+        runs, _ = await run_queries(router, queries[:3], qrels, concurrency=3, source_of=site_of)
+    assert {host for host in router.providers} == set(world.hosts)
+    for run, query in zip(runs, queries[:3], strict=True):
+        assert run.error is None
+        assert run.opened == [f"site:{query['includeDomains'][0]}"]
+        assert run.relevant_with_source == run.relevant_sources_opened == 1
+        assert all(url.split("/")[2] == query["includeDomains"][0] for url in run.ranked)

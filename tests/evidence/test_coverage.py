@@ -96,3 +96,45 @@ async def test_a_search_whose_best_evidence_is_unrelated_says_weak_and_tells_the
     assert result["hits"]  # a page sharing "engine" with the query, and nothing else of it
     assert result["coverage"]["level"] == "weak"
     assert "Coverage is weak: the best hits share little of what the query asks" in result["text"]
+
+
+# ---------------------------------------------------------------- the calibrated score
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from lightsearch.evidence.coverage import STRONG_FROM, WEAK_BELOW, probability  # noqa: E402
+
+shares = st.floats(0.0, 1.0)
+measured = st.tuples(shares, shares)  # strength, phrased
+
+
+def light(i: int, strength: float, phrased: float) -> Evidence:
+    return Evidence(title=f"t{i}", url=f"https://x.test/{i}", source="s", content="page text",
+                    matched=1.0, weighted=1.0, strength=strength, phrased=phrased)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(measured, min_size=1, max_size=5), st.integers(0, 4), st.integers(0, 1), st.floats(0.0, 1.0))
+def test_more_of_the_query_in_a_first_hit_never_lowers_the_score(hits, which, measure, more):
+    which %= len(hits)
+    before = [light(i, *m) for i, m in enumerate(hits)]
+    raised = list(hits[which])
+    raised[measure] = min(1.0, raised[measure] + more)
+    after = [light(i, *(raised if i == which else m)) for i, m in enumerate(hits)]
+    p = probability(after)
+    assert p >= probability(before)
+    cov = coverage(after)
+    assert cov["score"] == round(p, 3)
+    assert cov["level"] == ("weak" if p < WEAK_BELOW else "strong" if p >= STRONG_FROM else "partial")
+
+
+def test_hits_about_the_query_in_its_own_words_are_strong_and_a_stray_word_is_weak():
+    about = [light(i, 1.0, 0.6) for i in range(3)]
+    assert coverage(about)["level"] == "strong"
+    stray = [light(0, 0.2, 0.0)]
+    assert coverage(stray)["level"] == "weak"
+
+
+def test_snippets_only_stay_weak_whatever_the_measures_say():
+    hits = [Evidence(title="t", url="https://x.test/0", source="s", strength=1.0, phrased=1.0)]
+    assert coverage(hits) == {"score": 0.3, "level": "weak"}

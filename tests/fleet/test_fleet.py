@@ -120,6 +120,23 @@ def test_discovery_responses_and_redirect_aliases_are_shared(redis_server, prefi
     assert b.get_document("https://a.test/old-1").url == "https://a.test/p1"
 
 
+def test_a_probed_sites_entry_is_shared_by_the_fleet_until_it_expires(redis_server, prefix):
+    from lightsearch.cache.descriptions import describe
+    from lightsearch.cache.sites import SiteEntry
+
+    now = time.time()
+    a = load_cache(fleet(redis_server.url, prefix, 0), "LIGHT_RECORD_CACHE")
+    b = load_cache(fleet(redis_server.url, prefix, 1), "LIGHT_RECORD_CACHE")
+    entry = SiteEntry(domain="walrus.test", seed="https://www.walrus.test/", feeds=("https://walrus.test/feed",),
+                      language="en", probed="2026-12-06T10:00:00Z",
+                      documents=(describe("https://walrus.test/sitemap.xml", "sitemap", [["walrus"]]),))
+    assert a.put_site(entry, now + 60)
+    assert b.get_site("walrus.test") == entry
+    assert b.get_site("www.walrus.test") is None
+    b.store.clock = lambda: now + 61  # the entry's own lifetime is over
+    assert b.get_site("walrus.test") is None
+
+
 def test_discovery_responses_live_inside_the_fleet_bound_and_documents_spare_them(redis_server, prefix):
     now = time.time()
     a = load_cache(fleet(redis_server.url, prefix, 0, LIGHT_RECORD_CACHE_MAX_RECORDS=6), "LIGHT_RECORD_CACHE")

@@ -217,6 +217,42 @@ async def test_hostile_discovery_and_robots_records_are_dropped_and_fetched_agai
     assert "/" in paths
 
 
+# ------------------------------------------------------------------ sites probed on the spot
+def site_record(domain: str = "walrus.test", **fields) -> dict:
+    return {"domain": domain, "seed": f"https://{domain}/", "feeds": [], "sitemaps": [], "language": "en",
+            "probed": "2026-12-06T10:00:00Z", "documents": [], "expires_at": time.time() + 600, **fields}
+
+
+HOSTILE_SITES = {
+    "off-site-seed": unsigned(site_record(seed="https://evil.test/")),  # would lead the crawl elsewhere
+    "other-domain": unsigned(site_record("other.test")),  # another site's entry under this key
+    "off-site-description": unsigned(site_record(documents=[{"url": "https://evil.test/s.xml", "kind": "sitemap",
+                                                             "entries": 1, "terms": ["x"], "rows": [[0]]}])),
+    "bad-description": unsigned(site_record(documents=[{"url": "https://walrus.test/s.xml", "kind": "sitemap",
+                                                         "entries": 1, "terms": ["x"], "rows": [[7]]}])),
+    "many-feeds": unsigned(site_record(feeds=["https://walrus.test/f"] * 50)),
+    "deep": b"u1" + b"[" * 200_000,
+    "expired": unsigned(site_record(expires_at=time.time() - 5)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_SITES))
+def test_a_hostile_site_entry_is_dropped_and_counted(redis_server, prefix, name):
+    cache = load_cache(make_settings({"FLEET_REDIS_URL": redis_server.url, "FLEET_REDIS_PREFIX": prefix,
+                                      "FLEET_REDIS_TIMEOUT_MS": 2000}), "LIGHT_RECORD_CACHE")
+    plant(redis_server.client(), prefix, "records", "map:site:walrus.test", HOSTILE_SITES[name])
+    assert cache.get_site("walrus.test") is None
+    assert cache.link.drops == 1
+
+
+def test_a_forged_site_entry_does_not_verify_in_a_signed_fleet(redis_server, prefix):
+    cache = load_cache(make_settings({"FLEET_REDIS_URL": redis_server.url, "FLEET_REDIS_PREFIX": prefix,
+                                      "FLEET_KEY": KEY}), "LIGHT_RECORD_CACHE")
+    plant(redis_server.client(), prefix, "records", "map:site:walrus.test", unsigned(site_record()))
+    assert cache.get_site("walrus.test") is None
+    assert cache.link.dropped == {"records/unsigned": 1}
+
+
 # ------------------------------------------------------------------ search answers and suspensions
 def engines(engine_replay, redis_url: str | None, prefix: str, **extra):
     fleet = {"FLEET_REDIS_URL": redis_url, "FLEET_REDIS_PREFIX": prefix, "FLEET_REDIS_TIMEOUT_MS": 2000} \

@@ -217,3 +217,36 @@ def test_heq_oracle_mrr(heq):
         ranked = [urls[i] for i in sorted(range(len(urls)), key=lambda i: -scores[i])[:10]]
         total += mrr_at(ranked, heq.qrels[q["id"]], 10)
     assert total / len(heq.queries) > 0.85  # reference: 0.913 with prefix stripping
+
+
+def test_a_shape_lays_the_collection_out_as_other_sites(tmp_path):
+    """Large sites with twelve child sitemaps, listings of ten and feeds of a hundred; small
+    ones with one sitemap robots.txt names, no index; half the articles title-only. The
+    judgements and the oracle's documents follow the shape."""
+    data = shared_data("ir-cranfield", "cran.all.1400").parents[1]
+    big = worlds.build_cranfield_world(tmp_path / "a", data, shape="large")
+    assert len(big.hosts) == 2
+    assert len(big.documents) == 1400
+    _check_judgements(big)
+    site = load_sites(big.sites_dir)[big.hosts[0]]
+    children = [r for r in site.routes if r.startswith("/sitemaps/")]
+    assert len(children) == 12
+    assert sum(1 for r in site.routes if "/page/" in r) == 100  # 1,000 papers, ten a listing page
+    with OfflineOrigins(sites_dir=big.sites_dir) as server:
+        _, _, body = _get(server, big.hosts[0], "/feed.xml")
+        assert len(ET.fromstring(body).findall("./channel/item")) == 100
+    small = worlds.build_heq_world(tmp_path / "b", shape=worlds.Shape("tiny", articles_per_site=60, sitemaps=1,
+                                                                         title_only=0.5),
+                                   data_dir=shared_data("hebrew-qa", "heq-retrieval", "corpus.jsonl").parents[2])
+    assert len(small.hosts) == 9  # 227 and 250 paragraphs, 60 a site
+    _check_judgements(small)
+    for host in small.hosts:
+        routes = load_sites(small.sites_dir)[host].routes
+        assert "/sitemap.xml" in routes
+        assert "/sitemap-index.xml" not in routes
+    catalog = load_catalog(small.catalog_path)
+    assert all(list(s.sitemaps) == [f"{s.origins[0]}/sitemap.xml"] for s in catalog.sources)
+    blank = sum(1 for d in small.documents.values() if not d["text"])
+    assert 0.4 < blank / len(small.documents) < 0.6
+    with pytest.raises(ValueError, match="unknown world shape"):
+        worlds.build_cranfield_world(tmp_path / "c", data, shape="huge")

@@ -102,3 +102,45 @@ def test_a_plan_without_estimates_reads_nothing_by_description():
     assert reads.planned == []
     assert reads.worth_reading("any", "feed", Source(id="x", name="X", language="en", kind="news",
                                                       origins=(), seeds=()))
+
+
+def test_an_index_children_no_search_has_described_are_read_with_the_places_left():
+    """A site's first search read some of the children its index names: the next one reads
+    the others too (valued at their described siblings' mean), never the index again."""
+    source = Source(id="site:d.example", name="d.example", language="en", kind="reference",
+                    origins=("https://d.example",), seeds=("https://d.example/",))
+    children = [f"https://d.example/sitemap-{i}.xml" for i in range(1, 5)]
+    tides = [["severn", "tidal", "power"]] * 10 + [["cup", "final"]] * 40
+    docs = [describe(url, "sitemap", tides) for url in children[:3]]
+    docs.append(describe("https://d.example/sitemap.xml", "index", [], children=children))
+    terms = (("severn", "tidal", "power"),)
+    plan = CrawlPlan(queries=("severn tidal power",), sources=(source,), terms=terms,
+                     estimates=Estimates.build(terms, {source.id: docs}))
+    cached = set(children[:3])
+    reads = DescribedReads(plan, fresh=lambda url: url in cached, max_sitemaps=1, keeps_records=True)
+    assert sorted(r.doc.url for r in reads.planned) == children  # three cached for free, the fourth in the place
+    assert not reads.worth_reading(canonical_url("https://d.example/sitemap.xml"), "sitemap", source)
+    none_left = DescribedReads(plan, fresh=lambda url: url in cached, max_sitemaps=0, keeps_records=True)
+    assert children[3] not in [r.doc.url for r in none_left.planned]
+
+
+def test_sites_probed_on_the_spot_are_selected_first_whatever_their_language():
+    from lightsearch.config import make_settings
+    from lightsearch.plan.catalog import Catalog
+    from lightsearch.plan.crawlplan import make_plan
+    from lightsearch.plan.request import build_request
+
+    catalog_sources = tuple(Source(id=f"c{i}", name=f"C{i}", language="en", kind="news",
+                                   origins=(f"https://c{i}.example",), seeds=(f"https://c{i}.example/",))
+                            for i in range(6))
+    catalog = Catalog(id="t", version="1", sources=catalog_sources)
+    probed = [Source(id=f"site:p{i}.example", name=f"p{i}.example", language="he", kind="reference",
+                     origins=(f"https://p{i}.example",), seeds=(f"https://p{i}.example/",)) for i in range(2)]
+    plan = make_plan(build_request("tidal power"), catalog, {}, make_settings({}), opened=lambda s: False,
+                     started=0.0, probing=probed, mapped_hosts=frozenset({"p0.example"}))
+    ids = [s.id for s in plan.sources]
+    assert ids[:2] == ["site:p0.example", "site:p1.example"]  # an English query, Hebrew sites: named, so read
+    assert len(ids) <= 6  # the catalog's sources share the rest of LIGHT_MAX_SOURCES
+    assert plan.probing == {"site:p0.example", "site:p1.example"}
+    assert plan.mapped_hosts == {"p0.example"}
+    assert plan.discovery_pages.entry("site:p1.example", "https://p1.example/")

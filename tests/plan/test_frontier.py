@@ -31,6 +31,15 @@ def test_both_frontiers_declare_what_the_components_may_ask():
     assert isinstance(CrawlFrontier(), Frontier)
 
 
+def test_a_search_that_probes_a_site_uses_the_host_map_only_for_the_hosts_its_plan_names():
+    assert frontier().may_map("anything.test")  # no site probed: the map is configuration
+    assert CrawlFrontier().may_map("anything.test")
+    plan = CrawlPlan(queries=("x",), sources=(A,), mapped_hosts=frozenset({"a.example"}))
+    probing = SearchFrontier(plan, make_settings({}))
+    assert probing.may_map("a.example")
+    assert not probing.may_map("b.example")
+
+
 def test_priority_follows_the_score_against_the_pool_depth_and_source_rank():
     f = frontier()
     urls = ["https://a.example/severn-tidal-power", "https://a.example/tidal-news", "https://a.example/cup-final"]

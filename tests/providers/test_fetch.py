@@ -8,6 +8,7 @@ faults. A refused or disabled fetch is asserted at the server: no request arrive
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 from jsonschema import validate
@@ -19,6 +20,7 @@ from lightsearch.surfaces.tools import FETCH_OUTPUT
 from tests.conftest import ROBOTS_ALLOW, coroutine_test
 
 WALLS = "https://walls.example"
+PAGES = Path(__file__).parents[1] / "documents" / "reader_pages"
 FAULTS = "faults.fetch.test"
 BIG = "<!doctype html><html><body><article>" + "<p>tide gauge reading</p>" * 6000 + "</article></body></html>"
 LONG = "<!doctype html><html lang='en'><head><title>Long read</title></head><body><article>" + "".join(
@@ -43,6 +45,8 @@ def settings(origins):
         "/binary": {"body": b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "type": "image/png"},
         "/nested.json": {"body": b"[" + b",".join([b"[[[[[[[[[[]]]]]]]]]]"] * 20_000) + b"]",
                          "type": "application/json"},
+        "/night-bus": {"body": (PAGES / "article_with_comments.html").read_bytes()},
+        "/front": {"body": (PAGES / "listing_page.html").read_bytes()},
     })
     origins.reset_log()
     return {**origins.settings(), "LOG_LEVEL": "ERROR", "WEB_FETCH_MAX_BYTES": 64 * 1024}
@@ -156,6 +160,26 @@ async def test_markdown_keeps_structure(settings):
     page = await WebFetch.from_settings(settings).fetch(f"{WALLS}/article", markdown=True)
     assert page["format"] == "markdown"
     assert "harmonic analysis" in page["content"]
+
+
+@coroutine_test
+async def test_comments_under_an_article_come_only_when_asked_for(settings):
+    fetch = WebFetch.from_settings(settings)
+    plain = await fetch.fetch(f"https://{FAULTS}/night-bus")
+    asked = await fetch.fetch(f"https://{FAULTS}/night-bus", comments=True)
+    for page in (plain, asked):
+        assert "keep running for at least two more years" in page["content"]
+    assert "children's ward for eleven years" not in plain["content"]
+    assert "children's ward for eleven years" in asked["content"]
+    validate(asked, FETCH_OUTPUT)
+
+
+@coroutine_test
+async def test_a_page_of_links_with_no_main_content_says_so(settings):
+    err = await fetch_error(settings, f"https://{FAULTS}/front")
+    assert err.code == "extraction_failed"
+    assert err.details["reason"] == "no_main_content"
+    assert "no main content" in err.message
 
 
 @pytest.mark.parametrize(("path", "kind", "needle"), [

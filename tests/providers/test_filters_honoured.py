@@ -96,8 +96,9 @@ async def test_light_a_domain_outside_the_catalog_is_a_note_not_silence(origins,
     settings = walrus_world(origins, tmp_path)
     result = await LightSearch.from_settings(settings).search("walrus haul out", include_domains=["example.org"])
     assert result["hits"] == []
-    assert result["notes"][0].startswith("example.org is not in Light's catalog: ")
-    assert any("no catalog source is left to search" in n for n in result["notes"])
+    # outside the offline world it cannot be probed on the spot, and says why
+    assert result["notes"][0].startswith("example.org is not in Light's catalog and is not probed (network_error")
+    assert any("no source is left to search" in n for n in result["notes"])
     assert "example.org is not in Light's catalog" in result["text"]
     assert origins.log == []  # nothing was read
     # with a domain it holds as well, that one is searched and the other still named

@@ -67,3 +67,43 @@ def test_bm25_scores_are_the_ones_the_figures_were_measured_with():
     assert scores == pytest.approx([0.1823215567939546, 0.8754687373538999], rel=1e-12)
     assert bm25_scores([["a"], [], ["a", "a", "b"]], ["a", "a"]) == pytest.approx(
         [2 * s for s in bm25_scores([["a"], [], ["a", "a", "b"]], ["a"])])
+
+
+# Nine pages on the crystalline lens of vertebrates and one on human growth: a search that
+# did its job and read the pages of its topic. What the sources publish says how common
+# each word is in the catalog: the lens is a rare subject there, humans a common one.
+_LENS = [
+    ("Crystallins of the vertebrate lens", "The crystalline lens of vertebrates is built of crystallins. "
+     "Lens fibre cells lose their nuclei as the lens grows."),
+    ("Lens transparency in fish and birds", "Transparency of the crystalline lens differs among vertebrates: "
+     "fish lenses are spherical, bird lenses flatter."),
+    ("Ageing of the human lens", "The human crystalline lens hardens with age; other vertebrates "
+     "keep a soft lens for longer."),
+    ("Lens proteins across vertebrates", "Crystallin genes of the lens were compared in twelve vertebrates."),
+    ("Development of the vertebrate lens placode", "The lens placode of vertebrates forms the crystalline lens."),
+    ("Cataract in mammals", "Opacity of the crystalline lens of vertebrates, including humans, is a cataract."),
+    ("Accommodation by the lens", "Vertebrates focus by changing the shape of the crystalline lens."),
+    ("Ultraviolet filters in the lens", "The crystalline lens of many vertebrates absorbs ultraviolet light."),
+    ("Lens water content", "Water makes up two thirds of the vertebrate crystalline lens."),
+]
+_HUMAN = ("Growth hormone in humans", "Humans grow fastest in infancy. Human growth hormone "
+          "peaks in adolescence, and human height is set by many genes in humans.")
+
+
+def test_a_search_whose_pages_are_all_on_topic_still_weighs_its_topic_words():
+    """Counted over the ten pages alone, "lens", "crystalline" and "vertebrates" are in nine
+    of ten and weigh nothing: the page matching only "humans" ranked first and the lens
+    pages fell under a quarter of its score and were withheld."""
+    from lightsearch.ranking.statistics import Background
+
+    lens = [doc(f"https://a/lens/{i}", t, x) for i, (t, x) in enumerate(_LENS)]
+    pages = [*lens, doc("https://a/growth", *_HUMAN)]
+    described = {"crystallin": 12.0, "lens": 30.0, "vertebr": 9.0, "includ": 4.0, "human": 240.0}
+    ranked = rank_documents(pages, ["the crystalline lens in vertebrates, including humans"],
+                            background=Background(described, 3000.0))
+    urls = [r.document.url for r in ranked]
+    assert urls[0].startswith("https://a/lens/")
+    assert {d.url for d in lens} <= set(urls)  # no lens page withheld
+    assert ranked.withheld["far_below"] <= 1  # the growth page, at most
+    if "https://a/growth" in urls:
+        assert urls.index("https://a/growth") == len(urls) - 1

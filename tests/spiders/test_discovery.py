@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from lightsearch.providers.light import LightSearch
-from lightsearch.spiders.discovery import order_child_sitemaps
+from lightsearch.spiders.discovery import newest_last, order_child_sitemaps
 from tests import bombs
 from tests.conftest import article_html, coroutine_test, make_world
 from tests.hygiene_world import counts, hit_urls, paths
@@ -49,6 +49,19 @@ def test_child_sitemaps_spread_across_the_date_range_when_names_say_nothing():
     assert len({m for m in first4}) == 4
     named = order_child_sitemaps(entries, lambda e: 1 if e.loc.endswith("-3.xml") else 0)
     assert named[0].loc.endswith("-3.xml")
+
+
+def test_a_probed_sites_newest_child_sitemap_is_read_last():
+    """Its home page, feed and first listing page name its newest pages: the allowance goes
+    to the parts of its map nothing else names, a child whose name matches still first."""
+    entries = [SimpleNamespace(loc=f"https://x/sitemaps/sitemap-{i}.xml", lastmod=f"2024-{i:02d}-01")
+               for i in range(1, 5)]
+    order = newest_last(order_child_sitemaps(entries, lambda e: 0), lambda e: 0)
+    assert [e.lastmod[:7] for e in order] == ["2024-01", "2024-03", "2024-02", "2024-04"]
+    named = newest_last(order_child_sitemaps(entries, lambda e: e.loc.endswith("-4.xml")),
+                        lambda e: e.loc.endswith("-4.xml"))
+    assert named[0].loc.endswith("-4.xml")
+    assert newest_last(entries[:1], lambda e: 0) == entries[:1]
 
 
 def test_candidate_scores_weigh_rare_query_terms_over_common_ones():

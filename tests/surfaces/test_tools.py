@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +17,7 @@ from lightsearch.serving.call_limits import RateLimiter
 from lightsearch.surfaces import toolbox, tools
 from lightsearch.surfaces.toolbox import Toolbox
 from lightsearch.surfaces.tools import ToolConfig, check_arguments, tool_specs
-from tests.conftest import coroutine_test
+from tests.conftest import ROBOTS_ALLOW, coroutine_test
 
 
 def by_name(defs: list[dict], fmt: str) -> dict[str, dict]:
@@ -95,7 +96,8 @@ def test_search_arguments_are_validated(args, field, words):
 def test_fetch_aliases_of_the_mcp_fetch_server():
     fetch = tool_specs()[2]
     args = check_arguments(fetch, {"url": "https://a.example/", "max_length": 100, "start_index": 5})
-    assert args == {"url": "https://a.example/", "maxChars": 100, "startIndex": 5, "raw": False}
+    assert args == {"url": "https://a.example/", "maxChars": 100, "startIndex": 5, "raw": False,
+                    "includeComments": False}
     with pytest.raises(LightSearchError) as info:
         check_arguments(fetch, {"url": "https://a.example/", "max_length": 100, "maxChars": 200})
     assert "disagree" in info.value.message
@@ -150,6 +152,19 @@ async def test_dispatch_fetch_content_and_fenced_text(offline_settings):
     assert raw["content"].lstrip().lower().startswith("<!doctype html") or "<html" in raw["content"][:200].lower()
     assert raw["format"] == "raw"
     assert "User-agent" in robots["content"]
+
+
+@coroutine_test
+async def test_dispatch_fetch_takes_include_comments(origins):
+    page = (Path(__file__).parents[1] / "documents" / "reader_pages" / "article_with_comments.html").read_bytes()
+    origins.add_site("comments.tools.test", {"/robots.txt": ROBOTS_ALLOW, "/story": {"body": page}})
+    async with Toolbox({**origins.settings(), "LOG_LEVEL": "ERROR"}) as box:
+        plain = await toolbox.dispatch("web_fetch", {"url": "https://comments.tools.test/story"}, toolbox=box)
+        asked = await toolbox.dispatch("web_fetch", {"url": "https://comments.tools.test/story",
+                                                     "includeComments": True}, toolbox=box)
+    validate_output("web_fetch", asked)
+    assert "well over a pound a journey" not in plain["content"]
+    assert "well over a pound a journey" in asked["content"]
 
 
 @coroutine_test
@@ -325,7 +340,8 @@ def test_a_strict_mode_call_is_accepted_as_written():
     assert args == {"query": "europa clipper", "maxResults": 5}
     args = check_arguments(fetch, {"url": "https://a.example/", "urls": None, "maxChars": None,
                                    "startIndex": "10", "raw": "true"})
-    assert args == {"url": "https://a.example/", "startIndex": 10, "raw": True, "maxChars": 8000}
+    assert args == {"url": "https://a.example/", "startIndex": 10, "raw": True, "maxChars": 8000,
+                    "includeComments": False}
     with pytest.raises(LightSearchError) as info:
         check_arguments(search, {"query": None})
     assert "query" in info.value.message

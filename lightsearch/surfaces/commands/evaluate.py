@@ -2,7 +2,9 @@
 
 With ``--world cranfield`` (or ``heq``) the benchmark world is generated from the
 shared test collections, served by the offline origins with simulated latency, and the
-oracle and the naive baseline run in the same harness beside Light.
+oracle and the naive baseline run in the same harness beside Light. With ``--named-site``
+each query names its site (``includeDomains``), and the ``adhoc`` run searches it with the
+site dropped from the catalog, probed on the spot (evaluation/named_sites.py).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from scrapy.exceptions import UsageError
 from lightsearch.errors import LightSearchError
 from lightsearch.surfaces.commands import debug_option, engine_overrides
 
-RUNS = ("light", "oracle", "baseline")
+RUNS = ("light", "oracle", "baseline", "adhoc")
 # Departures from the seed's bounds a user may opt into (docs/BOUNDS.md); ``--profiles``
 # runs Light with each beside the default, as ``light+NAME``.
 PROFILES: dict[str, dict[str, Any]] = {
@@ -46,11 +48,19 @@ class Command(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("--world", choices=("cranfield", "heq"), help="generate and serve a benchmark world")
+        parser.add_argument("--shape", default="default",
+                            help="lay the world out as sites of another size and structure: default, small, "
+                                 "large, titles, shallow, deep (docs/EVALUATION.md)")
         parser.add_argument("--data", help="shared data folder (default: $LIGHTSEARCH_SHARED_DATA or ../shared/data)")
         parser.add_argument("--queries", help="query set, JSONL: id, query, optional recency/language")
         parser.add_argument("--qrels", help="relevance judgements, TREC qrels")
         parser.add_argument("--runs", default="light,oracle,baseline",
-                            help="comma-separated runs: light, oracle (needs --world), baseline")
+                            help="comma-separated runs: light, oracle (needs --world), baseline, adhoc (each "
+                                 "query's site dropped from the catalog and probed on the spot; implies "
+                                 "--named-site)")
+        parser.add_argument("--named-site", action="store_true",
+                            help="each query names the site holding most of its judged documents "
+                                 "(includeDomains) and is judged on that site's documents (needs --world)")
         parser.add_argument("--summary", default="build",
                             help="source descriptions the runs start from: build (describe the world's "
                                  "sources first, as `lightsearch sources describe` does for a catalog), none, "
@@ -78,6 +88,12 @@ class Command(ScrapyCommand):
             raise UsageError(f"--runs takes {', '.join(RUNS)}; got {opts.runs!r}", print_help=False)
         if "oracle" in runs and not opts.world:
             raise UsageError("the oracle run needs a --world (it indexes the world's documents)", print_help=False)
+        opts.named_site = opts.named_site or "adhoc" in runs
+        if opts.named_site and not opts.world:
+            raise UsageError("--named-site and the adhoc run need a --world (its sites are named)", print_help=False)
+        if opts.named_site and "oracle" in runs:
+            raise UsageError("--named-site runs light, adhoc and baseline (the oracle searches no site)",
+                             print_help=False)
         if not opts.world and not (opts.queries and opts.qrels):
             raise UsageError("give --world, or --queries and --qrels", print_help=False)
         if opts.concurrency < 1:
@@ -90,6 +106,13 @@ class Command(ScrapyCommand):
         for flag, path in (("--queries", opts.queries), ("--qrels", opts.qrels)):
             if path is not None and not Path(path).is_file() and not Path(path).is_char_device():
                 raise UsageError(f"{flag} {path}: no such file", print_help=False)
+        if opts.shape != "default":
+            from lightsearch.offline_origins.worlds import SHAPES
+
+            if opts.shape not in SHAPES:
+                raise UsageError(f"--shape takes {', '.join(SHAPES)}; got {opts.shape!r}", print_help=False)
+            if not opts.world:
+                raise UsageError("--shape lays out a --world", print_help=False)
         profiles = [p.strip() for p in opts.profiles.split(",") if p.strip()]
         unknown = [p for p in profiles if p not in PROFILES]
         if unknown:
@@ -126,6 +149,22 @@ class Command(ScrapyCommand):
         print(f"described {len(catalog.sources)} sources from {described.documents} discovery documents "
               f"in {self.described['seconds']:g} s ({len(described.errors)} errors)")
 
+    @staticmethod
+    def _adhoc(world: Any, overrides: dict[str, Any], opts: argparse.Namespace, tmp: Path) -> tuple[Any, Any]:
+        """The adhoc run: one Light per site over the world's catalog without it, the
+        world's hosts allowed to be probed on the spot; and the source ids its sites get."""
+        from lightsearch.evaluation.named_sites import SiteRouter, catalogs_without, site_of
+        from lightsearch.providers.light import LightSearch
+
+        summary = world.catalog_path.with_suffix(".summary.json")
+        site_settings = {**overrides, "LIGHT_ADHOC_MAPPED_HOSTS": list(world.hosts),
+                         **({"LIGHT_SOURCE_SUMMARY": str(summary)}
+                            if opts.summary == "build" and summary.is_file() else {}),
+                         **(COLD if opts.cold else {})}
+        providers = {host: LightSearch.from_settings({**site_settings, "LIGHT_CATALOG": str(path)})
+                     for host, path in catalogs_without(world.catalog_path, tmp).items()}
+        return SiteRouter(providers), site_of
+
     async def _evaluate(self, opts: argparse.Namespace) -> dict[str, Any]:
         from lightsearch.cache import clear_process_caches
         from lightsearch.config import make_settings
@@ -150,7 +189,7 @@ class Command(ScrapyCommand):
                 data = Path(opts.data) if opts.data else None
                 build = worlds.build_cranfield_world if opts.world == "cranfield" else worlds.build_heq_world
                 try:
-                    world = build(Path(tmp.name), data)
+                    world = build(Path(tmp.name), data, shape=opts.shape)
                 except FileNotFoundError as exc:
                     raise LightSearchError("invalid_input", f"--world {opts.world}: its collection is not in the "
                                            f"shared data folder ({exc})", {"parameter": "--data"}) from None
@@ -161,6 +200,10 @@ class Command(ScrapyCommand):
                 queries, qrels = world.queries, world.qrels
                 if opts.summary == "build":
                     await self._describe(world, overrides)
+                if opts.named_site:
+                    from lightsearch.evaluation.named_sites import name_sites
+
+                    queries, qrels = name_sites(queries, qrels, world.hosts)
             else:
                 queries, qrels = [], {}
             if opts.summary == "none":
@@ -190,8 +233,11 @@ class Command(ScrapyCommand):
                     source = catalog.source_for(url)
                     return source.id if source else None
             for name in opts.run_list:
+                run_source_of = source_of
                 if name == "oracle":
                     provider: Any = OracleProvider(world.documents)
+                elif name == "adhoc":
+                    provider, run_source_of = self._adhoc(world, overrides, opts, Path(tmp.name))
                 else:
                     profile = PROFILES.get(name.partition("+")[2], {})
                     provider = LightSearch.from_settings({**overrides, **(BASELINE if name == "baseline" else {}),
@@ -205,7 +251,7 @@ class Command(ScrapyCommand):
                                               max_words=bounds.getint("LIGHT_MAX_QUERY_WORDS"),
                                               max_chars=bounds.getint("LIGHT_MAX_QUERY_CHARS"),
                                               excluded=(lambda: origins.cpu_seconds) if origins else None,
-                                              source_of=source_of)
+                                              source_of=run_source_of)
                 all_runs[name] = runs
                 summaries[name] = summarize(runs, cpu, origins.cpu_seconds - served if origins else None)
                 if world is not None and name != "oracle":
@@ -213,11 +259,15 @@ class Command(ScrapyCommand):
                     transfers = min(bounds.getint("LIGHT_MAX_CONCURRENCY"), len(world.hosts))
                     summaries[name]["throughput"] = throughput(runs, transfers=transfers,
                                                                hop_seconds=opts.latency + opts.jitter / 2)
-            meta = {"world": opts.world, "queries": len(queries), "concurrency": opts.concurrency,
+            meta = {"world": opts.world, "shape": opts.shape, "queries": len(queries), "concurrency": opts.concurrency,
                     "latency": opts.latency, "jitter": opts.jitter, "runs": opts.run_list,
                     "mode": "cold" if opts.cold else "stream", "summary": opts.summary,
-                    "described": getattr(self, "described", None)}
+                    "described": getattr(self, "described", None), "namedSite": opts.named_site}
             print(format_table(summaries))
+            if "adhoc" in summaries and "light" in summaries:
+                meta["adhocOverLight"] = adhoc_ratios(summaries["adhoc"], summaries["light"], all_runs["adhoc"])
+                print("adhoc/light (site not in the catalog / in it): "
+                      + ", ".join(f"{k} {v}" for k, v in meta["adhocOverLight"].items()))
             json_path, html_path = write_reports(Path(opts.out), meta, summaries, all_runs)
             print(f"reports: {json_path} {html_path}")
             return summaries
@@ -225,3 +275,15 @@ class Command(ScrapyCommand):
             if origins is not None:
                 origins.stop()
             tmp.cleanup()
+
+
+def adhoc_ratios(adhoc: dict[str, Any], light: dict[str, Any], runs: list[Any]) -> dict[str, Any]:
+    """The site-not-in-the-catalog run against the same queries with the site in it, and
+    the most hops and bytes one of its searches took."""
+    def ratio(key: str) -> float | None:
+        return round(adhoc[key] / light[key], 3) if light.get(key) else None
+
+    return {"ndcg10": ratio("ndcg10"), "mrr10": ratio("mrr10"), "wallMsP50": ratio("wallMsP50"),
+            "hopsMean": ratio("hopsMean"), "hopsMax": adhoc["hopsMax"],
+            "encodedBytesMax": max((r.encoded_bytes for r in runs), default=0),
+            "decodedBytesMax": max((r.decoded_bytes for r in runs), default=0)}

@@ -57,6 +57,8 @@ class Command(ScrapyCommand):
                             help="return the main text as Markdown")
         parser.add_argument("--raw", action="store_true",
                             help="the decoded body of a text type, without extraction")
+        parser.add_argument("--comments", action="store_true",
+                            help="also print the reader comments under an article, after it")
         parser.add_argument("--offline", action="store_true",
                             help="serve the bundled offline origins on loopback")
         verbose_option(parser)
@@ -91,7 +93,8 @@ class Command(ScrapyCommand):
             async with Toolbox(overrides, offline=opts.offline) as box:
                 return await box.fetch(urls[0] if len(urls) == 1 else urls, max_chars=opts.max_chars,
                                        start_index=opts.start_index, raw=opts.raw or None,
-                                       markdown=opts.markdown, head_tail=opts.head_tail, names=FLAGS)
+                                       markdown=opts.markdown, head_tail=opts.head_tail, names=FLAGS,
+                                       include_comments=opts.comments or None)
         except SearchCancelled:
             raise
         except LightSearchError as exc:

@@ -1,0 +1,174 @@
+"""Fit the coverage score: the probability that a search's first three hits hold a relevant
+document, from what the ranking measured of them (evidence/coverage.py).
+
+Reads evaluation reports (``scrapy evaluate ... --out DIR`` writes ``DIR/report.json``;
+benchmarks/shapes.py and benchmarks/targets.py leave theirs in benchmarks/out/), takes
+Light's searches from each, with the measures of their first hits (``relevance``) and
+whether a relevant document was in their top three, and fits a logistic model by
+Newton's method with a small ridge penalty, every report weighing the same (a world of
+1,000 searches does not outvote one of 200). Prints the coefficients to put in
+evidence/coverage.py, then per report the AUC of the fitted score, its reliability and
+the share of each level that held a relevant document with the cuts given; and the same
+AUCs fitted without each report (how the fit carries to a world it did not see).
+
+    python benchmarks/coverage_fit.py benchmarks/out/shapes-*/report.json
+    python benchmarks/coverage_fit.py --features strength,phrased3 --weak 0.4 --strong 0.85 DIR/report.json ...
+    python benchmarks/coverage_fit.py --current ...     # the score the reports' code gave, for comparison
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from lightsearch.evaluation.harness import auc
+
+Hits = list[dict]
+
+
+def _mean3(hits: Hits, key: str) -> float:
+    return sum(float(h.get(key) or 0.0) for h in hits[:3]) / 3
+
+
+def _present3(hits: Hits, key: str) -> float:
+    first = hits[:3]
+    return sum(float(h.get(key) or 0.0) for h in first) / len(first) if first else 0.0
+
+
+def _first(hits: Hits, key: str) -> float:
+    return float(hits[0].get(key) or 0.0) if hits else 0.0
+
+
+def _max3(hits: Hits, key: str) -> float:
+    return max((float(h.get(key) or 0.0) for h in hits[:3]), default=0.0)
+
+
+FEATURES: dict[str, Callable[[Hits], float]] = {
+    "strength": lambda h: _first(h, "strength"),
+    "strength3": lambda h: _mean3(h, "strength"),
+    "strengthmax3": lambda h: _max3(h, "strength"),
+    "strengthp3": lambda h: _present3(h, "strength"),
+    "phrasedp3": lambda h: _present3(h, "phrased"),
+    "phrasedmax3": lambda h: _max3(h, "phrased"),
+    "phrased3": lambda h: _mean3(h, "phrased"),
+    "phrased": lambda h: _first(h, "phrased"),
+    "titled3": lambda h: _mean3(h, "titled"),
+    "weighted": lambda h: _first(h, "weighted"),
+    "weighted3": lambda h: _mean3(h, "weighted"),
+}
+
+
+def load(paths: Sequence[str]) -> dict[str, list[tuple[Hits, bool, float]]]:
+    """Per report: (the measures of its first hits, relevant in the top three, its score)."""
+    out = {}
+    for path in paths:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+        runs = [q for q in report["queries"].get("light", []) if not q.get("error")]
+        meta = report.get("meta", {})
+        name = f"{meta.get('world')}/{meta.get('shape', 'default')}/{meta.get('mode')}"
+        if name in out:
+            name = f"{name}#{path}"
+        out[name] = [(q.get("relevance") or [], bool(q["relevant_top3"]), float(q.get("coverage_score") or 0.0))
+                     for q in runs]
+    return out
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    n = len(b)
+    m = [[*row, b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(n):
+            if r != c and m[c][c]:
+                f = m[r][c] / m[c][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c], strict=True)]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def fit(rows: Sequence[tuple[list[float], bool, float]], ridge: float = 1.0, steps: int = 30) -> list[float]:
+    """Weighted logistic regression (intercept first); rows are (features, label, weight)."""
+    d = len(rows[0][0]) + 1
+    w = [0.0] * d
+    for _ in range(steps):
+        grad = [ridge * w[j] if j else 0.0 for j in range(d)]
+        hess = [[(ridge if i == j and i else 0.0) for j in range(d)] for i in range(d)]
+        for x, y, weight in rows:
+            z = [1.0, *x]
+            p = 1 / (1 + math.exp(-sum(a * b for a, b in zip(w, z, strict=True))))
+            for i in range(d):
+                grad[i] += weight * (p - y) * z[i]
+                for j in range(d):
+                    hess[i][j] += weight * p * (1 - p) * z[i] * z[j]
+        step = _solve(hess, grad)
+        w = [a - b for a, b in zip(w, step, strict=True)]
+    return w
+
+
+def score(w: Sequence[float], x: Sequence[float]) -> float:
+    return 1 / (1 + math.exp(-(w[0] + sum(a * b for a, b in zip(w[1:], x, strict=True)))))
+
+
+def rows_of(data: dict, names: Sequence[str], skip: str | None = None) -> list[tuple[list[float], bool, float]]:
+    kept = {name: searches for name, searches in data.items() if name != skip and searches}
+    mean = sum(len(s) for s in kept.values()) / max(1, len(kept))
+    rows = []
+    for searches in kept.values():
+        weight = mean / len(searches)  # every report weighs as much as the mean one
+        rows.extend(([FEATURES[f](hits) for f in names], label, weight) for hits, label, _ in searches)
+    return rows
+
+
+def describe(name: str, scores: list[float], labels: list[bool], weak: float, strong: float) -> str:
+    area = auc(scores, labels)
+    parts = [f"{name:<34} n={len(labels):4d} base {sum(labels) / max(1, len(labels)):.2f} AUC "
+             + (f"{area:.3f}" if area is not None else "  -  ")]
+    for level, inside in (("weak", lambda s: s < weak), ("partial", lambda s: weak <= s < strong),
+                          ("strong", lambda s: s >= strong)):
+        at = [lab for s, lab in zip(scores, labels, strict=True) if inside(s)]
+        parts.append(f"{level} {len(at)}" + (f" ({sum(at) / len(at):.2f})" if at else ""))
+    bins = []
+    for lo in (0.0, 0.2, 0.4, 0.6, 0.8):
+        at = [(s, lab) for s, lab in zip(scores, labels, strict=True) if lo <= s < lo + 0.2 or (lo == 0.8 and s >= 1)]
+        if at:
+            bins.append(f"{lo:.1f}:{len(at)} {sum(s for s, _ in at) / len(at):.2f}->{sum(lab for _, lab in at) / len(at):.2f}")
+    return "  ".join(parts) + "  | " + " ".join(bins)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reports", nargs="+")
+    parser.add_argument("--features", default="strength3,phrased3",
+                        help=f"comma-separated, of: {', '.join(FEATURES)}")
+    parser.add_argument("--ridge", type=float, default=1.0)
+    parser.add_argument("--weak", type=float, default=0.4, help="the weak cut on the fitted score")
+    parser.add_argument("--strong", type=float, default=0.85, help="the strong cut on the fitted score")
+    parser.add_argument("--current", action="store_true", help="also show the score the reports' code gave")
+    opts = parser.parse_args()
+    names = [f.strip() for f in opts.features.split(",") if f.strip()]
+    data = load(opts.reports)
+    w = fit(rows_of(data, names), opts.ridge)
+    print("coefficients (intercept, " + ", ".join(names) + "): " + ", ".join(f"{c:.3f}" for c in w))
+    for name, searches in data.items():
+        labels = [lab for _, lab, _ in searches]
+        print(describe(name, [score(w, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
+                       opts.weak, opts.strong))
+        if opts.current:
+            print(describe("  (as reported)", [s for _, _, s in searches], labels, 0.0, 1.01))
+    print("fitted without the report itself (AUC, levels):")
+    for name, searches in data.items():
+        if len(data) < 2:
+            break
+        held_out = fit(rows_of(data, names, skip=name), opts.ridge)
+        labels = [lab for _, lab, _ in searches]
+        print(describe(name, [score(held_out, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
+                       opts.weak, opts.strong))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
