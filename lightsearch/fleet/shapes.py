@@ -80,7 +80,7 @@ class RulesRecord(Record):
 
 
 class SiteRecord(Record):
-    """What a search learned of a site probed on the spot (cache/sites.py checks the rest:
+    """What a search learned of a site probed on the spot (cache/site_entries.py checks the rest:
     every URL on the site's own origins, each description's shape)."""
 
     domain: Annotated[str, Field(min_length=1, max_length=253)]
