@@ -391,8 +391,8 @@ def _extract_readable(html: str, url: str | None, markdown: bool, skip: frozense
     meta = declared(tree, url)
     # Dates are read before pruning (a date in a collapsed header still dates the page).
     # htmldate in fast mode: its extensive search hands free-text dates to dateparser,
-    # whose first use resolves every locale (seconds: 1.6-5.8 s measured on one
-    # page). The page's declared dates (meta tags, <time datetime>) are read in fast mode;
+    # whose first use resolves every locale (seconds on one page: docs/EVALUATION.md).
+    # The page's declared dates (meta tags, <time datetime>) are read in fast mode;
     # a date written only in running text in an unusual language is the price.
     metas = meta.metas
     published = _first_date(tree, meta, _PUBLISHED_KEYS) or searched_date(tree, meta.url)
