@@ -52,7 +52,7 @@ ROBOTSTXT_USER_AGENT = "lightbot"
 HTTPERROR_ALLOW_ALL = False
 LOG_LEVEL = "WARNING"
 # Scrapy parses each callback's source for a generator-with-return check; a new spider
-# per search means no cache hit, ~3 ms a callback. Our callbacks are checked by tests.
+# per search means no cache hit, a parse per callback. Our callbacks are checked by tests.
 WARN_ON_GENERATOR_RETURN_VALUE = False
 STATS_DUMP = False
 LOGSTATS_INTERVAL = 0

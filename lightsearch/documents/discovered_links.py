@@ -76,7 +76,7 @@ def absolute_url(base: str, href: str) -> str | None:
 @short_memo(16384, URL_CHARS)
 def _requestable(url: str) -> bool:
     """Cached: a site's navigation links come back on every page of it, and the check
-    (w3lib's canonicalisation above all) was a third of link extraction's time."""
+    (w3lib's canonicalisation above all) is a large part of link extraction's time."""
     try:
         parts = urlsplit(url)
         if parts.scheme.lower() not in ("http", "https") or not parts.hostname:

@@ -84,7 +84,7 @@ def block_texts(tree: HtmlElement) -> Blocks:
     (reading them per rule cost as much as the rules themselves)."""
     # a list item that holds a list (a menu's branch) is no line of the text, and reading
     # its whole branch for every level cost more than all the paragraphs (its children
-    # looked at in C: two find() calls per item cost a fifth of the step)
+    # looked at in C: two find() calls per item)
     return {el: " ".join(el.text_content().split()) for el in tree.iter(*_BLOCK_TAGS)  # (_norm inlined)
             if el.tag != "li" or next(el.iterchildren("ul", "ol"), None) is None}
 

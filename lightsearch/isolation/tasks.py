@@ -5,7 +5,7 @@ returns plain data, so it crosses the pipe, and raises
 The extraction stack (trafilatura and the documents modules built on it) is imported by
 the functions that use it, so the process that runs the event loop, which only sends
 these functions by name, never pays for it; the fork server imports it once for every
-worker (:data:`PRELOAD`). pypdf and feedparser (a third of that import time) are left to
+worker (:data:`PRELOAD`). pypdf and feedparser (a good share of that import time) are left to
 the first PDF or feed a worker reads: most searches read neither, and the fork server is
 ready sooner.
 """

@@ -112,11 +112,11 @@ def affordable(selected: Sequence[Any], floor: int, hops: int, *, opened: Callab
     with the hops these leave (the plan's ``reserve``).
 
     A source not read recently (``opened`` false) costs ``OPENING_HOPS`` before its first
-    article; a fresh cached source costs none. Cold searches measured spending 14 of 24
-    hops on openings and reading 9 articles over 3-4 sources; the lowest-ranked unopened
-    sources go to the reserve until each first one has ``ARTICLE_HOPS_PER_SOURCE`` hops
-    for articles, keeping ``floor`` (``LIGHT_FIRST_SOURCES``) and one per query language
-    at least. Searches served from warm caches keep them all."""
+    article; a fresh cached source costs none. Opening every selected source would spend
+    most of a cold search's hops before its articles (docs/DESIGN_CHANGES.md); the
+    lowest-ranked unopened sources go to the reserve until each first one has
+    ``ARTICLE_HOPS_PER_SOURCE`` hops for articles, keeping ``floor``
+    (``LIGHT_FIRST_SOURCES``) and one per query language at least. Searches served from warm caches keep them all."""
     kept = list(selected)
     while len(kept) > max(1, floor):
         cold = [sel for sel in kept if not opened(sel)]
