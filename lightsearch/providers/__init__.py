@@ -3,7 +3,7 @@
 Every provider takes the same call (``query`` or ``queries``, ``max_results``,
 ``recency``, and the call's filters: ``include_domains``, ``exclude_domains``, ``region``,
 ``after``, ``before``, see :mod:`lightsearch.filters`), declared once by
-:class:`lightsearch.providers.searches.SearchingProvider`, whose door makes it a
+:class:`lightsearch.providers.search_call.SearchingProvider`, whose door makes it a
 :class:`~lightsearch.plan.request.SearchRequest` and checks the kill switch; the bundled
 providers implement ``search_request(request)``. All return the same result envelope, so
 tool surfaces, the renderer and the receipts never ask which provider answered; the envelope's ``provider`` field says
@@ -64,7 +64,7 @@ class SearchProvider(Protocol):
     """What a web_search backend offers: one async search returning the common envelope.
 
     The call's keywords are those of :meth:`SearchingProvider.search
-    <lightsearch.providers.searches.SearchingProvider.search>`; a provider of one's own may
+    <lightsearch.providers.search_call.SearchingProvider.search>`; a provider of one's own may
     subclass it and implement ``search_request(request)``. Failures raise
     :class:`~lightsearch.errors.LightSearchError`; cancellation raises
     :class:`~lightsearch.errors.SearchCancelled`. ``provider`` is the name the envelope

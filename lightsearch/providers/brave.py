@@ -31,7 +31,7 @@ from lightsearch.plan.request import SearchRequest
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
 from lightsearch.providers.engines.base import clean, iso
 from lightsearch.providers.recency import dates_note, within_dates
-from lightsearch.providers.searches import SearchingProvider
+from lightsearch.providers.search_call import SearchingProvider
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.schema import validate
 from lightsearch.timestamps import utc_stamp

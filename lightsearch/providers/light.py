@@ -42,7 +42,7 @@ from lightsearch.providers.light_result import assemble
 from lightsearch.providers.light_sites import learned, mapped_hosts, plan_sites, report_sites
 from lightsearch.providers.query_controller import QueryController, counts_of, hops_of
 from lightsearch.providers.recency import dates_note, recency_note, within_dates, within_recency
-from lightsearch.providers.searches import SearchingProvider
+from lightsearch.providers.search_call import SearchingProvider
 
 logger = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from lightsearch.providers.engines import ENGINES, build_engine, engine_name
 from lightsearch.providers.engines.answers import Answer, answer_from_record, configuration
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery
 from lightsearch.providers.recency import dates_note, within_dates
-from lightsearch.providers.searches import SearchingProvider
+from lightsearch.providers.search_call import SearchingProvider
 from lightsearch.ranking.fusion import RRF_K
 from lightsearch.ranking.normalize import dedupe_key, prefer, strip_trackers
 from lightsearch.schema import validate

@@ -1,4 +1,4 @@
-"""A search call's door (providers/searches.py): one signature, one request object, and the
+"""A search call's door (providers/search_call.py): one signature, one request object, and the
 kill switch checked once per search at the door (and once more by the crawl runner below
 every surface), never again by what the search calls."""
 
