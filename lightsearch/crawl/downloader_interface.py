@@ -38,6 +38,9 @@ class DownloaderView(Protocol):
     def in_flight(self) -> Iterable[Request]:
         """The requests downloading or whose response is being parsed."""
 
+    def parsing(self) -> Iterable[Request]:
+        """The requests whose response is being parsed (downloaded, not yet read)."""
+
 
 class DownloaderInterface:
     """:class:`DownloaderView` over a running crawl's engine (none yet: nothing is busy)."""
@@ -59,10 +62,12 @@ class DownloaderInterface:
         return getattr(self._downloader(), "active", ()) or ()
 
     def in_flight(self) -> Iterable[Request]:
+        return itertools.chain(self.downloading(), self.parsing())
+
+    def parsing(self) -> Iterable[Request]:
         engine = getattr(self._crawler, "engine", None)
         slot = getattr(getattr(engine, "scraper", None), "slot", None)
-        parsing = getattr(slot, "active", ()) or ()
-        return itertools.chain(self.downloading(), parsing)
+        return getattr(slot, "active", ()) or ()
 
     def _downloader(self) -> object | None:
         return getattr(getattr(self._crawler, "engine", None), "downloader", None)

@@ -162,10 +162,11 @@ class FrontierScheduler:
                                            limit=self._hops_left() - self.article_hops,
                                            floor=self._named_floor())
             if request is None and self._discovery_in_flight():
-                # a document being read may name more ground: wait for it. Unless it is a
-                # sitemap (a hundred pages named), the page hops the allowance holds beyond
+                # a document on its way may name more ground: wait for it. Unless it is a
+                # sitemap (a hundred pages named) or already downloaded (its links are
+                # being read, a moment's work), the page hops the allowance holds beyond
                 # the article hops read the best candidates on origins not waited for.
-                if self._spare_pages() > 0 and not self._sitemap_in_flight():
+                if self._spare_pages() > 0 and not self._sitemap_in_flight() and not self._discovery_parsing():
                     request = self._next_candidate(busy, idle_only=True)
                 if request is None:
                     return None
@@ -173,7 +174,11 @@ class FrontierScheduler:
                 request = self._next_candidate(busy) or self._next_deferred(busy)
         else:
             # read phase: what a discovery document would name now could not be read with
-            # the hops left, so every candidate, even one sharing no query term, goes first
+            # the hops left, so every candidate, even one sharing no query term, goes first;
+            # but the links of a document already downloaded are scored in a moment, and
+            # may name a better page than any candidate now
+            if self._discovery_parsing():
+                return None
             request = self._next_candidate(busy) or self._next_deferred(busy)
             if request is None and self._discovery_in_flight():
                 return None  # what it names goes first
@@ -396,6 +401,11 @@ class FrontierScheduler:
             "source_id" in r.meta and not _is_candidate(r) and not (first_only and r.meta.get("reserve"))
             for r in self._in_flight()
         )
+
+    def _discovery_parsing(self) -> bool:
+        """A discovery document downloaded whose links are being read (in the worker pool
+        when it is not small)."""
+        return any("source_id" in r.meta and not _is_candidate(r) for r in self.downloader.parsing())
 
     def _sitemap_in_flight(self) -> bool:
         return any(r.meta.get("stage") == "sitemap" for r in self._in_flight())

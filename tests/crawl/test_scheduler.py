@@ -288,6 +288,23 @@ def test_in_the_read_phase_a_document_in_flight_is_waited_for_before_another_is_
     assert sched.next_request().url == "https://a.example/feed"
 
 
+def test_a_discovery_document_being_parsed_is_waited_for_before_a_candidate_takes_a_hop():
+    """A hub downloaded whose links are being read (in the worker pool) may name a better
+    page than any candidate queued: in the read phase, and with the spare page hops of the
+    map phase, the scheduler waits the moment it takes."""
+    for hops_spent in (6, 0):  # the read phase (4 hops left: the article hops), the map phase
+        sched, frontier, _ = scheduler()
+        traffic = _Traffic()
+        sched.downloader = traffic
+        sched.budget.hops = hops_spent
+        sched.enqueue_request(page("https://b.example/severn-tidal-power", "b", frontier=frontier))
+        hub = discovery("https://a.example/sections/energy", 60)
+        traffic.parsed.append(hub)
+        assert sched.next_request() is None
+        traffic.parsed.clear()
+        assert sched.next_request().url == "https://b.example/severn-tidal-power"
+
+
 def test_the_last_hop_goes_to_a_lookup_never_to_a_document_that_only_names_pages():
     """What a feed names could not be read after the last hop: the feed is let go (so the
     crawl ends instead of waiting on it) and a lookup, itself a page, may take the hop."""
@@ -313,6 +330,7 @@ class _Traffic:
     def __init__(self, busy=()):
         self.busy = set(busy)
         self.active = []
+        self.parsed = []
 
     def slot_key(self, request):
         return urlparse_cached(request).hostname or ""
@@ -324,7 +342,10 @@ class _Traffic:
         return list(self.active)
 
     def in_flight(self):
-        return list(self.active)
+        return [*self.active, *self.parsed]
+
+    def parsing(self):
+        return list(self.parsed)
 
 
 def test_the_scheduler_asks_about_the_traffic_only_through_its_downloader_interface():
