@@ -133,10 +133,46 @@ def segment_score(counts: Iterable[tuple[int, int, int, int]]) -> dict[str, floa
 
 
 # ---------------------------------------------------------------------------- systems
+# How often the reader's second reading runs (its first reading doubtful) and how often
+# its text is taken, counted on the calls of ``ours`` only (the whole reader, as timed).
+SECOND = Counter()
+_counting = [False]
+
+
+def _count_second_readings() -> None:
+    from lightsearch.documents import readable
+
+    if getattr(readable.doubt_of, "_counted", False):
+        return
+    doubt_of, better = readable.doubt_of, readable.better
+
+    def counted_doubt(*args, **kw):
+        why = doubt_of(*args, **kw)
+        if _counting[0] and why is not None:
+            SECOND["fired"] += 1
+            SECOND[f"fired:{why}"] += 1
+        return why
+
+    def counted_better(*args, **kw):
+        taken = better(*args, **kw)
+        if _counting[0] and taken:
+            SECOND["taken"] += 1
+        return taken
+
+    counted_doubt._counted = True
+    readable.doubt_of, readable.better = counted_doubt, counted_better
+
+
 def ours(html: str, url: str, skip: Iterable[str] = ()) -> str:
     from lightsearch.documents.readable import extract_readable
 
-    return extract_readable(html, url, skip=skip).text
+    _count_second_readings()
+    _counting[0] = True
+    SECOND["pages"] += 1
+    try:
+        return extract_readable(html, url, skip=skip).text
+    finally:
+        _counting[0] = False
 
 
 def ours_text(html: str, url: str, skip: Iterable[str] = ()) -> str:
@@ -282,6 +318,7 @@ def run_rotating(systems: dict[str, Callable[[str, str], str]], pageset: PageSet
     first = next(iter(pageset.pages.values()))
     for name in names:  # warm imports and caches outside the timing
         _call(systems[name], first, "")
+    SECOND.clear()
     preds: dict[str, dict[str, str]] = {n: {} for n in names}
     wall: dict[str, list[float]] = {n: [] for n in names}
     cpu: dict[str, list[float]] = {n: [] for n in names}
@@ -346,6 +383,11 @@ def compare(pageset: PageSet, rotation: int, systems: dict[str, Callable[[str, s
             best = max((report[n][metric]["f1"], n) for n in peers if n != OURS)
             print(f"{metric} F1: ours {report[OURS][metric]['f1']:.3f} vs best peer {best[1]} {best[0]:.3f} "
                   f"({report[OURS][metric]['f1'] - best[0]:+.3f})")
+    if OURS in systems and SECOND["pages"]:
+        report[OURS]["secondReading"] = dict(SECOND)
+        reasons = ", ".join(f"{k.split(':', 1)[1]} {v}" for k, v in sorted(SECOND.items()) if k.startswith("fired:"))
+        print(f"second reading: run on {SECOND['fired']} of {SECOND['pages']} pages "
+              f"({SECOND['fired'] / SECOND['pages']:.1%}; {reasons or 'none'}), its text taken on {SECOND['taken']}")
     report["_preds"] = preds
     return report
 
