@@ -31,6 +31,10 @@ Scores:
 net effect per set: sentences gained (expected segments it brings in minus boilerplate it
 lets in) and word F1, with the pages it makes better and worse.
 
+The reader's second reading (run where its first reading is doubtful) is counted per set:
+how often it runs, why, and how often its text is taken. ``--fast-peer`` adds trafilatura
+in fast mode, as the reader's first reading calls it, beside the peers.
+
 ``--pool`` times web_fetch's reading of every page (main text, wall detection, input
 caps: ``lightsearch.isolation.tasks.read_html``) in this process, as main did, and in
 the worker pool, worker round trip included, page by page in alternating order, and
@@ -189,6 +193,15 @@ def trafilatura_as_called(html: str, url: str) -> str:
                                deduplicate=False) or ""
 
 
+def trafilatura_fast(html: str, url: str) -> str:
+    """trafilatura as the reader's first reading calls it (fast mode: no comparison with
+    readability-lxml's scoring and jusText), on the raw page."""
+    import trafilatura
+
+    return trafilatura.extract(html, url=url, include_comments=False, include_tables=True,
+                               deduplicate=False, fast=True) or ""
+
+
 def trafilatura_default(html: str, url: str) -> str:
     import trafilatura
 
@@ -205,6 +218,7 @@ def readability_lxml(html: str, url: str) -> str:
 
 
 TEXT_ONLY = "lightsearch main_text (text only)"
+FAST = "trafilatura (fast mode)"
 SYSTEMS: dict[str, Callable[[str, str], str]] = {
     OURS: ours,
     TEXT_ONLY: ours_text,
@@ -534,6 +548,8 @@ def main() -> int:
     parser.add_argument("--calibrate", action="store_true",
                         help="also score the benchmark's published outputs (reproduce its README)")
     parser.add_argument("--rotation", type=int, default=0, help="start the system order at this index")
+    parser.add_argument("--fast-peer", action="store_true",
+                        help="also run trafilatura in fast mode (as the reader's first reading calls it)")
     parser.add_argument("--json", type=Path, default=None, help="write the scores here too")
     parser.add_argument("--pool", action="store_true",
                         help="only time reading in this process against the worker pool (see above)")
@@ -567,6 +583,8 @@ def main() -> int:
             for n, s in rows.items():
                 print(f"published {n}: shingle F1 {s['f1']:.3f}")
         systems = {n: s for n, s in SYSTEMS.items() if n == OURS or not args.ours_only}
+        if args.fast_peer and not args.ours_only:
+            systems[FAST] = trafilatura_fast
         result = compare(pageset, args.rotation + i, systems)
         preds = result.pop("_preds")
         report[pageset.name] = result
