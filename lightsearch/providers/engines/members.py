@@ -59,6 +59,7 @@ class LightMember(Engine):
         from lightsearch.errors import LightSearchError
         from lightsearch.plan.adhoc import outside_catalog
         from lightsearch.plan.domains import restrict_catalog
+        from lightsearch.providers.light_sites import probeable
 
         if not query.filters.domains:
             return None
@@ -69,7 +70,8 @@ class LightMember(Engine):
             return None  # a bad catalog or setting: the search says so
         if restrict_catalog(catalog, query.filters)[0].sources:
             return None
-        if light.settings.getbool("LIGHT_ADHOC_SOURCES") and outside_catalog(catalog, query.filters):
+        if light.settings.getbool("LIGHT_ADHOC_SOURCES") and probeable(light.settings,
+                                                                      outside_catalog(catalog, query.filters)):
             return None
         return "no source of its catalog is on the call's includeDomains/excludeDomains"
 
