@@ -31,6 +31,10 @@ Scores:
 net effect per set: sentences gained (expected segments it brings in minus boilerplate it
 lets in) and word F1, with the pages it makes better and worse.
 
+The reader's second reading (run where its first reading is doubtful) is counted per set:
+how often it runs, why, and how often its text is taken. ``--fast-peer`` adds trafilatura
+in fast mode, as the reader's first reading calls it, beside the peers.
+
 ``--pool`` times web_fetch's reading of every page (main text, wall detection, input
 caps: ``lightsearch.isolation.tasks.read_html``) in this process, as main did, and in
 the worker pool, worker round trip included, page by page in alternating order, and
@@ -133,10 +137,46 @@ def segment_score(counts: Iterable[tuple[int, int, int, int]]) -> dict[str, floa
 
 
 # ---------------------------------------------------------------------------- systems
+# How often the reader's second reading runs (its first reading doubtful) and how often
+# its text is taken, counted on the calls of ``ours`` only (the whole reader, as timed).
+SECOND = Counter()
+_counting = [False]
+
+
+def _count_second_readings() -> None:
+    from lightsearch.documents import readable
+
+    if getattr(readable.doubt_of, "_counted", False):
+        return
+    doubt_of, better = readable.doubt_of, readable.better
+
+    def counted_doubt(*args, **kw):
+        why = doubt_of(*args, **kw)
+        if _counting[0] and why is not None:
+            SECOND["fired"] += 1
+            SECOND[f"fired:{why}"] += 1
+        return why
+
+    def counted_better(*args, **kw):
+        taken = better(*args, **kw)
+        if _counting[0] and taken:
+            SECOND["taken"] += 1
+        return taken
+
+    counted_doubt._counted = True
+    readable.doubt_of, readable.better = counted_doubt, counted_better
+
+
 def ours(html: str, url: str, skip: Iterable[str] = ()) -> str:
     from lightsearch.documents.readable import extract_readable
 
-    return extract_readable(html, url, skip=skip).text
+    _count_second_readings()
+    _counting[0] = True
+    SECOND["pages"] += 1
+    try:
+        return extract_readable(html, url, skip=skip).text
+    finally:
+        _counting[0] = False
 
 
 def ours_text(html: str, url: str, skip: Iterable[str] = ()) -> str:
@@ -151,6 +191,15 @@ def trafilatura_as_called(html: str, url: str) -> str:
 
     return trafilatura.extract(html, url=url, include_comments=False, include_tables=True,
                                deduplicate=False) or ""
+
+
+def trafilatura_fast(html: str, url: str) -> str:
+    """trafilatura as the reader's first reading calls it (fast mode: no comparison with
+    readability-lxml's scoring and jusText), on the raw page."""
+    import trafilatura
+
+    return trafilatura.extract(html, url=url, include_comments=False, include_tables=True,
+                               deduplicate=False, fast=True) or ""
 
 
 def trafilatura_default(html: str, url: str) -> str:
@@ -169,6 +218,7 @@ def readability_lxml(html: str, url: str) -> str:
 
 
 TEXT_ONLY = "lightsearch main_text (text only)"
+FAST = "trafilatura (fast mode)"
 SYSTEMS: dict[str, Callable[[str, str], str]] = {
     OURS: ours,
     TEXT_ONLY: ours_text,
@@ -282,6 +332,7 @@ def run_rotating(systems: dict[str, Callable[[str, str], str]], pageset: PageSet
     first = next(iter(pageset.pages.values()))
     for name in names:  # warm imports and caches outside the timing
         _call(systems[name], first, "")
+    SECOND.clear()
     preds: dict[str, dict[str, str]] = {n: {} for n in names}
     wall: dict[str, list[float]] = {n: [] for n in names}
     cpu: dict[str, list[float]] = {n: [] for n in names}
@@ -346,6 +397,11 @@ def compare(pageset: PageSet, rotation: int, systems: dict[str, Callable[[str, s
             best = max((report[n][metric]["f1"], n) for n in peers if n != OURS)
             print(f"{metric} F1: ours {report[OURS][metric]['f1']:.3f} vs best peer {best[1]} {best[0]:.3f} "
                   f"({report[OURS][metric]['f1'] - best[0]:+.3f})")
+    if OURS in systems and SECOND["pages"]:
+        report[OURS]["secondReading"] = dict(SECOND)
+        reasons = ", ".join(f"{k.split(':', 1)[1]} {v}" for k, v in sorted(SECOND.items()) if k.startswith("fired:"))
+        print(f"second reading: run on {SECOND['fired']} of {SECOND['pages']} pages "
+              f"({SECOND['fired'] / SECOND['pages']:.1%}; {reasons or 'none'}), its text taken on {SECOND['taken']}")
     report["_preds"] = preds
     return report
 
@@ -492,6 +548,8 @@ def main() -> int:
     parser.add_argument("--calibrate", action="store_true",
                         help="also score the benchmark's published outputs (reproduce its README)")
     parser.add_argument("--rotation", type=int, default=0, help="start the system order at this index")
+    parser.add_argument("--fast-peer", action="store_true",
+                        help="also run trafilatura in fast mode (as the reader's first reading calls it)")
     parser.add_argument("--json", type=Path, default=None, help="write the scores here too")
     parser.add_argument("--pool", action="store_true",
                         help="only time reading in this process against the worker pool (see above)")
@@ -525,6 +583,8 @@ def main() -> int:
             for n, s in rows.items():
                 print(f"published {n}: shingle F1 {s['f1']:.3f}")
         systems = {n: s for n, s in SYSTEMS.items() if n == OURS or not args.ours_only}
+        if args.fast_peer and not args.ours_only:
+            systems[FAST] = trafilatura_fast
         result = compare(pageset, args.rotation + i, systems)
         preds = result.pop("_preds")
         report[pageset.name] = result
