@@ -15,6 +15,7 @@ import contextlib
 import functools
 import json
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,27 @@ def origins():
     server = OfflineOrigins().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def gates():
+    """Make gates for gated routes (``gate`` in offline_origins/server.py): ``gates()`` is an
+    event the test sets, ``gates(n)`` a barrier that opens once n requests wait at it. A
+    gate left shut holds its answer for the whole test; all are opened (a barrier broken)
+    when the test ends, so no server thread outlives it."""
+    made: list[threading.Event | threading.Barrier] = []
+
+    def make(parties: int = 0) -> threading.Event | threading.Barrier:
+        gate = threading.Barrier(parties) if parties else threading.Event()
+        made.append(gate)
+        return gate
+
+    yield make
+    for gate in made:
+        if isinstance(gate, threading.Barrier):
+            gate.abort()
+        else:
+            gate.set()
 
 
 @pytest.fixture
