@@ -18,6 +18,7 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -129,6 +130,35 @@ def gates():
 def offline_settings(origins) -> dict[str, Any]:
     origins.reset_log()
     return {**origins.settings(), "LOG_LEVEL": "ERROR"}
+
+
+@pytest.fixture
+def in_process(monkeypatch, capsys):
+    """``in_process(*args, **env)``: ``lightsearch *args`` run by its ``main`` in this process,
+    with the environment a test's subprocess gets (no ``WEB_``, ``LIGHTSEARCH_``... variable
+    of the shell that runs the suite), ``env`` added; its exit
+    status and what it printed, as ``returncode``, ``stdout`` and ``stderr``. Its
+    ``asyncio.run`` runs on the tests' one loop (the reactor's). A command costs its work,
+    not a process start (a second or more, several on a busy machine)."""
+    from lightsearch.surfaces.cli import main
+
+    def command(*args: str, **env: str) -> SimpleNamespace:
+        with monkeypatch.context() as patch:
+            for key in [k for k in os.environ if k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_", "TAVILY_",
+                                                                "OPENROUTER_"))]:
+                patch.delenv(key)
+            for key, value in env.items():
+                patch.setenv(key, value)
+            patch.setattr(asyncio, "run", lambda coro, **_: loop_of_tests().run_until_complete(coro))
+            capsys.readouterr()
+            try:
+                status = main(list(args))
+            except SystemExit as exc:  # argparse: --help, a usage error
+                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+            printed = capsys.readouterr()
+        return SimpleNamespace(returncode=status, stdout=printed.out, stderr=printed.err)
+
+    return command
 
 
 def write_catalog(path: Path, sources: list[dict[str, Any]], *, version: str = "test-1") -> str:

@@ -5,20 +5,17 @@ which parses, runs and prints as the process does at a fraction of its start-up.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import io
 import json
-import os
 import socket
 import subprocess
-from types import SimpleNamespace
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from lightsearch.errors import LightSearchError
 from lightsearch.surfaces.cli import main
-from tests.conftest import coroutine_test, loop_of_tests
+from tests.conftest import coroutine_test
 from tests.surfaces.test_mcp_server import CLI, clean_env
 
 
@@ -27,27 +24,8 @@ def run(*args: str, **env: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def cli(monkeypatch, capsys):
-    """``cli(*args, **env)``: ``lightsearch *args`` run by its ``main`` in this process, with
-    the environment a subprocess of :func:`run` would have; its exit status and what it
-    printed. Its ``asyncio.run`` runs on the tests' one loop (the reactor's)."""
-
-    def command(*args: str, **env: str) -> SimpleNamespace:
-        with monkeypatch.context() as patch:
-            for key in set(os.environ) - set(clean_env()):
-                patch.delenv(key)
-            for key, value in env.items():
-                patch.setenv(key, value)
-            patch.setattr(asyncio, "run", lambda coro, **_: loop_of_tests().run_until_complete(coro))
-            capsys.readouterr()
-            try:
-                status = main(list(args))
-            except SystemExit as exc:  # argparse: --help, a usage error
-                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-            printed = capsys.readouterr()
-        return SimpleNamespace(returncode=status, stdout=printed.out, stderr=printed.err)
-
-    return command
+def cli(in_process):
+    return in_process
 
 
 def test_tools_as_a_process():
