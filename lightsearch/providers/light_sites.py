@@ -4,6 +4,7 @@ made sources before its crawl, reported and kept after it."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,13 +28,8 @@ def learned(records: Any, source_id: str) -> list[DocumentDescription]:
     return descriptions.of(source_id) if descriptions is not None else []
 
 
-def plan_sites(settings: BaseSettings, request: SearchRequest, outside: list[str], records: Any, *,
-               catalog_left: bool) -> AdhocSites:
-    """The call's domains outside the catalog, vetted by the guard (crawl/guard/sites.py)
-    and made sources from what earlier searches kept of them, leaving the catalog one of
-    ``LIGHT_MAX_SOURCES`` when it holds sources on the call's domains too."""
-    if not outside:
-        return AdhocSites([])
+def _vetter(settings: BaseSettings) -> Callable[[str], dict[str, Any] | None]:
+    """Why the guard refuses to probe a domain (its code, reason and message), or None."""
     host_map = settings.getdict("LIGHT_HOST_MAP")
     allowed = {h.lower().rstrip(".") for h in settings.getlist("LIGHT_ADHOC_MAPPED_HOSTS")}
     ports = [int(p) for p in settings.getlist("LIGHT_ALLOWED_PORTS")]
@@ -46,10 +42,27 @@ def plan_sites(settings: BaseSettings, request: SearchRequest, outside: list[str
             return None
         return {"code": refusal.code, "reason": refusal.reason, "message": str(refusal)}
 
+    return vet
+
+
+def probeable(settings: BaseSettings, outside: list[str]) -> list[str]:
+    """The domains of ``outside`` the guard lets a search probe."""
+    vet = _vetter(settings)
+    return [domain for domain in outside if vet(domain) is None]
+
+
+def plan_sites(settings: BaseSettings, request: SearchRequest, outside: list[str], records: Any, *,
+               catalog_left: bool) -> AdhocSites:
+    """The call's domains outside the catalog, vetted by the guard (crawl/guard/sites.py)
+    and made sources from what earlier searches kept of them, leaving the catalog one of
+    ``LIGHT_MAX_SOURCES`` when it holds sources on the call's domains too."""
+    if not outside:
+        return AdhocSites([])
     get_site = getattr(records, "get_site", None)
     languages = query_languages(request)
     return AdhocSites.plan(outside, room=settings.getint("LIGHT_MAX_SOURCES") - (1 if catalog_left else 0),
-                           vet=vet, entry_of=get_site if get_site is not None else (lambda _domain: None),
+                           vet=_vetter(settings),
+                           entry_of=get_site if get_site is not None else (lambda _domain: None),
                            language="he" if languages == {"he"} else "en")
 
 

@@ -529,9 +529,9 @@ def evaluate(argv: Sequence[str]) -> int:
     opts, args = p.parse_known_args(list(argv))
     try:
         cmd.process_options(args, opts)
+        cmd.run(args, opts)
     except UsageError as exc:
         p.error(str(exc))
-    cmd.run(args, opts)
     return cmd.exitcode
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,12 +86,12 @@ def arguments_from_text(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _nesting(text: str) -> int:
-    """How deep ``text``'s brackets nest outside its strings: the lenient reader spends
-    time that grows with it, and no call's arguments nest more than a few levels."""
-    depth = deepest = 0
+def _unquoted(text: str, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, str]]:
+    """The characters of ``text[start:stop]`` outside its quoted strings (quotes and
+    backslash escapes read as JSON and Python write them), with their indexes."""
     quote, escaped = None, False
-    for ch in text:
+    for i in range(start, len(text) if stop is None else min(len(text), stop)):
+        ch = text[i]
         if quote:
             if escaped:
                 escaped = False
@@ -101,7 +101,16 @@ def _nesting(text: str) -> int:
                 quote = None
         elif ch in "\"'":
             quote = ch
-        elif ch in "{[":
+        else:
+            yield i, ch
+
+
+def _nesting(text: str) -> int:
+    """How deep ``text``'s brackets nest outside its strings: the lenient reader spends
+    time that grows with it, and no call's arguments nest more than a few levels."""
+    depth = deepest = 0
+    for _, ch in _unquoted(text):
+        if ch in "{[":
             depth += 1
             deepest = max(deepest, depth)
         elif ch in "}]":
@@ -171,19 +180,9 @@ def _closing(text: str, start: int, opening: str, closing: str) -> int | None:
     """The end (exclusive) of the bracketed span opening at ``start`` (``{...}`` or
     ``(...)``), brackets inside quoted strings ignored; None when it does not close within
     20,000 characters."""
-    depth, quote, escaped = 0, None, False
-    for i in range(start, min(len(text), start + 20_000)):
-        ch = text[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch == opening:
+    depth = 0
+    for i, ch in _unquoted(text, start, start + 20_000):
+        if ch == opening:
             depth += 1
         elif ch == closing:
             depth -= 1

@@ -188,7 +188,7 @@ async def test_switched_off_it_is_a_note_and_nothing_is_read(origins, tmp_path):
     ("localhost", "blocked_address", "internal-name"),
     ("db.internal", "blocked_address", "internal-name"),
     ("mapped.walrus.test", "blocked_address", "host-mapped"),  # in LIGHT_HOST_MAP, not allowed to be probed
-    ("elsewhere.test", "network_error", "not_in_offline_world"),
+    ("unmapped.walrus.test", "network_error", "not_in_offline_world"),  # a name no test of the session maps
 ])
 @coroutine_test
 async def test_what_the_guard_refuses_is_never_asked_and_the_catalog_still_answers(origins, tmp_path, domain, code,

@@ -54,10 +54,12 @@ class LightMember(Engine):
         return self._light
 
     def out_of_scope(self, query: EngineQuery) -> str | None:
-        """A call whose domains leave none of Light's catalog is not sent: Light would
-        search nothing, which is not an answer."""
+        """A call whose domains leave none of Light's catalog, and name no site Light would
+        search on the spot, is not sent: Light would search nothing, which is not an answer."""
         from lightsearch.errors import LightSearchError
+        from lightsearch.plan.adhoc import outside_catalog
         from lightsearch.plan.domains import restrict_catalog
+        from lightsearch.providers.light_sites import probeable
 
         if not query.filters.domains:
             return None
@@ -67,6 +69,9 @@ class LightMember(Engine):
         except LightSearchError:
             return None  # a bad catalog or setting: the search says so
         if restrict_catalog(catalog, query.filters)[0].sources:
+            return None
+        if light.settings.getbool("LIGHT_ADHOC_SOURCES") and probeable(light.settings,
+                                                                      outside_catalog(catalog, query.filters)):
             return None
         return "no source of its catalog is on the call's includeDomains/excludeDomains"
 

@@ -100,12 +100,6 @@ class Command(ScrapyCommand):
             raise UsageError("--concurrency must be at least 1", print_help=False)
         if opts.max_queries is not None and opts.max_queries < 1:
             raise UsageError("--max-queries must be at least 1", print_help=False)
-        if opts.data is not None and not Path(opts.data).is_dir():
-            raise UsageError(f"--data {opts.data}: no such folder (the shared data folder: give its path, or set "
-                             "LIGHTSEARCH_SHARED_DATA)", print_help=False)
-        for flag, path in (("--queries", opts.queries), ("--qrels", opts.qrels)):
-            if path is not None and not Path(path).is_file() and not Path(path).is_char_device():
-                raise UsageError(f"{flag} {path}: no such file", print_help=False)
         if opts.shape != "default":
             from lightsearch.offline_origins.worlds import SHAPES
 
@@ -122,7 +116,19 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from lightsearch.surfaces.exits import run_command
 
+        self._check_paths(opts)
         self.exitcode = run_command(lambda: self._run(opts), debug=opts.debug)
+
+    @staticmethod
+    def _check_paths(opts: argparse.Namespace) -> None:
+        """The files and folder the options name exist (checked when the command runs, so
+        that options parse anywhere)."""
+        if opts.data is not None and not Path(opts.data).is_dir():
+            raise UsageError(f"--data {opts.data}: no such folder (the shared data folder: give its path, or set "
+                             "LIGHTSEARCH_SHARED_DATA)", print_help=False)
+        for flag, path in (("--queries", opts.queries), ("--qrels", opts.qrels)):
+            if path is not None and not Path(path).is_file() and not Path(path).is_char_device():
+                raise UsageError(f"{flag} {path}: no such file", print_help=False)
 
     def _run(self, opts: argparse.Namespace) -> int:
         from lightsearch.surfaces.exits import run_async
