@@ -145,7 +145,7 @@ def in_process(monkeypatch, capsys):
     def command(*args: str, **env: str) -> SimpleNamespace:
         with monkeypatch.context() as patch:
             for key in [k for k in os.environ if k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_", "TAVILY_",
-                                                                "OPENROUTER_"))]:
+                                                                "OPENROUTER_")) and k != "LIGHTSEARCH_SHARED_DATA"]:
                 patch.delenv(key)
             for key, value in env.items():
                 patch.setenv(key, value)

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(redis_binary() is None, reason="no redis-server 
 # (every third of it) is never late on a busy machine.
 LEASE_SECS = 4.0
 # What the test gives a search, or an event it waits for: a busy machine is slow, never stuck.
-WAIT = 120.0
+WAIT = 180.0
 
 
 def titles() -> list[str]:
@@ -52,6 +52,9 @@ def fleet():
     settings = {**origins.settings(), "LOG_LEVEL": "ERROR", "WEB_SEARCH_PROVIDER": "light",
                 "WEB_TOOLS_SEARCHES_PER_MINUTE": 0, "FLEET_REDIS_PREFIX": prefix,
                 "FLEET_LEASE_SECS": LEASE_SECS, "FLEET_REDIS_RETRY_SECS": 0.5,
+                # forty searches share each origin one request at a time: on a busy machine
+                # the last of a burst waits longer than the default deadlines
+                "LIGHT_SOFT_DEADLINE_SECS": 110, "LIGHT_DEADLINE_SECS": 120,
                 # five busy processes on two cores, and more beside them: a worker may wait
                 # its turn for the CPU far longer than the production timeout (25 ms), and
                 # falling back to local state would break the counts asserted here; the
@@ -97,6 +100,7 @@ def robots_fetches(origins: OfflineOrigins) -> dict[tuple[str, str], int]:
     return counts
 
 
+@pytest.mark.timeout(600)  # two bursts of forty searches, each burst up to the search deadline
 def test_forty_searches_keep_one_request_per_origin_and_share_what_they_fetch(fleet):
     served, origins, _redis, _prefix = fleet
     queries = (titles() * 3)[:40]
