@@ -331,7 +331,7 @@ def run_links(body: bytes, headers: dict[str, Any], stage: str) -> None:
 
 
 def run_extract(body: bytes, markdown: bool) -> None:
-    from lightsearch.documents.extract import extract_html
+    from lightsearch.documents.html_extract import extract_html
     from lightsearch.documents.readable import extract_readable
     from lightsearch.documents.walls import detect_wall
 

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lightsearch.evidence import links  # noqa: E402
+from lightsearch.evidence import outbound_links as links  # noqa: E402
 from lightsearch.evidence.hygiene import handed_out  # noqa: E402
 from lightsearch.providers.fetch import window_text  # noqa: E402
 

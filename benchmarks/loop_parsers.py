@@ -116,7 +116,7 @@ def parsers() -> dict[str, tuple[Callable[[int], dict[str, Any]], Callable[[Any]
 
     from lightsearch.documents.boundedjson import load_bounded
     from lightsearch.documents.pagescan import scan_page
-    from lightsearch.documents.robots import digest_robots
+    from lightsearch.documents.robots_digest import digest_robots
     from lightsearch.documents.serp import read_ddg
     from lightsearch.documents.sitemaps import read_sitemap
 

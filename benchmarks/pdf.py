@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lightsearch.documents.extract import ExtractionError  # noqa: E402
+from lightsearch.documents.html_extract import ExtractionError  # noqa: E402
 from lightsearch.documents.pdf import read_pdf  # noqa: E402
 from lightsearch.timestamps import utc_stamp  # noqa: E402
 

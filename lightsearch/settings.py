@@ -35,9 +35,9 @@ TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 CONCURRENT_REQUESTS = 3
 CONCURRENT_REQUESTS_PER_DOMAIN = 1
 # Scrapy starts CONCURRENT_ITEMS worker tasks for every callback's output (scrapy 2.19,
-# core/scraper.py, _parallel_asyncio): at its default of 100 that was 630,900 tasks for
-# 40 searches, a fifth of their CPU. A crawl yields a few items per response and its
-# pipelines are synchronous, so 4 lose nothing.
+# core/scraper.py, _parallel_asyncio): at its default of 100 that is a hundred tasks per
+# response, a share of a search's CPU (docs/EVALUATION.md). A crawl yields a few items
+# per response and its pipelines are synchronous, so 4 lose nothing.
 CONCURRENT_ITEMS = 4
 DOWNLOAD_DELAY = 0
 DOWNLOAD_TIMEOUT = 10
@@ -52,7 +52,7 @@ ROBOTSTXT_USER_AGENT = "lightbot"
 HTTPERROR_ALLOW_ALL = False
 LOG_LEVEL = "WARNING"
 # Scrapy parses each callback's source for a generator-with-return check; a new spider
-# per search means no cache hit, ~3 ms a callback. Our callbacks are checked by tests.
+# per search means no cache hit, a parse per callback. Our callbacks are checked by tests.
 WARN_ON_GENERATOR_RETURN_VALUE = False
 STATS_DUMP = False
 LOGSTATS_INTERVAL = 0

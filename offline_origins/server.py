@@ -143,8 +143,8 @@ class LoopbackServer(ThreadingHTTPServer):
     def finish_request(self, request: socket.socket, client_address: Any) -> None:
         # A handler writes the head and the body apart; with Nagle's algorithm on, the body
         # of every second response on a kept-alive connection waited for the client's
-        # delayed ACK of the head (40 ms on Linux, a tenth of the hops on the Cranfield
-        # stream). Real servers (nginx, Apache, Go, Node) send without that wait.
+        # delayed ACK of the head (tens of milliseconds on Linux: docs/EVALUATION.md). Real
+        # servers (nginx, Apache, Go, Node) send without that wait.
         request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         # The TLS handshake runs in the worker thread, never in the accept loop.
         if self.tls is None:

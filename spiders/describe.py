@@ -34,7 +34,7 @@ from lightsearch.crawl import signals as light_signals
 from lightsearch.crawl.failures import classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import page_directives
-from lightsearch.documents.links import absolute_url, looks_like_page
+from lightsearch.documents.discovered_links import absolute_url, looks_like_page
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation import tasks as isolated

@@ -36,7 +36,7 @@ from lightsearch.crawl.budget import record_stop
 from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import page_directives
-from lightsearch.documents.links import Link, absolute_url, looks_like_page, score_text
+from lightsearch.documents.discovered_links import Link, absolute_url, looks_like_page, score_text
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.isolation import tasks as isolated

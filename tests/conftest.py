@@ -4,8 +4,8 @@ decorator that runs ``async def`` tests on one event loop per test process.
 The loop is the one lightsearch adopts as its reactor's (``crawl/runtime.py``), as an
 embedding program's would be. Each coroutine test runs to its end on it with
 ``run_until_complete`` and a timeout, so a test that fails, hangs or raises from inside
-the reactor fails alone: nothing is left stopped for the tests after it (a reactor run in
-a greenlet, as pytest-twisted runs it, died with one bad test and took the rest down).
+the reactor fails alone: nothing is left stopped for the tests after it
+(docs/DESIGN_CHANGES.md measures the same case on pytest-twisted's reactor in a greenlet).
 """
 
 from __future__ import annotations

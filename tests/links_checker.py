@@ -1,6 +1,6 @@
 """Which links a text hands out, read as renderers read them, and which of those are refused.
 
-Written apart from :mod:`lightsearch.evidence.links` so that a mistake there is not
+Written apart from :mod:`lightsearch.evidence.outbound_links` so that a mistake there is not
 mirrored here: Markdown is read by markdown-it-py (CommonMark, raw HTML on, every link
 reported whatever its scheme, reference definitions included), HTML by the standard
 library's tokenizer over the whole text (as a page that renders it raw would), and bare

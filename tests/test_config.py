@@ -6,7 +6,7 @@ One test per surface: the Python API (``LightSearch``, ``WebFetch.fetch``/``fetc
 ``load_provider()`` for Light, Brave and the engines, web_news, ``Toolbox.fetch``,
 Brave's page fetches, the crawl and the API client underneath), ``scrapy
 search|read|news|evaluate`` and ``lightsearch search|news|fetch`` as processes. MCP and the
-invoke endpoint have theirs in tests/surfaces/test_mcp_server.py and tests/surfaces/test_web.py.
+invoke endpoint have theirs in tests/surfaces/test_mcp_server.py and tests/serving/test_app.py.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ async def test_the_layers_underneath_refuse_too(origins, offline_settings, monke
     from lightsearch.crawl.run import run_crawl
     from lightsearch.providers.apiclient import ApiClient
     from lightsearch.providers.brave import BraveHit
-    from lightsearch.providers.sources import fetch_sources
+    from lightsearch.providers.source_pages import fetch_sources
     from lightsearch.spiders.fetch import FetchSpider
 
     settings = make_settings({**offline_settings, "BRAVE_SEARCH_API_KEY": "k"})

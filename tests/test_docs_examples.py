@@ -33,8 +33,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.serving.test_app import OPENER
 from tests.surfaces.test_mcp_server import clean_env
-from tests.surfaces.test_web import OPENER
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

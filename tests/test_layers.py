@@ -23,7 +23,7 @@ FLOORS = [
     ("lightsearch.crawl", "lightsearch.spiders", "lightsearch.pipelines", "lightsearch.fleet"),
     ("lightsearch.evidence",),
     ("lightsearch.providers",),
-    ("lightsearch.evaluation", "lightsearch.surfaces", "lightsearch.offline_origins"),
+    ("lightsearch.evaluation", "lightsearch.surfaces", "lightsearch.serving", "lightsearch.offline_origins"),
 ]
 
 

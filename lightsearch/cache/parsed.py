@@ -1,9 +1,9 @@
 """What a discovery body parses to, kept so that a cached body is not parsed again.
 
 Home pages, listings and sitemaps are served from the discovery cache to every search
-within their lifetime; each search then parsed the same bytes again: on the
-Cranfield stream 16 sitemap parses and 38 link extractions per search, 0.4 and ~22 of
-them of new bytes. The parse is a pure function of the URL and the body, so its result
+within their lifetime, and without this memo each search would parse the same bytes
+again (how many, on the Cranfield stream: docs/EVALUATION.md, "Figures behind choices in
+the code"). The parse is a pure function of the URL and the body, so its result
 is memoised by the URL, the body's length and its hash, process-wide, bounded like every
 cache here. The hash is Python's keyed SipHash (a page cannot choose a collision without
 the process's key), and a bytes object keeps it once computed: a cached body served to

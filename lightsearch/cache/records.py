@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.descriptions import LEARNED_MAX_BYTES, SourceDescriptions
 from lightsearch.cache.lru import BoundedLRU
-from lightsearch.cache.sites import KEY_PREFIX, SiteEntry
+from lightsearch.cache.site_entries import KEY_PREFIX, SiteEntry
 from lightsearch.cache.sizing import held_bytes
 from lightsearch.documents.urlkey import canonical_url
 
@@ -146,7 +146,7 @@ class MemoryRecordCache(SharedInstances):
 
     # ------------------------------------------------------------------ sites probed on the spot
     def put_site(self, entry: SiteEntry, expires_at: float) -> bool:
-        """Keep what a search learned of a site outside the catalog (cache/sites.py), in
+        """Keep what a search learned of a site outside the catalog (cache/site_entries.py), in
         the discovery share: it is the map the next search of that site starts from."""
         raw = entry.encoded()
         kept = SiteEntry.decode(entry.domain, raw)  # what fits the bound, as a reader sees it

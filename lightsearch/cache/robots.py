@@ -2,8 +2,8 @@
 
 The bound: at most 24 hours, 64 origins, 4 MiB of rules, least recently used out first.
 An entry weighs what it holds: the rules protego parsed from the digest of the file
-(the group that binds the crawler and the sitemaps, documents/robots.py), estimated from
-them (:func:`~lightsearch.documents.robots.parsed_bytes`), never the body they came
+(the group that binds the crawler and the sitemaps, documents/robots_digest.py), estimated from
+them (:func:`~lightsearch.documents.robots_digest.parsed_bytes`), never the body they came
 from. Only definite answers are kept (rules from a complete 2xx body, or "allow all" for
 a 4xx); a failed fetch blocks the origin for that search only, so the next search asks
 again.
@@ -19,7 +19,7 @@ from protego import Protego
 
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.lru import BoundedLRU
-from lightsearch.documents.robots import parsed_bytes
+from lightsearch.documents.robots_digest import parsed_bytes
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -32,7 +32,7 @@ class RobotsRules:
     ``verdict`` is ``rules`` (a parsed file), ``allow`` (unavailable: 4xx, too many
     redirects) or ``block`` (unreachable, incomplete or past the rules' bounds: 5xx,
     timeout, cut or oversized). ``text`` is what protego parses: for rules read from an
-    origin, the digest of its file for ``agent`` (documents/robots.py); ``agent`` is ""
+    origin, the digest of its file for ``agent`` (documents/robots_digest.py); ``agent`` is ""
     for rules that bind every crawler as written. ``rp`` mirrors Scrapy's robot parsers,
     so ``robots_parsed`` receivers can read ``robotparser.rp.sitemaps``.
     """

@@ -24,7 +24,7 @@ import types
 from typing import Any
 
 SAMPLE = 64  # items weighed per container; a longer one is scaled from an even sample
-BUDGET = 8192  # objects visited per value (about 2 ms)
+BUDGET = 8192  # objects visited per value (milliseconds of work)
 DEPTH = 24  # levels walked; deeper objects count their own size
 _ATOMS = (str, bytes, bytearray, int, float, complex, bool, type(None))
 # Not what a cached value holds but what it may point at: counted as themselves, not walked.

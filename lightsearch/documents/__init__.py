@@ -1,5 +1,5 @@
 """Documents: what a fetched page becomes once decoded and extracted."""
 
-from lightsearch.documents.model import Document
+from lightsearch.documents.document import Document
 
 __all__ = ["Document"]

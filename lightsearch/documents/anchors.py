@@ -23,7 +23,7 @@ from urllib.parse import urljoin
 from lxml import etree
 from lxml.html import HtmlElement
 
-from lightsearch.documents.links import MAX_URL_CHARS, URL_ERRORS
+from lightsearch.documents.discovered_links import MAX_URL_CHARS, URL_ERRORS
 
 _BASE = etree.XPath("//base[@href][1]/@href")
 _ANCHORS = etree.XPath("//a[@href]")

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import feedparser
 from w3lib.html import remove_tags
 
-from lightsearch.documents.links import MAX_URL_CHARS
+from lightsearch.documents.discovered_links import MAX_URL_CHARS
 from lightsearch.documents.xmlsafe import (
     clean_char_refs,
     clean_declaration,

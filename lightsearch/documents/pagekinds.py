@@ -1,7 +1,7 @@
 """What kind of page the extracted lines come from, and what of them is its main content.
 
 Each kind is a rule of its own, decided on what the page shows (the records its lines sit
-in, :mod:`lightsearch.documents.records`), the same way on every page:
+in, :mod:`lightsearch.documents.record_groups`), the same way on every page:
 
 * **teasers around an article**: lines from cards whose headlines link elsewhere (a rail of
   other stories, a feed of clips) are dropped when the page has an article of its own;
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
-from lightsearch.documents.records import MAX_LEVELS, Group, Records, signature
+from lightsearch.documents.record_groups import MAX_LEVELS, Group, Records, signature
 from lightsearch.documents.sections import Blocks, _line_key
 
 ARTICLE = "article"

@@ -1,11 +1,11 @@
 """A page's declared metadata for web_fetch: byline, date, site name, description.
 
 trafilatura's ``extract_metadata`` reads everything it knows (categories, tags, licence,
-the registered domain, a body-wide author search on a copy of the page) and took a quarter
-of the reader's time (3.9 ms a page at the median, 17.6 ms at p95 on the shared article
-set). The reader needs five fields, so it reads the page's meta tags once (with
-trafilatura's tables of their names), the page's JSON-LD once (headlines, authors,
-publisher), and goes to a body-wide search only for a field the page does not declare: the date through htmldate (fast mode: no free-text dates, see
+the registered domain, a body-wide author search on a copy of the page), a large share
+of the reader's time (docs/EVALUATION.md). The reader needs five fields, so it reads
+the page's meta tags once (with trafilatura's tables of their names), the page's JSON-LD
+once (headlines, authors, publisher), and goes to a body-wide search only for a field the
+page does not declare: the date through htmldate (fast mode: no free-text dates, see
 ``readable.py``), the title through trafilatura's search only when no heading,
 ``<title>`` or meta title exists at all (:func:`lightsearch.documents.titles.choose_title`
 decides the title otherwise).
@@ -164,7 +164,7 @@ def meta_tags(tree: HtmlElement, tags: list[HtmlElement] | None = None) -> dict[
     """The page's ``<meta>`` tags in one pass, the first of each, in page order:
     ``"property=og:title"``, ``"name=description"``, ``"itemprop=datepublished"`` (names
     lower-cased, as trafilatura reads them). Every reader of a meta tag looks it up here
-    (a pass over the page per lookup cost 0.1 ms each). ``tags``: the tags when the caller
+    (not a pass over the page for each lookup). ``tags``: the tags when the caller
     has found them (:func:`_head_tags`)."""
     found: dict[str, str] = {}
     for el in _head_tags(tree)[0] if tags is None else tags:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from lightsearch.documents.links import URL_ERRORS, Link, PageLinks, absolute_url
+from lightsearch.documents.discovered_links import URL_ERRORS, Link, PageLinks, absolute_url
 from lightsearch.documents.xmlsafe import scrubbed_utf8
 
 MAX_ELEMENTS = 50_000  # elements walked, as the extraction's input cap

@@ -68,7 +68,7 @@ def read_pdf(body: bytes, *, max_pages: int = 100, deadline: float | None = None
     """The text of the PDF in ``body``, or ExtractionError with a ``reason``."""
     from pypdf import apply_configuration
 
-    from lightsearch.documents.extract import guarded
+    from lightsearch.documents.html_extract import guarded
 
     caps = {name: INFLATE_MAX_BYTES for name in (
         "zlib_maximum_output_length", "lzw_maximum_output_length", "run_length_maximum_output_length",
@@ -81,7 +81,9 @@ def read_pdf(body: bytes, *, max_pages: int = 100, deadline: float | None = None
 def _read_pdf(body: bytes, max_pages: int, deadline: float | None) -> PdfText:
     from pypdf import PdfReader
 
-    from lightsearch.documents.extract import ExtractionError  # trafilatura: where a PDF is read
+    from lightsearch.documents.html_extract import (
+        ExtractionError,  # trafilatura: where a PDF is read
+    )
 
     # pypdf logs every repaired xref and odd operator as a warning: noise for hostile files.
     logging.getLogger("pypdf").setLevel(logging.ERROR)

@@ -1,6 +1,6 @@
 """Readable main text of one page for web_fetch: title, byline, language, dates, text.
 
-Light's :mod:`lightsearch.documents.extract` favours precision (ranking snippets); a
+Light's :mod:`lightsearch.documents.html_extract` favours precision (ranking snippets); a
 reader wants the whole article, so this extractor runs trafilatura in its balanced
 default mode, which scored best on the shared article-extraction benchmark
 (``benchmarks/extraction.py``), keeps tables, and can emit Markdown. Dates come from
@@ -36,7 +36,7 @@ from trafilatura.utils import DOCTYPE_TAG, FAULTY_HTML, is_dubious_html, repair_
 from lightsearch.documents.anchors import escaped_ampersands, resolve_links
 from lightsearch.documents.cleaning import prune_unseen
 from lightsearch.documents.doubt import better, doubt_of
-from lightsearch.documents.extract import (
+from lightsearch.documents.html_extract import (
     _ISO_DATE,
     _fallback_text,
     guarded,
@@ -73,8 +73,8 @@ STEPS = ("hidden", "furniture", "edits", "tables", "second", "repeats", "copies"
          "title", "head", "tail", "labels", "kinds")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
-# body-wide author search cost 9 ms on a quarter of the pages, more than the rest of the
-# metadata together, and is left out).
+# body-wide author search costs more than the rest of the metadata together on many
+# pages, docs/EVALUATION.md, and is left out).
 # (the attributes walked, not every element tested: half the time, the same elements in
 # document order)
 _BYLINES = etree.XPath("//@rel[. = 'author']/.. | //@itemprop[. = 'author']/.. | //@class[contains(., 'byline')]/..")
@@ -125,8 +125,8 @@ def _checked(skip: Collection[str]) -> frozenset[str]:
 
 
 # trafilatura's parser settings, with lxml's C-level class lookup (every element an
-# HtmlElement) in place of lxml.html's Python one, which ran for every element object made
-# (700,000 calls over the shared set): trafilatura reads the tree 7% faster, to the same text.
+# HtmlElement) in place of lxml.html's Python one, which runs for every element object made:
+# trafilatura reads the tree faster, to the same text (docs/EVALUATION.md).
 _PARSER = HTMLParser(collect_ids=False, default_doctype=False, encoding="utf-8", remove_comments=True,
                      remove_pis=True)
 _PARSER.set_element_class_lookup(etree.ElementDefaultClassLookup(
@@ -139,7 +139,7 @@ def _parsed(html: str, data: bytes | None = None) -> HtmlElement | None:
     that loader refuses, is wrapped in a document instead, as a browser would.
 
     The parser reads UTF-8 bytes (``data``: ``html`` encoded, when the caller has them),
-    a fifth faster than the string, to the same tree."""
+    faster than the string, to the same tree."""
     if not html or not html.strip():
         return None
     beginning = html[:50].lower()
@@ -162,7 +162,7 @@ def _repaired(html: str, beginning: str, data: bytes | None) -> bytes:
     """The UTF-8 bytes of trafilatura's ``repair_faulty_html(html, beginning)`` (``data``,
     ``html``'s own, when the repair changes nothing). A page without a character the repair removes (all
     but a few) is repaired here without the repair's regular expression over the whole
-    page (a third of a millisecond; a search for each character is a third of that), by
+    page (a search for each such character is cheaper than the expression), by
     the repair's own other two steps, which touch only its first lines."""
     if data is None or any(c in html for c in _REMOVED_CHARS):
         return repair_faulty_html(html, beginning).encode("utf-8", "surrogatepass")
@@ -198,8 +198,8 @@ def _scripts_set_aside(tree: HtmlElement) -> Iterator[None]:
     tail was joined to is as it was."""
     places = []
     # holder -> (attribute, its value before, the tails joined to it): where trafilatura's
-    # deletion joins each tail; written once per holder, as a tail appended at a time made
-    # 40,000 sibling scripts quadratic (2.6 s, as was finding each one's index)
+    # deletion joins each tail; written once per holder, as a tail appended at a time makes
+    # many sibling scripts quadratic (so would finding each one's index)
     joins: dict[HtmlElement, tuple[str, str | None, list[str]]] = {}
     for el in [el for el in tree.iter("script", "style") if el.get("type") != "application/ld+json"]:
         parent = el.getparent()
@@ -391,8 +391,8 @@ def _extract_readable(html: str, url: str | None, markdown: bool, skip: frozense
     meta = declared(tree, url)
     # Dates are read before pruning (a date in a collapsed header still dates the page).
     # htmldate in fast mode: its extensive search hands free-text dates to dateparser,
-    # whose first use resolves every locale (seconds: 1.6-5.8 s measured on one
-    # page). The page's declared dates (meta tags, <time datetime>) are read in fast mode;
+    # whose first use resolves every locale (seconds on one page: docs/EVALUATION.md).
+    # The page's declared dates (meta tags, <time datetime>) are read in fast mode;
     # a date written only in running text in an unusual language is the price.
     metas = meta.metas
     published = _first_date(tree, meta, _PUBLISHED_KEYS) or searched_date(tree, meta.url)

@@ -7,7 +7,7 @@ appending teasers on pages they were not tuned on):
 
 * **split body** (Condé Nast, many CMSs with ad slots): the article is cut into several
   containers of the same class, separated by ads and embeds; trafilatura keeps one and
-  loses the rest (recall 0.35 on such a page). A container with the same
+  loses the rest (docs/EVALUATION.md). A container with the same
   tag and class is joined only when it looks like more of the same article: a close
   common ancestor at about the same depth, no linked headline of its own (a teaser, a
   blog index's next post), not a short appeal (:func:`_more_of_the_article`).
@@ -84,7 +84,7 @@ def block_texts(tree: HtmlElement) -> Blocks:
     (reading them per rule cost as much as the rules themselves)."""
     # a list item that holds a list (a menu's branch) is no line of the text, and reading
     # its whole branch for every level cost more than all the paragraphs (its children
-    # looked at in C: two find() calls per item cost a fifth of the step)
+    # looked at in C: two find() calls per item)
     return {el: " ".join(el.text_content().split()) for el in tree.iter(*_BLOCK_TAGS)  # (_norm inlined)
             if el.tag != "li" or next(el.iterchildren("ul", "ol"), None) is None}
 

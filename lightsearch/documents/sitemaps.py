@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from lightsearch.documents.links import absolute_url
+from lightsearch.documents.discovered_links import absolute_url
 from lightsearch.errors import LightSearchError, quote_untrusted
 
 GZIP_MAGIC = b"\x1f\x8b"

@@ -9,8 +9,8 @@ to merge one page two engines found, is another thing:
 :func:`lightsearch.ranking.normalize.dedupe_key`.
 
 Every search admits the links of the same cached sitemaps, feeds and listings, and looks
-each one up in the record cache: on the Cranfield stream that was 2,400 canonicalisations
-a search, a tenth of its CPU, of a few thousand distinct URLs. ``canonicalize_url`` is a
+each one up in the record cache: thousands of canonicalisations a search of the same few
+thousand URLs (docs/EVALUATION.md gives its share of the CPU). ``canonicalize_url`` is a
 pure function of the string, so its answers are kept (bounded, least recently used out).
 """
 

@@ -14,7 +14,7 @@ import re
 
 from parsel import Selector
 
-from lightsearch.documents.extract import guarded
+from lightsearch.documents.html_extract import guarded
 from lightsearch.documents.xmlsafe import scrub_surrogates
 
 PAYWALL_OR_COOKIE_WALL = "paywall_or_cookie_wall"

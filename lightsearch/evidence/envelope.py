@@ -31,8 +31,8 @@ from typing import Any
 from lightsearch.evidence.coverage import coverage
 from lightsearch.evidence.excerpts import clip_excerpt, excerpt_budget
 from lightsearch.evidence.hygiene import clean_evidence, clean_structured, handed_out
-from lightsearch.evidence.links import LinkJudge
 from lightsearch.evidence.model import TRUST, Evidence, ResultLimits
+from lightsearch.evidence.outbound_links import LinkJudge
 from lightsearch.evidence.receipts import SourceRecord, attach_web_sources, receipt_entry
 from lightsearch.evidence.render import render
 from lightsearch.filters import Filters, domain_notes, filtered

@@ -19,7 +19,7 @@ transport guard:
 Page text is also where links are: in every field of page text handed out (a hit's
 title, snippet and content, a page's title and byline, web_fetch's ``content``) a link the
 transport guard would refuse keeps its text and loses its target, as
-:mod:`lightsearch.evidence.links` renders it, and a hit's link fields (``discussionUrl``,
+:mod:`lightsearch.evidence.outbound_links` renders it, and a hit's link fields (``discussionUrl``,
 ``publisherUrl``, any ``...Url``) are dropped when the guard would refuse them.
 
 Page text kept in a web_fetch result's ``content`` is cleaned where it is read: invisible
@@ -41,8 +41,8 @@ from w3lib.url import safe_url_string
 
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
-from lightsearch.evidence.links import LinkJudge, safe_links
 from lightsearch.evidence.model import Evidence, ResultLimits
+from lightsearch.evidence.outbound_links import LinkJudge, safe_links
 from lightsearch.evidence.render import clean_untrusted, neutralise_fences, strip_invisible
 
 #: Result fields whose values are several lines of page text.

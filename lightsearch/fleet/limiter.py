@@ -19,8 +19,8 @@ fleet lease on the origin in Redis:
 * **No hot loop.** A release is published on a Redis channel; each worker listens on one
   thread and wakes its waiter for that origin at once. A waiter also looks again after a
   back-off from 5 to 50 ms, for a lease that expired and a message that was lost.
-  (Polling alone left an origin idle for half a back-off after each release: on the
-  Cranfield world two workers with Redis answered no faster than one.)
+  (Polling alone leaves an origin idle for half a back-off after each release, and two
+  workers no faster than one: docs/EVALUATION.md.)
 * **Degrades.** Redis down or slow: the transfer goes ahead under the worker's own limits
   (reported by the link), and the next transfer tries Redis again after the retry time.
 * **Untrusted.** The limiter's keys hold tokens compared inside Redis, never decoded

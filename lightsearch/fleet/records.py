@@ -28,7 +28,7 @@ from lightsearch.cache.records import (
     document_size,
     response_size,
 )
-from lightsearch.cache.sites import KEY_PREFIX, SiteEntry
+from lightsearch.cache.site_entries import KEY_PREFIX, SiteEntry
 from lightsearch.documents import Document
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.fleet.integrity import Misfit

@@ -1,7 +1,7 @@
 """Robots rules shared by the fleet: 24 hours, 64 origins, 4 MiB, fleet-wide.
 
 The rules travel as their digest (the group that binds the crawler and the sitemaps,
-documents/robots.py), verdict and crawler (JSON, sealed with the fleet's key, read back
+documents/robots_digest.py), verdict and crawler (JSON, sealed with the fleet's key, read back
 against :class:`~lightsearch.fleet.shapes.RulesRecord`) and are parsed again by protego
 where they are read; a worker keeps what it parsed, keyed by origin and expiry. A record
 that does not verify or fit (a text past a digest's bounds included), or says it
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
 from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
-from lightsearch.documents.robots import MAX_RULES, MAX_SITEMAPS
+from lightsearch.documents.robots_digest import MAX_RULES, MAX_SITEMAPS
 from lightsearch.fleet.integrity import Misfit
 from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
 from lightsearch.fleet.shapes import RulesRecord, parse

@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lightsearch.documents.robots import MAX_TEXT_BYTES as ROBOTS_TEXT
+from lightsearch.documents.robots_digest import MAX_TEXT_BYTES as ROBOTS_TEXT
 from lightsearch.fleet.integrity import Misfit
 
 M = TypeVar("M", bound=BaseModel)
@@ -71,7 +71,7 @@ class ResponseRecord(Record):
 
 class RulesRecord(Record):
     verdict: Annotated[str, Field(pattern=r"^(rules|allow)$")]
-    text: Annotated[str, Field(max_length=ROBOTS_TEXT)]  # a digest (documents/robots.py)
+    text: Annotated[str, Field(max_length=ROBOTS_TEXT)]  # a digest (documents/robots_digest.py)
     detail: Annotated[str, Field(max_length=4096)]
     cause: Annotated[str, Field(max_length=64)]
     reason: Annotated[str, Field(max_length=64)]
@@ -80,7 +80,7 @@ class RulesRecord(Record):
 
 
 class SiteRecord(Record):
-    """What a search learned of a site probed on the spot (cache/sites.py checks the rest:
+    """What a search learned of a site probed on the spot (cache/site_entries.py checks the rest:
     every URL on the site's own origins, each description's shape)."""
 
     domain: Annotated[str, Field(min_length=1, max_length=253)]

@@ -6,7 +6,7 @@ unpickled. Workers run only functions of :mod:`lightsearch.isolation.tasks`, and
 main script is the embedding application's: a script that searches at its top level,
 without an ``if __name__ == "__main__":`` guard, would search again in every worker (and
 start servers, open files...), and even a guarded one would import its own imports
-again in each worker (the ``scrapy`` command: Scrapy, a third of a second per worker).
+again in each worker (the ``scrapy`` command: all of Scrapy, in every worker).
 So in this fork server, and therefore in every worker it forks, the two functions of
 ``multiprocessing.spawn`` that import the main module do nothing. The parent process is
 untouched (docs/PRIVATE_API.md).

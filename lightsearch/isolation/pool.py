@@ -9,9 +9,9 @@ of the process that runs the Twisted reactor and its threads), so a new worker c
 few milliseconds, not the second a fresh interpreter spends importing trafilatura.
 
 pebble's ``ProcessPool`` (per-task timeout, a replaced worker, an mp context, an
-initializer) was measured first and not used. It stops a late worker with ``SIGTERM``
-and waits 3 s before ``SIGKILL``, its manager loop blocked meanwhile: a task inside a C
-call ignores the Python-level handler, and a 1 s limit fired after 4.07 s. It writes
+initializer) is not used. It stops a late worker with ``SIGTERM`` and waits 3 s before
+``SIGKILL``, its manager loop blocked meanwhile: a task inside a C call ignores the
+Python-level handler, so a limit fires seconds late (docs/UNTRUSTED_WORK.md). It writes
 every task it is given into one pipe shared by the workers, so fairness needs a queue in
 front of it anyway (and a task cancelled there still runs). A worker that dies while no
 task runs marks the whole pool broken ("Unexpected error within the Pool" for every later
@@ -60,11 +60,12 @@ SPAWN_RETRY_SECS = 1.0
 # worker killed from outside, in the moment before the pool saw it): the task is sent to
 # another worker, once. A task that kills its worker at once is tried twice, no more.
 RESEND_WITHIN_SECS = 0.25
-# A task still running after DEMOTE_AFTER_SECS (a page takes 20-50 ms, a long one a few
-# hundred) goes on at a lower CPU priority (nice DEMOTED_NICE), so on a busy machine the
-# short tasks of other callers, and the event loop's process, are served first: the
-# fair queue gives every caller a worker, this gives it the CPU. A process cannot raise
-# its own priority back, so a demoted worker is replaced once its task ends.
+# A task still running after DEMOTE_AFTER_SECS (far longer than an ordinary page takes:
+# docs/UNTRUSTED_WORK.md) goes on at a lower CPU priority (nice DEMOTED_NICE), so on a
+# busy machine the short tasks of other callers, and the event loop's process, are
+# served first: the fair queue gives every caller a worker, this gives it the CPU. A
+# process cannot raise its own priority back, so a demoted worker is replaced once its
+# task ends.
 DEMOTE_AFTER_SECS = 1.0
 DEMOTED_NICE = 10
 

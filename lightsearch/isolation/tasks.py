@@ -5,7 +5,7 @@ returns plain data, so it crosses the pipe, and raises
 The extraction stack (trafilatura and the documents modules built on it) is imported by
 the functions that use it, so the process that runs the event loop, which only sends
 these functions by name, never pays for it; the fork server imports it once for every
-worker (:data:`PRELOAD`). pypdf and feedparser (a third of that import time) are left to
+worker (:data:`PRELOAD`). pypdf and feedparser (a good share of that import time) are left to
 the first PDF or feed a worker reads: most searches read neither, and the fork server is
 ready sooner.
 """
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lightsearch.documents import Document
 from lightsearch.documents.pagescan import MAX_PAGE_LINKS, PageScan, scan_page
-from lightsearch.documents.robots import RobotsDigest, digest_robots
+from lightsearch.documents.robots_digest import RobotsDigest, digest_robots
 from lightsearch.documents.sitemaps import SitemapDocument, read_sitemap
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation.worker import task_deadline
@@ -31,16 +31,16 @@ if TYPE_CHECKING:
 
 # What the fork server imports for the workers: the extraction stack the tasks import
 # when they run.
-PRELOAD = ("lightsearch.documents.extract", "lightsearch.documents.readable", "lightsearch.documents.walls",
+PRELOAD = ("lightsearch.documents.html_extract", "lightsearch.documents.readable", "lightsearch.documents.walls",
            "lightsearch.documents.pdf")
 
 FEED_ENTRIES = 50  # entries web_fetch lists of a feed
 # Input caps, a first line before the worker's time and memory limits: a page is read up
 # to its MAX_ELEMENTS-th element or its MAX_BLOCKS-th block of text (paragraph, div, list
-# item, cell, line break...): trafilatura's cost grows faster than the page (5,000
-# paragraphs 0.43 s, 50,000 11.6 s; 36,000 ``<div>x y</div>`` 7 s), and a real page,
-# even a long one, has a few thousand blocks. The caps do not make a page cheap (10,000
-# blocks is still seconds of the worst shape): the pool's time limit is what bounds it.
+# item, cell, line break...): trafilatura's cost grows faster than the page
+# (docs/EVALUATION.md), and a real page, even a long one, has a few thousand blocks. The
+# caps do not make a page cheap (the worst shape at MAX_BLOCKS still costs seconds): the
+# pool's time limit is what bounds it.
 # Discovery reads at most MAX_PAGE_LINKS links of a page (documents/pagescan.py).
 MAX_ELEMENTS = 50_000
 MAX_BLOCKS = 10_000
@@ -74,7 +74,7 @@ def capped(html: str) -> tuple[str, str | None]:
 def light_document(item: dict[str, Any]) -> Document | None:
     """A fetched page of a Light search as a rankable Document (None: no main text);
     a page cut at an input cap is a partial document."""
-    from lightsearch.documents.extract import extract_html
+    from lightsearch.documents.html_extract import extract_html
 
     html, cut = capped(item["html"])
     fields = extract_html(html, item["url"])

@@ -15,7 +15,7 @@ Before any hop, the guard decides whether a site may be probed at all
 (crawl/guard/sites.py); after the crawl, :meth:`AdhocSites.report` says for each site
 what happened (probed, nothing to read, failed and why, never opened, refused, over the
 source bound), as notes, ``meta.lightSearch.probes`` and source errors, and what the
-search learned of each probed site (its entry, cache/sites.py), to be kept under the
+search learned of each probed site (its entry, cache/site_entries.py), to be kept under the
 record cache's rules. Nothing is ever written to a catalog.
 """
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lightsearch.cache.descriptions import DocumentDescription
-from lightsearch.cache.sites import (
+from lightsearch.cache.site_entries import (
     MAX_DOCUMENTS,
     MAX_FEEDS,
     MAX_SITEMAPS,

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from lightsearch.cache.descriptions import DocumentDescription
 from lightsearch.cache.memo import TEXT_CHARS, short_memo
-from lightsearch.documents.links import candidate_terms, slug_terms
+from lightsearch.documents.discovered_links import candidate_terms, slug_terms
 from lightsearch.ranking.tokenize import tokenize
 
 # What a query term found only in a feed entry's summary counts, against one in its title.

@@ -112,11 +112,11 @@ def affordable(selected: Sequence[Any], floor: int, hops: int, *, opened: Callab
     with the hops these leave (the plan's ``reserve``).
 
     A source not read recently (``opened`` false) costs ``OPENING_HOPS`` before its first
-    article; a fresh cached source costs none. Cold searches measured spending 14 of 24
-    hops on openings and reading 9 articles over 3-4 sources; the lowest-ranked unopened
-    sources go to the reserve until each first one has ``ARTICLE_HOPS_PER_SOURCE`` hops
-    for articles, keeping ``floor`` (``LIGHT_FIRST_SOURCES``) and one per query language
-    at least. Searches served from warm caches keep them all."""
+    article; a fresh cached source costs none. Opening every selected source would spend
+    most of a cold search's hops before its articles (docs/DESIGN_CHANGES.md); the
+    lowest-ranked unopened sources go to the reserve until each first one has
+    ``ARTICLE_HOPS_PER_SOURCE`` hops for articles, keeping ``floor``
+    (``LIGHT_FIRST_SOURCES``) and one per query language at least. Searches served from warm caches keep them all."""
     kept = list(selected)
     while len(kept) > max(1, floor):
         cold = [sel for sel in kept if not opened(sel)]
@@ -136,7 +136,7 @@ def affordable(selected: Sequence[Any], floor: int, hops: int, *, opened: Callab
 # the likely relevant pages the best described one names; a weaker one costs a hop for
 # little (a home page listing ten new titles, a feed of twenty, an archive page of fifty).
 DESCRIBED_FLOOR = 0.5
-# A description this old no longer decides that a feed, seed or listing page goes unread
+# A description older than this does not decide that a feed, seed or listing page goes unread
 # (a sitemap's described entries only say which to read first); rebuild a summary daily.
 TRUST_SECS = 24 * 3600.0
 # The kinds of document description read at a discovery stage of their own.
@@ -195,14 +195,12 @@ class DescribedReads:
     pages that name at least ``DESCRIBED_FLOOR`` of what the best document names, and
     every fresh cached one that names any (it costs no hop). Their titles sharpen the
     scores of pages the sitemaps name, and a process that keeps what it reads (a record
-    cache, ``keeps_records``) serves them to the searches of the next minutes: over a
-    stream of Cranfield searches, nDCG@10 0.320-0.323 with none read, 0.322-0.328 with
-    those over the floor, 0.330-0.338 with every cached one too (for 0.1 s more at the
-    p50: 2.10-2.18 s against 1.99-2.02). A search with no record cache has no later search
-    to serve: there a page counts only for the share of its source's sitemap estimate the
-    planned sitemaps leave unread (each lists the whole site), and a cold search reads 0.4
-    archive pages instead of 2.8 (p50/p95 1.42/2.09 s instead of 1.70/2.37, nDCG@10 0.257
-    against 0.243). A source nothing described matches is read as if undescribed.
+    cache, ``keeps_records``) serves them to the searches of the next minutes, which rank
+    better for a little more time. A search with no record cache has no later search to
+    serve: there a page counts only for the share of its source's sitemap estimate the
+    planned sitemaps leave unread (each lists the whole site), so a cold search reads
+    fewer archive pages, sooner and as well (docs/EVALUATION.md has both measurements). A
+    source nothing described matches is read as if undescribed.
     ``fresh(url)`` says whether a discovery document is a fresh cached response."""
 
     def __init__(self, plan: CrawlPlan, *, fresh: Callable[[str], bool], max_sitemaps: int,

@@ -140,7 +140,8 @@ class SearchFrontier(CrawlFrontier):
 
     A listed entry (a feed's or a sitemap's) sharing no query term is *deferred*: kept as
     a tuple, not made a request (nor sent through the engine) until the scheduler has no
-    other candidate left (40% of a stream search's admissions, nearly all never read).
+    other candidate left (many of a stream search's admissions, nearly all never read:
+    docs/EVALUATION.md).
     """
 
     def __init__(self, plan: CrawlPlan, settings: BaseSettings, *, lane: Lane | None = None) -> None:

@@ -2,7 +2,7 @@
 
 One bounded HTTPS request per query (:mod:`lightsearch.providers.apiclient`), mapped onto the
 common hit contract; optionally the top pages read through web_fetch
-(:mod:`lightsearch.providers.sources`). Expected failures are structured
+(:mod:`lightsearch.providers.source_pages`). Expected failures are structured
 ``LightSearchError``s with ``details.provider == "brave"``; nothing is retried and
 nothing falls back to Light, because a silent second engine would hand the agent
 different evidence than the one it asked for.
@@ -336,7 +336,7 @@ class BraveSearch(Provider):
             fetch_pages = False
             notes.append("source pages were not read: web_fetch is disabled (WEB_FETCH_ENABLED)")
         if fetch_pages and hits:
-            from lightsearch.providers.sources import fetch_sources
+            from lightsearch.providers.source_pages import fetch_sources
 
             remaining = self.settings.getfloat("BRAVE_DEADLINE_SECS") - (time.monotonic() - started)
             fetch_errors = await fetch_sources(hits, self.settings, remaining_secs=remaining)

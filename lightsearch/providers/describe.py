@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 from lightsearch.cache.descriptions import SourceDescriptions, describe, encode_summary
 from lightsearch.config import make_settings
 from lightsearch.crawl.run import CrawlDeadline, run_crawl
+from lightsearch.documents.discovered_links import absolute_url
 from lightsearch.documents.feeds import FeedError, read_feed
-from lightsearch.documents.links import absolute_url
 from lightsearch.documents.sitemaps import SitemapError, read_sitemap
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.errors import LightSearchError, quote_untrusted

@@ -33,8 +33,8 @@ from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
 from lightsearch.evidence.hygiene import clean_structured, handed_out
-from lightsearch.evidence.links import LinkJudge, links_end, links_start
 from lightsearch.evidence.model import TRUST, ResultLimits
+from lightsearch.evidence.outbound_links import LinkJudge, links_end, links_start
 from lightsearch.evidence.render import clip_utf8, error_line, strip_invisible, utf8_len
 from lightsearch.fleet.link import FleetLink, link_of, shared_state_notes, snapshot
 from lightsearch.isolation import tasks as isolated
@@ -570,7 +570,7 @@ def window_text(text: str, max_chars: int, start_index: int, *, head_tail: bool 
     :func:`~lightsearch.evidence.hygiene.handed_out`) is applied to what is returned, and
     a window it would make longer than ``max_chars`` ends earlier instead. ``bounds``
     (where a part must end, where a tail must start: web_fetch's
-    :func:`~lightsearch.evidence.links.links_end` and ``links_start``) may end a window
+    :func:`~lightsearch.evidence.outbound_links.links_end` and ``links_start``) may end a window
     before ``max_chars``, to bound the cleaning's work; the reader pages on from there.
     """
     clean = clean or _as_is

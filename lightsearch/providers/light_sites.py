@@ -77,7 +77,7 @@ def mapped_hosts(settings: BaseSettings, catalog: Catalog) -> frozenset[str]:
 def report_sites(settings: BaseSettings, sites: AdhocSites, outcome: CrawlOutcome,
                  fetched: list[Document]) -> Report:
     """What became of the probed sites in the crawl that just ended; what was learned of
-    them is kept in the record cache for ``LIGHT_ADHOC_ENTRY_SECS`` (cache/sites.py)."""
+    them is kept in the record cache for ``LIGHT_ADHOC_ENTRY_SECS`` (cache/site_entries.py)."""
     if not sites.sites:
         return Report()
     records = load_cache(settings, "LIGHT_RECORD_CACHE")

@@ -3,8 +3,8 @@
 BM25 only works when the query and the text agree on what a word is. English words are
 stemmed (Snowball, through PyStemmer's C build when present) and stop words dropped;
 Hebrew words lose niqqud and cantillation and up to two of the one-letter prefixes
-(ו ה ב ל מ ש כ) while the stem stays longer than three letters, which is what lifted
-HeQ MRR@10 from 0.855 to 0.913 in reference/figures.md, and the plural suffixes ים/ות
+(ו ה ב ל מ ש כ) while the stem stays longer than three letters (what that does for HeQ:
+docs/EVALUATION.md), and the plural suffixes ים/ות
 while three letters remain, so a singular query finds a plural title.
 """
 

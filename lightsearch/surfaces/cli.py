@@ -441,9 +441,9 @@ async def _sources(opts: argparse.Namespace, cmdline: dict[str, Any]) -> dict[st
 
 def _serve(opts: argparse.Namespace, cmdline: dict[str, Any]) -> int:
     from lightsearch.errors import LightSearchError
+    from lightsearch.serving.app import check_bind, check_serving, serve
     from lightsearch.surfaces.environment import api_token
     from lightsearch.surfaces.exits import run_async
-    from lightsearch.surfaces.web import check_bind, check_serving, serve
 
     token = api_token()
     check_bind(opts.host, token)
@@ -462,14 +462,14 @@ def _serve(opts: argparse.Namespace, cmdline: dict[str, Any]) -> int:
                                {"parameter": "--workers"})
     if opts.workers > 1 and opts.ready_fd is None:
         from lightsearch.config import fleet_url
-        from lightsearch.surfaces.workers import serve_workers
+        from lightsearch.serving.workers import serve_workers
 
         shared = bool(fleet_url(serving))
         args = [a for pair in opts.settings for a in ("-s", f"{pair[0]}={pair[1]}")]
         return serve_workers(opts.workers, opts.host, opts.port, args, offline=opts.offline, shared=shared)
     sock = None
     if opts.reuse_port:
-        from lightsearch.surfaces.workers import listening_socket, signal_ready
+        from lightsearch.serving.workers import listening_socket, signal_ready
 
         sock = listening_socket(opts.host, opts.port, reuse_port=True)
         if opts.ready_fd is not None:

@@ -21,7 +21,7 @@ import mcp_types as types
 from mcp.server import Server
 
 from lightsearch import __version__
-from lightsearch.surfaces.front_door import client_of
+from lightsearch.serving.request_checks import client_of
 from lightsearch.surfaces.tools import INSTRUCTIONS
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def client_key(ctx: Any) -> str | None:
-    """Who is calling: over HTTP the client as the front door names it (the session's
+    """Who is calling: over HTTP the client as the request checks name it (the session's
     client: a session answers only its own client); over stdio None, the process's own
     caller."""
     scope = getattr(getattr(ctx, "request", None), "scope", None)

@@ -32,7 +32,7 @@ from lightsearch.clients import calls_for
 from lightsearch.config import check_retrieval, make_settings
 from lightsearch.errors import LightSearchError, SearchCancelled, quote_untrusted
 from lightsearch.schema import validate
-from lightsearch.surfaces.ratelimit import CallsInFlight, RateLimiter
+from lightsearch.serving.call_limits import CallsInFlight, RateLimiter
 from lightsearch.surfaces.repair import Repair, repair_with
 from lightsearch.surfaces.tools import (
     INVOKE_NAMES,
@@ -178,7 +178,7 @@ class Toolbox:
         every expected failure.
 
         ``client`` is who calls, as the served surfaces name their clients
-        (``front_door.client_of``): the rate limits count per client, at most
+        (``request_checks.client_of``): the rate limits count per client, at most
         ``WEB_TOOLS_CALLS_IN_FLIGHT`` of a client's calls run at once (the others wait their
         turn), and the call takes its turns in the worker pool and for transfers as one of
         that client's calls (lightsearch/clients.py). None: the process's own caller

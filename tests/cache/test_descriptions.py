@@ -1,6 +1,6 @@
 """Source descriptions: built from discovery documents only, bounded, read back from a
-summary file as untrusted input, scored ReDDE-style, learned by searches, and used to
-choose sources and the documents a cold search reads first."""
+summary file as untrusted input, scored ReDDE-style, learned by searches; they choose the
+sources and the documents a cold search reads first."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ whatever the pages say; short ones are still memoised."""
 from __future__ import annotations
 
 from lightsearch.cache.memo import URL_CHARS, short_memo
-from lightsearch.documents import links
+from lightsearch.documents import discovered_links as links
 from lightsearch.documents.pagescan import scan_page
 from lightsearch.documents.urlkey import canonical_url
 from lightsearch.plan.catalog import origin_of

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lightsearch.cache import parsed
 from lightsearch.cache.lru import BoundedLRU
-from lightsearch.documents.links import Link, PageLinks
+from lightsearch.documents.discovered_links import Link, PageLinks
 
 LONG = "https://wide.test/" + "d" * 1900 + "/"
 BOUND = 8 * 1024 * 1024

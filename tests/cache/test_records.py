@@ -174,7 +174,7 @@ async def test_expired_record_is_excluded_at_assembly(origins, tmp_path):
     # five minutes), which still links /a.
     records.lru.clock = lambda: time.time() + 301
     try:
-        origins.add_site(host, case_routes(**{"/": {"body": home_html([])}}))  # /a is no longer linked
+        origins.add_site(host, case_routes(**{"/": {"body": home_html([])}}))  # the home page links nothing now
         second = await engine.search(QUERY)
     finally:
         records.lru.clock = time.time

@@ -26,9 +26,9 @@ from w3lib.url import canonicalize_url
 from lightsearch.cache.robots import RobotsRules
 from lightsearch.crawl.middlewares.robots import parse_robots
 from lightsearch.documents.directives import PageDirectives, parse_directives
-from lightsearch.documents.extract import ExtractionError, extract_html
+from lightsearch.documents.discovered_links import MAX_URL_CHARS, PageLinks, absolute_url
 from lightsearch.documents.feeds import Feed, FeedError, read_feed
-from lightsearch.documents.links import MAX_URL_CHARS, PageLinks, absolute_url
+from lightsearch.documents.html_extract import ExtractionError, extract_html
 from lightsearch.documents.pagescan import scan_page
 from lightsearch.documents.readable import Readable, extract_readable
 from lightsearch.documents.sitemaps import SitemapDocument, SitemapError, read_sitemap

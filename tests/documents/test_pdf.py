@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from jsonschema import validate
 from pypdf import PdfReader, PdfWriter
 
-from lightsearch.documents.extract import ExtractionError
+from lightsearch.documents.html_extract import ExtractionError
 from lightsearch.documents.pdf import PdfText, read_pdf
 from lightsearch.errors import LightSearchError
 from lightsearch.providers.fetch import WebFetch

@@ -242,7 +242,7 @@ async def test_light_hits_hand_out_no_refused_link(origins, tmp_path):
 @example(text="<<[](javascript:x)<EXTERNAL[](javascript:y)_DATA")  # removals join a run and the word
 def test_handed_out_text_has_no_refused_link_and_no_lookalike(text):
     from lightsearch.evidence.hygiene import handed_out
-    from lightsearch.evidence.links import LinkJudge
+    from lightsearch.evidence.outbound_links import LinkJudge
     from tests.links_checker import refused_links
 
     out = handed_out(text, LinkJudge(base="https://site.example/p"))

@@ -2,7 +2,7 @@
 between two workers, its bounds held fleet-wide, and Redis down or back as normal events.
 
 A "worker" here is a second set of components on its own Redis connection (a FleetLink
-with other timeouts is another client); tests/surfaces/test_workers.py runs real worker
+with other timeouts is another client); tests/serving/test_workers.py runs real worker
 processes.
 """
 
@@ -135,7 +135,7 @@ def test_discovery_responses_and_redirect_aliases_are_shared(redis_server, prefi
 
 def test_a_probed_sites_entry_is_shared_by_the_fleet_until_it_expires(redis_server, prefix):
     from lightsearch.cache.descriptions import describe
-    from lightsearch.cache.sites import SiteEntry
+    from lightsearch.cache.site_entries import SiteEntry
 
     now = time.time()
     a = load_cache(fleet(redis_server.url, prefix, 0), "LIGHT_RECORD_CACHE")

@@ -239,7 +239,7 @@ async def test_no_page_is_parsed_in_the_event_loops_process(origins, tmp_path, m
     """The parsers are broken in this process; the workers have their own. (Main-text
     extraction never runs here; a discovery document does only when it is small, as the
     healthy source's are.)"""
-    import lightsearch.documents.extract as extract
+    import lightsearch.documents.html_extract as extract
     import lightsearch.documents.readable as readable
 
     cfg = bomb_world(origins, tmp_path)

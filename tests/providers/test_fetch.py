@@ -379,8 +379,8 @@ def test_error_text_and_json_forms():
 
 
 def test_date_extraction_never_builds_the_slow_locale_parser():
-    """One page stalled 1.6-5.8 s in htmldate -> dateparser resolving every locale
-    on first use. A date written only in Polish running text used to reach that parser;
+    """htmldate's extensive search hands a date written only in running text (here in
+    Polish) to dateparser, whose first use resolves every locale (seconds on one page):
     fast-mode date search must not build it (checked in a fresh process, where the cache
     of the parser is empty), while a declared date is still read."""
     import subprocess

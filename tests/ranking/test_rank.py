@@ -62,7 +62,8 @@ def test_snippet_cut_respects_limit_in_hebrew():
 
 
 def test_bm25_scores_are_the_ones_the_figures_were_measured_with():
-    """The same numbers rank-bm25 with the Lucene idf gave (the library is no longer used)."""
+    """The scores the evaluation figures were measured with: rank-bm25's scoring with the
+    Lucene idf (tests/ranking/test_bm25_reference.py holds the two together)."""
     scores = bm25_scores([["a", "b"], ["b", "c"]], ["b", "c"])
     assert scores == pytest.approx([0.1823215567939546, 0.8754687373538999], rel=1e-12)
     assert bm25_scores([["a"], [], ["a", "a", "b"]], ["a", "a"]) == pytest.approx(

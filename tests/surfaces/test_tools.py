@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from lightsearch.errors import LightSearchError
+from lightsearch.serving.call_limits import RateLimiter
 from lightsearch.surfaces import toolbox, tools
-from lightsearch.surfaces.ratelimit import RateLimiter
 from lightsearch.surfaces.toolbox import Toolbox
 from lightsearch.surfaces.tools import ToolConfig, check_arguments, tool_specs
 from tests.conftest import ROBOTS_ALLOW, coroutine_test

@@ -8,9 +8,9 @@ error page included) and allows everything when the fetch fails. Here:
 * 5xx, a timeout, a network error, a body cut short or over the size limit: an
   incomplete robots response, which blocks crawling the origin; so does a file whose
   rules for us are past their bounds (more than 500 rules, more than 64 KiB of them:
-  documents/robots.py), which cannot be applied whole.
+  documents/robots_digest.py), which cannot be applied whole.
 
-A body is read into the digest of the group that binds us (documents/robots.py): a
+A body is read into the digest of the group that binds us (documents/robots_digest.py): a
 small one here, a larger one in the call's lane of the worker pool
 (lightsearch/isolation/apart.py); protego parses only the digest.
 
@@ -36,7 +36,7 @@ from lightsearch.cache.freshness import freshness
 from lightsearch.cache.robots import RobotsRules
 from lightsearch.crawl.budget import BudgetExceeded
 from lightsearch.crawl.failures import CodedRefusal, classify
-from lightsearch.documents.robots import RobotsDigest, digest_robots
+from lightsearch.documents.robots_digest import RobotsDigest, digest_robots
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.apart import parse_apart

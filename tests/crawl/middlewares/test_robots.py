@@ -204,7 +204,7 @@ async def test_a_huge_robots_txt_is_read_apart_and_only_the_group_that_binds_us_
     process, the digests only: never more than a digest's bounds, never the 500 KiB."""
     from protego import Protego
 
-    from lightsearch.documents.robots import MAX_TEXT_BYTES
+    from lightsearch.documents.robots_digest import MAX_TEXT_BYTES
 
     parsed: list[int] = []
     original = Protego.parse.__func__

@@ -138,8 +138,8 @@ async def invoke_as(app: Any, address: str, body: dict[str, Any]) -> tuple[int, 
 async def test_a_clients_many_calls_do_not_hold_another_clients_call(origins, in_flight):
     """Client A's six fetches are all waiting on their origins; client B's one fetch is
     served in its turn, while they still wait, and not after them."""
+    from lightsearch.serving.app import build_app
     from lightsearch.surfaces.toolbox import Toolbox
-    from lightsearch.surfaces.web import build_app
 
     pages = HeldPages(origins, 6)
     overrides = {**origins.settings(), "LOG_LEVEL": "ERROR"}

@@ -5,7 +5,7 @@ The SDK's session manager caps the total (``max_sessions``) and closes a session
 ``session_idle_timeout``; both are passed to it explicitly (``WEB_SERVE_MAX_SESSIONS``,
 ``WEB_SERVE_SESSION_IDLE_SECS``). It knows nothing of clients, so this ASGI layer in front
 of it keeps a table of the sessions, each with the client that opened it
-(:func:`~lightsearch.surfaces.front_door.client_of`), from the ``mcp-session-id`` of every
+(:func:`~lightsearch.serving.request_checks.client_of`), from the ``mcp-session-id`` of every
 successful opening request:
 
 - **A session answers only its client.** A request (POST, GET or DELETE) with a session id
@@ -24,8 +24,8 @@ successful opening request:
 - With no idle session to close, the new session is refused (429 ``too_many_sessions`` for
   the client's cap, 503 for the total), with ``Retry-After``.
 
-What a request asks is read from its body as the front door checked it
-(:data:`~lightsearch.surfaces.front_door.BODY_KEY`). A session is closed the way a client
+What a request asks is read from its body as the request checks read it
+(:data:`~lightsearch.serving.request_checks.BODY_KEY`). A session is closed the way a client
 closes it, with ``DELETE /mcp`` and its id, sent to the SDK's app in process. The table
 forgets a session on that DELETE, on its client's own DELETE, and when the SDK answers 404
 for its id (it expired or ended).
@@ -43,7 +43,7 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lightsearch.surfaces.front_door import BODY_KEY, MCP_PATH, client_of, refuse
+from lightsearch.serving.request_checks import BODY_KEY, MCP_PATH, client_of, refuse
 
 SESSION_HEADER = "mcp-session-id"
 RETRY_AFTER_SECS = 5

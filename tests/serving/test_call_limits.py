@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from lightsearch.surfaces.ratelimit import CallsInFlight
+from lightsearch.serving.call_limits import CallsInFlight
 from tests.conftest import coroutine_test
 
 

@@ -14,7 +14,7 @@ in part but blocks the origin, as a file over the size limit does.
 The lines are read as protego 0.7 reads them (comments, the directive names and their
 misspellings, a group ending at the first user-agent line after a rule, rules without a
 group ignored, a ``*`` in a product token dropped), so the digest's verdicts are
-protego's verdicts on the whole file for that crawler (tests/documents/test_robots.py).
+protego's verdicts on the whole file for that crawler (tests/documents/test_robots_digest.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The front door of ``lightsearch serve`` as an attacker meets it: a real server on
+"""The request checks of ``lightsearch serve`` as an attacker meets them: a real server on
 loopback, driven by a real HTTP client (``http.client``, which sends whatever Host, Origin
 and Content-Type it is told) and by the MCP SDK's client.
 
@@ -28,7 +28,12 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from lightsearch.errors import LightSearchError
-from lightsearch.surfaces.front_door import allowed_hosts, json_depth_exceeds, load_json, split_host
+from lightsearch.serving.request_checks import (
+    allowed_hosts,
+    json_depth_exceeds,
+    load_json,
+    split_host,
+)
 from tests.conftest import coroutine_test
 from tests.surfaces.test_mcp_server import CLI, Served, clean_env, setting_args, world
 

@@ -1,6 +1,6 @@
 """Links handed out are http(s) only and none the transport guard would refuse.
 
-:func:`lightsearch.evidence.links.safe_links` against ``tests/links_checker.py`` (markdown-it-py,
+:func:`lightsearch.evidence.outbound_links.safe_links` against ``tests/links_checker.py`` (markdown-it-py,
 the standard library's HTML tokenizer and the GFM autolink forms, written apart): for any
 text made of link constructs around hostile and ordinary targets, no link a renderer would
 make of the output is refused; a refused link keeps its text; links the guard allows and
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lightsearch.evidence.links import LinkJudge, safe_links
+from lightsearch.evidence.outbound_links import LinkJudge, safe_links
 from tests.links_checker import ALLOWED, DANGEROUS, DISGUISED, forms, refused, refused_links, texts
 
 BASE = "https://site.example/docs/page"
@@ -83,7 +83,7 @@ def test_the_host_map_and_ports_do_not_make_loopback_links_allowed():
 
 def test_judging_is_bounded_per_text():
     """A text naming more authorities than the judge asks about has the rest refused."""
-    from lightsearch.evidence import links as mod
+    from lightsearch.evidence import outbound_links as mod
 
     text = " ".join(f"[l](https://h{i}.example/)" for i in range(mod.MAX_JUDGED + 50))
     mod._VERDICTS.clear()
@@ -94,7 +94,7 @@ def test_judging_is_bounded_per_text():
 
 def test_a_window_holds_a_bounded_number_of_links():
     """web_fetch ends a window early rather than judge more than MAX_LINKS links in it."""
-    from lightsearch.evidence import links as mod
+    from lightsearch.evidence import outbound_links as mod
 
     text = "".join(f"see [l{i}](https://h{i}.example/) " for i in range(2000))
     end = mod.links_end(text, 0, len(text))

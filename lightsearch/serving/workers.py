@@ -3,7 +3,7 @@
 Each worker listens on the address itself with ``SO_REUSEPORT``, and the kernel spreads
 incoming connections over the workers by hashing each connection. (One inherited
 listening socket, the pre-fork model, lets whichever event loop wakes first accept a
-whole burst: measured here, one worker of four took all 40 simultaneous searches.) The
+whole burst: docs/EVALUATION.md.) The
 supervisor holds the port from the start, and announces the address only once every
 worker listens, so a client that connects at once is never refused. Each worker is a whole ``lightsearch serve``
 with its own reactor, so one slow search never holds another worker's loop. With

@@ -1,4 +1,4 @@
-"""The digest of a robots.txt (documents/robots.py): protego's verdicts on the whole file,
+"""The digest of a robots.txt (documents/robots_digest.py): protego's verdicts on the whole file,
 from the one group that binds the crawler, within the rules' bounds; and what the robots
 cache weighs for it.
 
@@ -19,7 +19,7 @@ from protego import Protego
 
 from lightsearch.cache.robots import MemoryRobotsCache
 from lightsearch.crawl.middlewares.robots import parse_robots
-from lightsearch.documents.robots import (
+from lightsearch.documents.robots_digest import (
     MAX_RULES,
     MAX_SITEMAPS,
     MAX_TEXT_BYTES,

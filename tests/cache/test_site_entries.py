@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from lightsearch.cache.descriptions import describe
 from lightsearch.cache.records import MemoryRecordCache
-from lightsearch.cache.sites import MAX_ENTRY_BYTES, SiteEntry, on_site
+from lightsearch.cache.site_entries import MAX_ENTRY_BYTES, SiteEntry, on_site
 from lightsearch.documents import Document
 
 

@@ -1,6 +1,6 @@
 """What a request on an open MCP session says of the session's use, read from any JSON
-body the front door let through: never an exception, whatever its shape. (The session
-table itself is driven through a real server in test_front_door.py.)"""
+body the request checks let through: never an exception, whatever its shape. (The session
+table itself is driven through a real server in test_request_checks.py.)"""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightsearch.surfaces.front_door import BODY_KEY
-from lightsearch.surfaces.sessions import ASKED, CALLED, OPENED, use_of
+from lightsearch.serving.request_checks import BODY_KEY
+from lightsearch.serving.sessions import ASKED, CALLED, OPENED, use_of
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -1,4 +1,4 @@
-"""The one front door of ``lightsearch serve``: every request to ``/mcp`` and to
+"""The request checks of ``lightsearch serve``: every request to ``/mcp`` and to
 ``POST /api/skills/invoke`` passes the same checks, in this order, before any route runs.
 
 1. ``Host`` names this server (:func:`allowed_hosts`): else 421 ``invalid_host``. A DNS
@@ -36,7 +36,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lightsearch.errors import LightSearchError, quote_untrusted
-from lightsearch.surfaces.ratelimit import RateLimiter
+from lightsearch.serving.call_limits import RateLimiter
 
 MIN_TOKEN_CHARS = 16
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")

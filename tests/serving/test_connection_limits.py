@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lightsearch.surfaces.connections import ConnectionTable
-from tests.surfaces.test_front_door import invoke
+from lightsearch.serving.connection_limits import ConnectionTable
+from tests.serving.test_request_checks import invoke
 from tests.surfaces.test_mcp_server import Served, clean_env, setting_args, world
 
 BROWSE = {"name": "web.browse", "input": {}}  # answered past the door at once (unknown_tool)

@@ -2,7 +2,7 @@
 (``rate_limited`` beyond ``WEB_TOOLS_SEARCHES_PER_MINUTE`` / ``WEB_TOOLS_FETCHES_PER_MINUTE``)
 and at once (``WEB_TOOLS_CALLS_IN_FLIGHT``: the rest wait their turn).
 
-Both count the one name of a client (``front_door.client_of``), the name its calls take
+Both count the one name of a client (``request_checks.client_of``), the name its calls take
 their turns under in the worker pool and for transfers (lightsearch/clients.py)."""
 
 from __future__ import annotations

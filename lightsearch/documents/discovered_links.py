@@ -9,7 +9,7 @@ Links come from attacker-controlled documents, so they are vetted here too:
 :func:`absolute_url` vets one (a bad one is None, never an exception); a page's links
 are read, one walk over the page, by documents/pagescan.py.
 
-Scrapy's ``LinkExtractor`` was measured for this job (Scrapy 2.19): it survives the same
+Scrapy's ``LinkExtractor`` (Scrapy 2.19) survives the same
 hostile hrefs, but drops them without a count (a silent loss),
 turns ``&#xD800;`` into a link to ``%EF%BF%BD``, and cannot say whether a link sits in
 the page's navigation, which the frontier's scores need. So links are read with lxml
@@ -28,7 +28,7 @@ from w3lib.url import canonicalize_url
 from lightsearch.cache.memo import TEXT_CHARS, URL_CHARS, short_memo
 from lightsearch.ranking.tokenize import tokenize
 
-# The sitemaps protocol caps <loc> below 2,048 characters; web_fetch takes no longer URL.
+# The sitemaps protocol caps <loc> below 2,048 characters; web_fetch takes no URL longer than that.
 MAX_URL_CHARS = 2048
 # What a malformed URL or an undecodable attribute raises in urllib, w3lib and lxml.
 URL_ERRORS = (ValueError, UnicodeError, TypeError)
@@ -76,7 +76,7 @@ def absolute_url(base: str, href: str) -> str | None:
 @short_memo(16384, URL_CHARS)
 def _requestable(url: str) -> bool:
     """Cached: a site's navigation links come back on every page of it, and the check
-    (w3lib's canonicalisation above all) was a third of link extraction's time."""
+    (w3lib's canonicalisation above all) is a large part of link extraction's time."""
     try:
         parts = urlsplit(url)
         if parts.scheme.lower() not in ("http", "https") or not parts.hostname:

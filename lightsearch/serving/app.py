@@ -11,10 +11,10 @@ unknown tool and schema violations are 400; an oversized body 413; a body that i
 (``disabled``); the rate limit 429; other tool failures 200 with ``ok: false`` (the
 request was fine, the web was not).
 
-Both routes sit behind one front door (:mod:`lightsearch.surfaces.front_door`: Host,
+Both routes sit behind the request checks (:mod:`lightsearch.serving.request_checks`: Host,
 Origin, token, JSON bodies), the MCP sessions behind per-client caps
-(:mod:`lightsearch.surfaces.sessions`), and every connection under read timeouts and a
-cap (:mod:`lightsearch.surfaces.connections`). Forwarded headers are believed only from
+(:mod:`lightsearch.serving.sessions`), and every connection under read timeouts and a
+cap (:mod:`lightsearch.serving.connection_limits`). Forwarded headers are believed only from
 the proxies the operator names (``WEB_SERVE_FORWARDED_ALLOW_IPS``). With
 ``LIGHTSEARCH_API_TOKEN`` set every request needs ``Authorization: Bearer <token>``; a
 server bound to a non-loopback address without a token refuses to start. docs/SECURITY.md
@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
 from lightsearch.errors import LightSearchError, quote_untrusted
-from lightsearch.surfaces.front_door import (
+from lightsearch.serving.request_checks import (
     BodyTooLarge,
     ClientGone,
     FrontDoor,
@@ -74,7 +74,7 @@ def _error(code: str, message: str, **details: Any) -> dict[str, Any]:
 
 def invoke_endpoint(toolbox: Toolbox, *, max_body_bytes: int | None = None) -> Any:
     """The ``POST`` handler (a Starlette endpoint) for one toolbox. It checks its own body
-    (type, size, JSON depth) too, for apps that mount it without the front door."""
+    (type, size, JSON depth) too, for apps that mount it without the request checks."""
     limit = max_body_bytes or toolbox.settings.getint("WEB_INVOKE_MAX_BODY_BYTES")
     depth = toolbox.settings.getint("WEB_SERVE_MAX_JSON_DEPTH")
 
@@ -147,12 +147,12 @@ def transport_security(hosts: set[tuple[str, int | None]], origins: set[tuple[st
 
 def build_app(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None) -> ASGIApp:
     """``/mcp`` (streamable HTTP), ``/api/skills/invoke`` and ``/health`` in one app, behind the
-    front door.
+    request checks.
 
     ``host`` and ``port``: the address the server is bound to (the Host names it answers to
     follow from it)."""
+    from lightsearch.serving.sessions import SessionLimits
     from lightsearch.surfaces.mcp_server import build_server
-    from lightsearch.surfaces.sessions import SessionLimits
 
     settings = toolbox.settings
     limit = settings.getint("WEB_INVOKE_MAX_BODY_BYTES")
@@ -209,7 +209,7 @@ def uvicorn_config(app: ASGIApp, settings: Any) -> Any:
     """uvicorn's configuration for one server process, every limit explicit."""
     import uvicorn
 
-    from lightsearch.surfaces.connections import ConnectionTable
+    from lightsearch.serving.connection_limits import ConnectionTable
 
     proxies = forwarded_allow_ips(settings)
     return uvicorn.Config(
@@ -228,7 +228,7 @@ async def serve(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, 
     its supervisor."""
     import uvicorn
 
-    from lightsearch.surfaces.workers import listening_socket
+    from lightsearch.serving.workers import listening_socket
 
     check_bind(host, token)
     worker = sock is not None
