@@ -35,7 +35,6 @@ CLEANED_ELSEWHERE = {
     "lightsearch/crawl/scheduler.py",
     "lightsearch/providers/light.py",
     "pipelines/extract.py",
-    "tests/crawl/test_transport.py",
 }
 
 
