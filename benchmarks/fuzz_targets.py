@@ -341,7 +341,7 @@ def run_extract(body: bytes, markdown: bool) -> None:
 
 
 def run_robots(body: bytes, path: str) -> None:
-    from lightsearch.crawl.middlewares.robots import parse_robots
+    from lightsearch.crawl.middlewares.robotstxt import parse_robots
 
     rules = parse_robots(body, "lightsearch")  # the digest of the group that binds us, then protego
     rules.allowed("https://example.com/" + path, "lightsearch")

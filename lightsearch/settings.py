@@ -47,7 +47,7 @@ DNS_TIMEOUT = 5
 RETRY_ENABLED = False
 REDIRECT_MAX_TIMES = 5
 METAREFRESH_ENABLED = False
-ROBOTSTXT_OBEY = True  # read by lightsearch.crawl.middlewares.robots, which replaces Scrapy's
+ROBOTSTXT_OBEY = True  # read by lightsearch.crawl.middlewares.robotstxt, which replaces Scrapy's
 ROBOTSTXT_USER_AGENT = "lightbot"
 HTTPERROR_ALLOW_ALL = False
 LOG_LEVEL = "WARNING"
@@ -63,30 +63,40 @@ DUPEFILTER_CLASS = "lightsearch.crawl.dupefilter.UrlDupeFilter"
 SPIDER_MIDDLEWARES = {
     # Depth and offsite are decided by the spider's own frontier rules.
     "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+    # The noindex rule: a noindex page's items never reach the pipelines.
+    "lightsearch.crawl.middlewares.noindex.NoindexMiddleware": 800,
 }
 # No Referer: an origin learns nothing about which other pages a search read, and the
-# default policy's URL checks ran for every candidate a document named (hundreds a search).
+# default policy's URL checks ran for every candidate a document named.
 REFERRER_POLICY = "no-referrer"
+# In the order a request meets them on its way to the wire (a response meets them in the
+# reverse order): where it may go, whether robots.txt lets it, what it may be sent as,
+# whether it is already known, its decoding, then the deadline, hop and byte budgets
+# (crawl/budget.py) right before the download handler, which claims the hop.
 DOWNLOADER_MIDDLEWARES = {
     # Which origins a source may reach is the catalog's (Source.admits) and the redirect
     # confinement's; with no allowed_domains Scrapy's filter passes everything, after a
     # signal and a URL parse for every request scheduled.
     "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
+    "lightsearch.crawl.middlewares.confine.RedirectConfinementMiddleware": 50,
     # RFC 9309 with the specification's strictness (an incomplete robots.txt blocks the origin).
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-    "lightsearch.crawl.middlewares.confine.RedirectConfinementMiddleware": 50,
-    "lightsearch.crawl.middlewares.robots.RobotsMiddleware": 100,
-    "lightsearch.crawl.middlewares.records.DiscoveryCacheMiddleware": 570,
+    "lightsearch.crawl.middlewares.robotstxt.RobotsMiddleware": 100,
     "lightsearch.crawl.middlewares.encoding.EncodingMiddleware": 550,
-    "lightsearch.crawl.middlewares.budget.HopBudgetMiddleware": 950,
-    "lightsearch.crawl.middlewares.decoded.DecompressionReserveMiddleware": 591,
+    "lightsearch.crawl.middlewares.discovery_cache.DiscoveryCacheMiddleware": 570,
+    # The decoded-byte budget around Scrapy's decompression, whose size refusal carries a
+    # code here (crawl/failures.py).
     "lightsearch.crawl.middlewares.decoded.DecodedBytesMiddleware": 580,
-    # Scrapy's decompression, with its size refusal carrying a code (crawl/failures.py).
     "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware": None,
     "lightsearch.crawl.middlewares.decoded.BoundedDecompressionMiddleware": 590,
+    "lightsearch.crawl.middlewares.decoded.DecompressionReserveMiddleware": 591,
+    "lightsearch.crawl.middlewares.timebudget.DeadlineMiddleware": 948,
+    "lightsearch.crawl.middlewares.hops.HopBudgetMiddleware": 949,
+    "lightsearch.crawl.middlewares.bytebudget.ByteBudgetMiddleware": 950,
 }
+# The encoded-byte budget, counted as bytes arrive on the wire.
 EXTENSIONS = {
-    "lightsearch.crawl.extensions.bytebudget.EncodedByteBudget": 100,
+    "lightsearch.crawl.extensions.encoded.EncodedByteBudget": 100,
 }
 ITEM_PIPELINES = {
     "lightsearch.pipelines.extract.ExtractionPipeline": 300,

@@ -1,7 +1,7 @@
 """Item pipeline: a fetched HTML page becomes a :class:`~lightsearch.documents.Document`.
 
-Extraction is the CPU hot spot of a search (15-20 ms a page with trafilatura, seconds
-for a hostile one), so it runs in the worker pool (lightsearch/isolation:
+Extraction is the CPU hot spot of a search (and a hostile page can take far longer than
+a real one), so it runs in the worker pool (lightsearch/isolation:
 :func:`~lightsearch.isolation.tasks.light_document`), in the search's lane, and the
 reactor keeps downloading meanwhile. A page the extractor cannot read at all, or not
 within its time or memory limit, is a source error of the search (``extraction_failed``,
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.exceptions import DropItem
 
 from lightsearch.crawl import signals as light_signals
-from lightsearch.crawl.budget import record_stop
+from lightsearch.crawl.budget import budget_of
 from lightsearch.documents import Document
 from lightsearch.errors import LightSearchError
 from lightsearch.isolation.lanes import Lane
@@ -61,7 +61,7 @@ class ExtractionPipeline:
             stats = self.crawler.stats
             stats.inc_value("light/extract/failed")
             if exc.details.get("reason") == "deadline":
-                record_stop(stats, "deadline")  # the search's time ran out while it was read
+                budget_of(self.crawler).stop("deadline")  # the search's time ran out while it was read
             elif exc.details.get("reason"):
                 stats.inc_value(f"light/extract/{exc.details['reason']}")
             self._lost(item, exc)

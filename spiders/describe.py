@@ -31,8 +31,8 @@ from scrapy.http import TextResponse
 from lightsearch.cache.descriptions import describe
 from lightsearch.cache.parsed import lookup, remember
 from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.budget import BudgetExceeded
 from lightsearch.crawl.failures import classify
-from lightsearch.crawl.middlewares.budget import BudgetExceeded
 from lightsearch.documents.directives import page_directives
 from lightsearch.documents.discovered_links import absolute_url, looks_like_page
 from lightsearch.documents.urlkey import canonical_url

@@ -32,9 +32,9 @@ from lightsearch.cache.descriptions import describe
 from lightsearch.cache.freshness import freshness
 from lightsearch.cache.parsed import lookup, parsed, remember
 from lightsearch.crawl import signals as light_signals
-from lightsearch.crawl.budget import record_stop
+from lightsearch.crawl.budget import BudgetExceeded, budget_of
 from lightsearch.crawl.failures import CodedRefusal, classify
-from lightsearch.crawl.middlewares.budget import BudgetExceeded
+from lightsearch.crawl.middlewares.noindex import NOINDEX
 from lightsearch.documents.directives import page_directives
 from lightsearch.documents.discovered_links import Link, absolute_url, looks_like_page, score_text
 from lightsearch.documents.urlkey import canonical_url
@@ -399,7 +399,7 @@ class DiscoverySpider(Spider):
         by the search's own deadline is also why the search stopped."""
         reason = exc.details.get("reason")
         if reason == "deadline":
-            record_stop(self.crawler.stats, "deadline")
+            budget_of(self.crawler).stop("deadline")
         self._unreadable(self._source(response), response.url, stage, exc.code, exc.message,
                          **({"reason": reason} if reason else {}))
 
@@ -482,8 +482,8 @@ class DiscoverySpider(Spider):
         stats = self.crawler.stats
         if page_links is not None and page_links.dropped:
             stats.inc_value(LINKS_DROPPED, page_links.dropped)
-        if directives.noindex:
-            stats.inc_value("light/directives/noindex")
+        if directives.noindex:  # its items are dropped by the noindex middleware (crawl/middlewares/noindex.py)
+            response.meta[NOINDEX] = True
         if directives.nofollow:
             stats.inc_value("light/directives/nofollow")
         if stage in _KIND_OF_STAGE and page_links is not None:
@@ -513,7 +513,7 @@ class DiscoverySpider(Spider):
                 link for link in page_links.links
                 if not link.in_nav and source.admits(link.url) and looks_like_page(link.url)],
                 terms=lambda link: entry_terms([link.anchor, link.title], link.url))
-        if stage not in ("seed", "explore", "listing") and not directives.noindex and not discovery_page:
+        if stage not in ("seed", "explore", "listing") and not discovery_page:
             fresh = freshness(response.headers, self.page_max_age)
             yield {
                 "url": response.url,

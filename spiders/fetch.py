@@ -47,7 +47,7 @@ _HOP_META = {"dont_redirect": True, "handle_httpstatus_all": True, "dont_merge_c
 
 class FetchSpider(Spider):
     name = "fetch"
-    # any caller's URL: a kept connection would outlive the call (crawl/connections.py)
+    # any caller's URL: a kept connection would outlive the call (crawl/kept_connections.py)
     custom_settings = {"LIGHT_KEEP_CONNECTIONS": False}
 
     def __init__(

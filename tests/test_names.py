@@ -36,14 +36,6 @@ PARALLEL = {
                 "and the provider that answers it"),
 }
 
-# Shared names inside lightsearch/crawl/, whose renames are another piece of work under
-# way: each goes from this list as its module is renamed (a path gone from the tree fails).
-CRAWL_NAMES_UNDER_RENAME = {
-    "lightsearch/crawl/budget.py", "lightsearch/crawl/middlewares/budget.py",
-    "lightsearch/crawl/middlewares/records.py", "lightsearch/crawl/middlewares/robots.py",
-}
-
-
 def modules() -> list[str]:
     """Every module file of the package, as a path from the repository's root."""
     found = []
@@ -67,7 +59,7 @@ def test_modules_share_a_name_only_in_parallel_roles():
     shared = by_name(modules())
     wrong = {}
     for name, held in shared.items():
-        allowed = PARALLEL.get(name, (set(), ""))[0] | CRAWL_NAMES_UNDER_RENAME
+        allowed = PARALLEL.get(name, (set(), ""))[0]
         if held - allowed:
             wrong[name] = sorted(held)
     assert wrong == {}
@@ -77,7 +69,6 @@ def test_the_table_matches_the_tree():
     shared = by_name(modules())
     stale = [f"{name}: {sorted(paths)}" for name, (paths, _why) in PARALLEL.items()
              if shared.get(name, set()) & paths != paths]
-    stale += [path for path in sorted(CRAWL_NAMES_UNDER_RENAME) if not (ROOT / path).is_file()]
     assert stale == []
 
 

@@ -19,6 +19,7 @@ from scrapy.settings import Settings
 
 from lightsearch.config import check_retrieval
 from lightsearch.crawl import signals as light_signals
+from lightsearch.crawl.budget import attach_budget, budget_of
 from lightsearch.crawl.outcome import CrawlOutcome
 from lightsearch.crawl.runtime import EmbeddedCrawler, crawl_slot, ensure_reactor
 from lightsearch.errors import LightSearchError
@@ -76,13 +77,14 @@ async def _crawl(settings: Settings, spider_cls: type, deadline: float, frontier
     ``cancelled``), the crawl stopped in every case."""
     # A Crawler of its own, not one through an AsyncCrawlerRunner: a runner builds a
     # spider loader from a frozen deep copy of the settings, a second copy per search
-    # (about 10 ms) for a lookup by spider name that never happens here.
+    # for a lookup by spider name that never happens here.
     crawler = EmbeddedCrawler(spider_cls, settings)
     if frontier is not None:
         spider_kwargs["frontier"] = frontier
     else:
         frontier = CrawlFrontier()
     attach(crawler, frontier)
+    attach_budget(crawler)
     collector = _Collector(crawler)
     task = asyncio.ensure_future(crawler.crawl_async(**spider_kwargs))
     lane = frontier.lane
@@ -154,6 +156,7 @@ class _Collector:
 def _finish(crawler: Crawler, outcome: CrawlOutcome) -> CrawlOutcome:
     stats = getattr(crawler, "stats", None)
     outcome.stats = dict(stats.get_stats()) if stats is not None else {}
+    outcome.spent = budget_of(crawler).spent()
     return outcome
 
 

@@ -1,31 +1,25 @@
-"""The frontier: a Scrapy scheduler that spends a small hop budget where it counts.
+"""The frontier scheduler: what a search's crawl reads next, per origin and per source.
 
 Scrapy's default queue is per download slot and round-robins across origins, so a
 low-value sitemap on an idle origin goes out before a strong candidate on a busy one.
-With 24 hops per search that order decides what is found.
+With a budget of a couple of dozen hops that order decides what is found.
 
 Two kinds of request wait here. **Discovery documents** (lookups, feeds, sitemaps, home,
 hub and listing pages) say what a source has; **candidates** are the pages they list.
-Cold searches were measured fetching articles as soon as the first feed named them:
-13.6 article hops a search, 0.55 of them relevant, chosen among the ~230 pages two
-sources' newest documents listed. Reading the map first pays more: a child sitemap names
-100 pages for one hop, and the best 8 of 700 names beat the best 14 of 230. So the
-frontier works in two phases:
+Reading the map first pays more than reading articles as soon as the first feed names
+them (a child sitemap names a hundred pages for one hop), so the frontier works in two
+phases:
 
 - while more than ``LIGHT_ARTICLE_HOPS`` hops are left, discovery documents go first
   (candidates wait while one is queued, downloading or being parsed). While no sitemap
   is among them, the page hops the allowance holds beyond ``LIGHT_ARTICLE_HOPS`` read
-  the best candidates on origins the search has nothing in flight on: a stream search
-  whose one uncached listing page waited behind another search's transfers sat idle for
-  it (Cranfield stream p50 2018-2064 -> 1915-1999 ms, throughput 0.82-0.83 -> 0.84-0.85;
-  cold nDCG@10 0.271 -> 0.269-0.271). Read while a sitemap is in flight too, they cost
-  cold searches relevance (0.268) for no more speed in the stream;
+  the best candidates on origins the search has nothing in flight on, so a search whose
+  one discovery document waits behind another search's transfers does not sit idle. A
+  sitemap in flight is waited for: it may name better candidates than any pending;
 - the last ``LIGHT_ARTICLE_HOPS`` hops go to the best candidates, discovery only when no
   candidate is left nor can come from a document in flight (what it names could not be
   read with the hops left anyway), and the very last hop only to a lookup, itself a
-  page: a feed read with it names nothing that can be read. Known-item searches that
-  spend all 24 hops lost their last one to a wiki feed while the listing naming the
-  sought article was being parsed (49/50 in some runs).
+  page: a feed read with it names nothing that can be read.
 
 Discovery documents are kept in one best-first heap per (source, query) bucket and handed
 out by *effective* priority: lexical priority minus a fairness charge for every hop the
@@ -34,18 +28,23 @@ Candidates are rescored whenever the search's candidate pool has changed (their 
 the pool's: plan/candidates.py) and the same charges apply; the best
 ``LIGHT_DISCOVERY_MAX_CANDIDATES`` are kept, by their current scores.
 
-It also prefers requests whose origin has nothing in flight, so one busy origin does not
-hold one of the concurrency places while others sit idle, but only among what the hops
-left would read anyway and near-ties of the best (:func:`idle_first`): the preference
-orders the reads, it does not choose them. And in the map phase a discovery document
-weaker than what a document in flight may name (a sitemap index names child sitemaps)
-waits for it. Without these two a search's reads depended on the load: cold Cranfield
-nDCG@10 was 0.21 one search at a time and 0.16 four at a time.
+Per-origin fairness within the crawl is decided here: among what the hops left would
+read anyway and the near-ties of the best (:func:`idle_first`), a request whose origin has
+nothing in flight goes first, so one busy origin does not hold one of the concurrency
+places while others sit idle; the preference orders the reads, it does not choose them,
+so a search reads the same pages however busy the origins are. In the map phase a
+discovery document weaker than what a document in flight may name (a sitemap index names
+child sitemaps) waits for it. Which origins are busy and which requests are in flight
+the scheduler asks only through its :class:`~lightsearch.crawl.downloader_interface.DownloaderView`
+(as Scrapy's downloader-aware queue asks ``DownloaderInterface``). Politeness across the
+searches of a process (one transfer per origin, a few at once, turns per client) is
+enforced where a transfer happens, by the download handler's limiter (crawl/politeness.py).
 
 The scheduler knows the search only through its frontier (plan/frontier.py, the one
 object the spider and the scheduler share): the page allowance, candidate priorities
 against the pool as it stands, and the listed entries the frontier keeps back until no
-candidate is left. It never reads the spider.
+candidate is left. Its hop counts are the crawl's budget (crawl/budget.py). It never
+reads the spider.
 
 A request marked ``reserve`` (the opening of a source the plan keeps in reserve) waits
 until the first sources' discovery documents are read (in the map phase) or no
@@ -61,10 +60,10 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
-from lightsearch.crawl.budget import HOPS, HOPS_BY_STAGE, record_stop
+from lightsearch.crawl.budget import budget_of
+from lightsearch.crawl.downloader_interface import DownloaderInterface, DownloaderView
 from lightsearch.plan.frontier import Frontier, frontier_of
 
 if TYPE_CHECKING:
@@ -82,9 +81,11 @@ NEAR_TIE = 10
 
 
 class FrontierScheduler:
-    def __init__(self, crawler: Crawler, dupefilter: Any) -> None:
+    def __init__(self, crawler: Crawler, dupefilter: Any, downloader: DownloaderView | None = None) -> None:
         self.crawler = crawler
         self.df = dupefilter
+        # what it asks about the requests past it: this interface only, never the engine
+        self.downloader: DownloaderView = downloader if downloader is not None else DownloaderInterface(crawler)
         settings = crawler.settings
         self.source_charge = settings.getfloat("LIGHT_FRONTIER_SOURCE_CHARGE")
         self.query_charge = settings.getfloat("LIGHT_FRONTIER_QUERY_CHARGE")
@@ -96,6 +97,7 @@ class FrontierScheduler:
         self.max_pages = settings.getint("LIGHT_MAX_PAGE_HOPS")
         self.page_allowance = self.max_pages  # per request, set when the spider opens
         self.frontier: Frontier = frontier_of(crawler)
+        self.budget = budget_of(crawler)
         self._buckets: dict[tuple[str, int], list[tuple[float, int, Request]]] = {}
         # pending candidates: (priority, arrival, slot, (source, query), request), kept by
         # priority once rescored
@@ -324,10 +326,9 @@ class FrontierScheduler:
 
     def _give_up_candidates(self, reason: str, *, discovery: bool = False) -> None:
         """Every hop (or every page hop) is claimed: no candidate can be read (one with a
-        fresh record never became a request), so the frontier lets them go at once. Handed
-        out one by one, each went through the engine and the downloader middlewares to be
-        refused by the hop budget: 232 a search on the Cranfield stream, a third of its CPU."""
-        record_stop(self.crawler.stats, reason)
+        fresh record never became a request), so the frontier lets them go at once rather
+        than hand each out to be refused by the hop budget after the middlewares."""
+        self.budget.stop(reason)
         unread = len(self._candidates) + self.frontier.give_up_deferred()
         self.crawler.stats.inc_value("light/frontier/unread", unread)
         self._candidates.clear()
@@ -340,7 +341,7 @@ class FrontierScheduler:
         # The bound keeps the best candidates, so it only stopped the search short when the
         # search ended for no other reason with candidates given up.
         if self._dropped or self.frontier.gave_up_relevant:
-            record_stop(self.crawler.stats, "candidates")
+            self.budget.stop("candidates")
         return self.df.close(reason)
 
     # ------------------------------------------------------------------ helpers
@@ -349,10 +350,10 @@ class FrontierScheduler:
                 - self.query_charge * self._served_query.get(key[1], 0))
 
     def _hops_spent(self) -> bool:
-        return int(self.crawler.stats.get_value(HOPS, 0) or 0) >= self.max_hops
+        return self.budget.hops >= self.max_hops
 
     def _pages_read(self) -> int:
-        return int(self.crawler.stats.get_value(HOPS_BY_STAGE + "article", 0) or 0)
+        return self.budget.by_stage.get("article", 0)
 
     def _pages_spent(self) -> bool:
         return self._pages_read() >= self.page_allowance
@@ -370,34 +371,23 @@ class FrontierScheduler:
         """Hops not yet claimed nor promised to a request already on its way (waiting for
         its origin's turn or its robots.txt), so three slots freeing at once do not take
         the map phase past its end."""
-        claimed = int(self.crawler.stats.get_value(HOPS, 0) or 0)
-        return self.max_hops - claimed - self._coming()
+        return self.max_hops - self.budget.hops - self._coming()
 
     def _coming(self, *, candidates_only: bool = False) -> int:
         """Requests in the downloader that have not claimed their hop yet."""
-        engine = getattr(self.crawler, "engine", None)
-        downloading = getattr(getattr(engine, "downloader", None), "active", ()) or ()
-        return sum(1 for r in downloading
+        return sum(1 for r in self.downloader.downloading()
                    if not r.meta.get("hop_claimed") and (not candidates_only or _is_candidate(r)))
 
     def _in_flight(self) -> Iterable[Request]:
-        """Requests downloading or whose response is being parsed (``Downloader.active`` and
-        ``Scraper.slot.active``, public attributes, Scrapy 2.19)."""
-        engine = getattr(self.crawler, "engine", None)
-        if engine is None:
-            return ()
-        downloading = getattr(getattr(engine, "downloader", None), "active", ()) or ()
-        slot = getattr(getattr(engine, "scraper", None), "slot", None)
-        parsing = getattr(slot, "active", ()) or ()
-        return itertools.chain(downloading, parsing)
+        """Requests downloading or whose response is being parsed."""
+        return self.downloader.in_flight()
 
     def _named_floor(self) -> float:
         """The priority of the discovery documents a document in flight may name.
 
         A sitemap index names child sitemaps, a hundred pages each for one hop; a hub or a
-        listing page read while the index is on its way took a child's place (cold
-        Cranfield: 1.9 hubs and 0.4-0.6 listing pages a search, most of them read before the
-        index named its children, and the more so the busier the origins)."""
+        listing page read while the index is on its way would take a child's place, and the
+        more so the busier the origins."""
         return max((float(r.meta["names_at"]) for r in self._in_flight() if "names_at" in r.meta),
                    default=float("-inf"))
 
@@ -410,24 +400,20 @@ class FrontierScheduler:
     def _sitemap_in_flight(self) -> bool:
         return any(r.meta.get("stage") == "sitemap" for r in self._in_flight())
 
-    @staticmethod
-    def _slot_key(request: Request) -> str:
-        return request.meta.get("download_slot") or (urlparse_cached(request).hostname or "")
+    def _slot_key(self, request: Request) -> str:
+        return self.downloader.slot_key(request)
 
     def _busy_slots(self) -> set[str]:
-        engine = getattr(self.crawler, "engine", None)
-        downloader = getattr(engine, "downloader", None)
-        slots = getattr(downloader, "slots", None) or {}
-        return {key for key, slot in slots.items() if slot.active or slot.queue}
+        return self.downloader.busy_slots()
 
 
 def idle_first(readable: Sequence[tuple[float, int, str, Any]], busy: set[str]) -> Any:
     """Of ``readable`` (effective priority, tie order, slot, value), the documents the hops
     left would read anyway, the value of the one on an idle origin first.
 
-    The preference orders the reads and never chooses them: over the whole queue it let a
-    busy origin's strong documents lose to an idle one's weak ones, so a search's reads
-    depended on what other searches were doing."""
+    The preference orders the reads and never chooses them: over the whole queue it would
+    let a busy origin's strong documents lose to an idle one's weak ones, and a search's
+    reads would depend on what other searches were doing."""
     return max(readable, key=lambda e: (e[2] not in busy, e[0], e[1]))[3]
 
 

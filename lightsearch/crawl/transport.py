@@ -18,13 +18,14 @@ refreshes, robots.txt) right before bytes go out:
   any other mapped host is ``blocked_address`` (reason ``host-mapped``);
 * credentials never leave: ``Authorization``, ``Proxy-Authorization`` and ``Cookie``
   headers are dropped from every request, and proxies are refused;
-* the response head is bounded while it arrives: at most ``LIGHT_RESPONSE_MAX_HEADERS``
-  header fields and ``LIGHT_RESPONSE_MAX_HEADER_BYTES`` bytes of status line and fields
-  (like common servers' 100 / 64 KiB), and at most ``LIGHT_RESPONSE_MAX_ENCODINGS``
-  stacked content encodings. Crossing one aborts the connection at once and fails the
-  hop with a :class:`~lightsearch.crawl.failures.ResponseRefused` (``too_large`` /
-  ``unsupported_encoding``): 100,000 headers would otherwise be parsed into a dict
-  (165 MiB, and a second of one thread's CPU shared with every other transfer);
+* the response head is bounded while it arrives, by the one HTTP limits policy
+  (:mod:`lightsearch.crawl.http_limits`, the API clients' too): at most
+  ``LIGHT_RESPONSE_MAX_HEADERS`` header fields and ``LIGHT_RESPONSE_MAX_HEADER_BYTES``
+  bytes of status line and fields (like common servers' 100 / 64 KiB), and at most
+  ``LIGHT_RESPONSE_MAX_ENCODINGS`` stacked content encodings. Crossing one aborts the
+  connection at once and fails the hop with a
+  :class:`~lightsearch.crawl.failures.ResponseRefused` (``too_large`` /
+  ``unsupported_encoding``), before a hostile head is parsed into memory;
 * a body over the per-response size is ``too_large`` too, not a cancelled download.
 
 Scrapy exposes no public hook for the connection endpoint or the response parser, so
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.core.downloader.handlers.http11 import (
@@ -61,15 +61,15 @@ from twisted.internet.endpoints import (
 )
 
 from lightsearch.crawl import signals as light_signals
-from lightsearch.crawl.budget import HopGate, hop_stage
-from lightsearch.crawl.connections import KeptConnections
+from lightsearch.crawl.budget import budget_of, hop_stage
 from lightsearch.crawl.failures import HostNotMappedError, ResponseRefused, response_refusal
 from lightsearch.crawl.guard import BlockedAddress, GuardRefusal, InvalidURL
 from lightsearch.crawl.guard.addresses import classify
 from lightsearch.crawl.guard.private import lifts
 from lightsearch.crawl.guard.resolver import ResolveTimeout
 from lightsearch.crawl.guard.urls import Target, check_url
-from lightsearch.crawl.middlewares.decoded import refuse_stacked_encodings
+from lightsearch.crawl.http_limits import HttpLimits, refuse_stacked_encodings
+from lightsearch.crawl.kept_connections import KeptConnections
 from lightsearch.crawl.tls import VerifyingPolicy
 from lightsearch.plan.catalog import origin_of
 from lightsearch.plan.frontier import frontier_of
@@ -97,15 +97,6 @@ def parse_host_map(raw: dict[str, Any]) -> dict[str, dict[str, tuple[str, int]]]
     return parsed
 
 
-@dataclass(frozen=True)
-class HeadLimits:
-    """What one response head may hold (``LIGHT_RESPONSE_MAX_*`` settings)."""
-
-    max_headers: int = 100
-    max_header_bytes: int = 64 * 1024
-    max_encodings: int = 2
-
-
 class _BoundedHTTPClientParser(_LenientHTTPClientParser):
     """Scrapy's lenient response parser, counting the head as it is parsed.
 
@@ -119,7 +110,7 @@ class _BoundedHTTPClientParser(_LenientHTTPClientParser):
     response's ``ResponseFailed``. Checked against Twisted 26.10 and Scrapy 2.19.
     """
 
-    _light_limits: HeadLimits
+    _light_limits: HttpLimits
     _light_fields = 0
     _light_bytes = 0
 
@@ -168,7 +159,7 @@ class _BoundedHTTPClientParser(_LenientHTTPClientParser):
 
 
 class _BoundedHTTP11ClientProtocol(_LenientHTTP11ClientProtocol):
-    def __init__(self, quiescentCallback: Any, limits: HeadLimits) -> None:
+    def __init__(self, quiescentCallback: Any, limits: HttpLimits) -> None:
         super().__init__(quiescentCallback)  # type: ignore[no-untyped-call]
         self._light_limits = limits
 
@@ -186,7 +177,7 @@ class _BoundedHTTP11ClientProtocol(_LenientHTTP11ClientProtocol):
 
 
 class _BoundedHTTP11ClientFactory(_LenientHTTP11ClientFactory):
-    def __init__(self, quiescentCallback: Any, metadata: Any, *, limits: HeadLimits) -> None:
+    def __init__(self, quiescentCallback: Any, metadata: Any, *, limits: HttpLimits) -> None:
         super().__init__(quiescentCallback, metadata)  # type: ignore[no-untyped-call]
         self._light_limits = limits
 
@@ -221,7 +212,7 @@ class _PinnedAgent(_BindAddressAgent):
 
     def _requestWithEndpoint(self, key, endpoint, *args, **kwargs):
         # A pooled connection goes to the address vetted when it was made: the key names it,
-        # so a pool shared by crawls (crawl/connections.py) never hands a connection made
+        # so a pool shared by crawls (crawl/kept_connections.py) never hands a connection made
         # for one resolution or host map to a request vetted to another address.
         return super()._requestWithEndpoint((*key, self._address, self._mapped), endpoint, *args, **kwargs)
 
@@ -254,7 +245,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         self._limiter = load_object(crawler.settings["LIGHT_POLITENESS_LIMITER"]).from_crawler(crawler)
         self._in_flight: set[Deferred] = set()
         self._aborted: set[Deferred] = set()
-        self._gate = HopGate(crawler)
+        self._budget = budget_of(crawler)
         crawler.signals.connect(self._abort, signal=light_signals.abort_requested)
         settings = crawler.settings
         if settings.getbool("LIGHT_TLS_VERIFY", True):
@@ -263,18 +254,14 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         self._map_only = settings.getbool("LIGHT_HOST_MAP_ONLY")
         self._allowed_ports = frozenset(int(p) for p in settings.getlist("LIGHT_ALLOWED_PORTS"))
         self._resolver = build_from_crawler(load_object(settings["LIGHT_RESOLVER"]), crawler)
-        limits = HeadLimits(
-            max_headers=settings.getint("LIGHT_RESPONSE_MAX_HEADERS"),
-            max_header_bytes=settings.getint("LIGHT_RESPONSE_MAX_HEADER_BYTES"),
-            max_encodings=settings.getint("LIGHT_RESPONSE_MAX_ENCODINGS"),
-        )
+        limits = HttpLimits.from_settings(settings)  # the one policy, the API clients' too
         # HTTPConnectionPool calls ``_factory(quiescentCallback, metadata)`` (Twisted 26.10);
         # Scrapy 2.19 sets it to its lenient factory, which ours extends.
         factory = functools.partial(_BoundedHTTP11ClientFactory, limits=limits)
         self._pool._factory = factory
         self._kept = (settings.getbool("LIGHT_KEEP_CONNECTIONS")
                       and isinstance(self._contextFactory, VerifyingPolicy))
-        if self._kept:  # connections kept for the next search (crawl/connections.py)
+        if self._kept:  # connections kept for the next search (crawl/kept_connections.py)
             self._pool = KeptConnections.pool(
                 self._contextFactory, limits, per_host=self._pool.maxPersistentPerHost,
                 idle_secs=settings.getfloat("LIGHT_KEEP_CONNECTIONS_IDLE_SECS"), factory=factory)
@@ -305,7 +292,7 @@ class LightDownloadHandler(HTTP11DownloadHandler):
         )
         frontier = frontier_of(self._crawler)  # whose call: its transfers take their turns together
         async with self._limiter.slot(origin_of(request.url), client=frontier.client, call=frontier):
-            self._gate.claim(request.url, hop_stage(request.meta))
+            self._budget.claim(request.url, hop_stage(request.meta))
             request.meta["hop_claimed"] = True  # the frontier counts hops still to come
             d = agent.download_request(request)
             self._in_flight.add(d)

@@ -1,9 +1,12 @@
 """Search providers behind one contract, and the rule that picks one when the tools load.
 
-Every provider takes the same request (``query`` or ``queries``, ``max_results``,
+Every provider takes the same call (``query`` or ``queries``, ``max_results``,
 ``recency``, and the call's filters: ``include_domains``, ``exclude_domains``, ``region``,
-``after``, ``before``, see :mod:`lightsearch.filters`) and returns the same result envelope, so tool surfaces, the renderer and
-the receipts never ask which provider answered; the envelope's ``provider`` field says
+``after``, ``before``, see :mod:`lightsearch.filters`), declared once by
+:class:`lightsearch.providers.search_call.SearchingProvider`, whose door makes it a
+:class:`~lightsearch.plan.request.SearchRequest` and checks the kill switch; the bundled
+providers implement ``search_request(request)``. All return the same result envelope, so
+tool surfaces, the renderer and the receipts never ask which provider answered; the envelope's ``provider`` field says
 it for people. The choice is made once, at load, because an agent must not see a
 different engine from one call to the next, and a failing Brave call must fail rather
 than quietly turn into a Light search with different coverage.
@@ -60,7 +63,10 @@ ENGINE_MODES = ("auto", "fused", "fallback", "duckduckgo", "ddg", "ddg_html", "d
 class SearchProvider(Protocol):
     """What a web_search backend offers: one async search returning the common envelope.
 
-    Failures raise :class:`~lightsearch.errors.LightSearchError`; cancellation raises
+    The call's keywords are those of :meth:`SearchingProvider.search
+    <lightsearch.providers.search_call.SearchingProvider.search>`; a provider of one's own may
+    subclass it and implement ``search_request(request)``. Failures raise
+    :class:`~lightsearch.errors.LightSearchError`; cancellation raises
     :class:`~lightsearch.errors.SearchCancelled`. ``provider`` is the name the envelope
     reports. The front door passes a filter only when the call gives it, so a provider of
     one's own that takes none still serves calls without filters.
@@ -68,19 +74,7 @@ class SearchProvider(Protocol):
 
     provider: str
 
-    async def search(
-        self,
-        query: str | Sequence[str] | None = None,
-        *,
-        queries: Sequence[str] | None = None,
-        max_results: int | None = None,
-        recency: str | None = None,
-        include_domains: Sequence[str] | None = None,
-        exclude_domains: Sequence[str] | None = None,
-        region: str | None = None,
-        after: str | None = None,
-        before: str | None = None,
-    ) -> dict[str, Any]: ...
+    async def search(self, query: str | Sequence[str] | None = None, **options: Any) -> dict[str, Any]: ...
 
 
 def _settings(overrides: Mapping[str, Any] | Settings | None,

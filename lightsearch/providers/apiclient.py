@@ -12,8 +12,9 @@ what an agent-facing client must hold to, so every call here has it:
 * certificates verified (platform store, certifi, and an extra CA only when configured);
   https only unless the caller allows http (a self-hosted SearXNG);
 * no environment proxies (``trust_env=False``), no cookies kept (``DummyCookieJar``);
-* bounded responses: body (encoded and decoded), at most 100 headers, 8 KiB per header
-  line, 64 KiB of headers, at most two ``Content-Encoding`` layers;
+* bounded responses, by the crawls' own HTTP limits policy (crawl/http_limits.py): body
+  (encoded and decoded, the provider's size), header fields, header bytes and line length,
+  ``Content-Encoding`` layers;
 * a per-request timeout inside the caller's overall deadline;
 * redirects followed only within the request's origin, at most two;
 * failures as :class:`ProviderError` with a code (``provider_timeout``,
@@ -27,7 +28,6 @@ import ipaddress
 import socket
 import ssl
 import time
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -41,17 +41,13 @@ from aiohttp.http_exceptions import LineTooLong
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from lightsearch.config import check_retrieval
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.addresses import classify
 from lightsearch.crawl.guard.urls import check_url
+from lightsearch.crawl.http_limits import DecodingRefused, HttpLimits, decode_layers
 from lightsearch.crawl.transport import parse_host_map
 from lightsearch.errors import LightSearchError
 
-MAX_HEADERS = 100
-MAX_HEADER_LINE = 8 * 1024
-MAX_HEADER_BYTES = 64 * 1024
-MAX_ENCODING_LAYERS = 2
 MAX_REDIRECTS = 2
 ERROR_CODES = ("provider_timeout", "provider_auth", "provider_rate_limited", "provider_unavailable",
                "provider_bad_response", "provider_network_error", "provider_blocked")
@@ -207,6 +203,7 @@ class ApiClient:
         self.settings = settings
         self.provider = provider
         self.max_bytes = max_bytes
+        self.limits = HttpLimits.from_settings(settings, strict=False)
         self.ca_file = ca_file
         self.https_only = https_only
         self.user_agent = user_agent or settings.get("USER_AGENT") or "lightsearch"
@@ -235,7 +232,6 @@ class ApiClient:
         ``deadline`` is a ``time.monotonic()`` instant the call never outlives; the
         effective timeout is the smaller of ``timeout`` and the time left.
         """
-        check_retrieval(self.settings)  # no engine request goes out with the switch off
         if params:
             from urllib.parse import urlencode
 
@@ -312,10 +308,11 @@ class ApiClient:
         try:
             async with aiohttp.ClientSession(
                 connector=connector, trust_env=False, cookie_jar=aiohttp.DummyCookieJar(),
-                auto_decompress=False, max_line_size=MAX_HEADER_LINE, max_field_size=MAX_HEADER_LINE,
+                auto_decompress=False, max_line_size=self.limits.max_header_line,
+                max_field_size=self.limits.max_header_line,
                 # aiohttp's own cap only guards memory (its error cannot be told from any other bad
                 # head without reading its message); the exact bound is checked in _headers.
-                max_headers=MAX_HEADERS * 4,
+                max_headers=self.limits.max_headers * 4,
             ) as session, session.request(method, url, data=data, json=json, headers=sent,
                                           allow_redirects=False, proxy=None) as resp:
                 head = self._headers(resp)
@@ -328,11 +325,13 @@ class ApiClient:
             raise self._classify(exc) from None
 
     def _headers(self, resp: aiohttp.ClientResponse) -> dict[str, list[str]]:
+        limits = self.limits
         total = sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
-        if total > MAX_HEADER_BYTES or len(resp.raw_headers) > MAX_HEADERS:
+        if total > limits.max_header_bytes or len(resp.raw_headers) > limits.max_headers:
             raise self.error("provider_bad_response", f"{self.provider} sent {len(resp.raw_headers)} "
-                             f"headers, {total} bytes (at most {MAX_HEADERS}, {MAX_HEADER_BYTES} bytes)",
-                             reason="headers_too_large", limit=MAX_HEADER_BYTES, fields=MAX_HEADERS)
+                             f"headers, {total} bytes (at most {limits.max_headers}, "
+                             f"{limits.max_header_bytes} bytes)",
+                             reason="headers_too_large", limit=limits.max_header_bytes, fields=limits.max_headers)
         out: dict[str, list[str]] = {}
         for key, value in resp.raw_headers:
             out.setdefault(key.decode("latin-1").lower(), []).append(value.decode("latin-1"))
@@ -360,25 +359,16 @@ class ApiClient:
     def _decode(self, raw: bytes, headers: dict[str, list[str]]) -> bytes:
         layers = [e.strip().lower() for v in headers.get("content-encoding", []) for e in v.split(",")]
         layers = [e for e in layers if e and e != "identity"]
-        if len(layers) > MAX_ENCODING_LAYERS:
-            raise self.error("provider_bad_response", f"more than {MAX_ENCODING_LAYERS} content encodings",
+        limit = self.limits.max_encodings
+        if len(layers) > limit:
+            raise self.error("provider_bad_response", f"more than {limit} content encodings",
                              reason="encoding_layers", layers=len(layers))
-        body = raw
-        for layer in reversed(layers):  # the last applied is listed last
-            if layer not in ("gzip", "x-gzip", "deflate"):
-                raise self.error("provider_bad_response", f"unsupported Content-Encoding {layer[:20]!r}",
-                                 reason="encoding")
-            wbits = zlib.MAX_WBITS | 16 if "gzip" in layer else zlib.MAX_WBITS
-            decoder = zlib.decompressobj(wbits)
-            try:
-                out = decoder.decompress(body, self.max_bytes + 1)
-            except zlib.error as exc:
-                raise self.error("provider_bad_response", f"the body does not decompress: {exc}",
-                                 reason="encoding") from None
-            if len(out) > self.max_bytes or decoder.unconsumed_tail:
-                raise self._too_large(decoded=True)
-            body = out
-        return body
+        try:
+            return decode_layers(raw, layers, self.max_bytes)
+        except DecodingRefused as exc:
+            if exc.reason == "too_large":
+                raise self._too_large(decoded=True) from None
+            raise self.error("provider_bad_response", str(exc), reason="encoding") from None
 
     def _classify(self, exc: BaseException) -> ProviderError:
         """One place maps aiohttp and resolver failures to codes (by type, not message)."""
@@ -399,8 +389,9 @@ class ApiClient:
             return self.error("provider_network_error", f"could not connect to {self.provider}: {exc}",
                               reason="connect")
         if _caused_by(exc, LineTooLong):
+            line = self.limits.max_header_line
             return self.error("provider_bad_response", f"{self.provider} sent a header line longer than "
-                              f"{MAX_HEADER_LINE} bytes", reason="headers_too_large", limit=MAX_HEADER_LINE)
+                              f"{line} bytes", reason="headers_too_large", limit=line)
         if isinstance(exc, aiohttp.ClientPayloadError | aiohttp.ClientResponseError):
             return self.error("provider_bad_response", f"{self.provider} sent a malformed response: {exc}",
                               reason="bad_response")

@@ -21,18 +21,17 @@ from urllib.parse import urlencode, urlsplit
 
 from scrapy.settings import Settings
 
-from lightsearch.config import check_retrieval
 from lightsearch.documents.boundedjson import load_bounded
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import domain_notes, filtered, region_value, with_operators
 from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.apart import small
 from lightsearch.isolation.lanes import Lane
-from lightsearch.plan.request import SearchRequest, build_request
+from lightsearch.plan.request import SearchRequest
 from lightsearch.providers.apiclient import ApiClient, ApiResponse, ProviderError
 from lightsearch.providers.engines.base import clean, iso
-from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.recency import dates_note, within_dates
+from lightsearch.providers.search_call import SearchingProvider
 from lightsearch.ranking.fusion import reciprocal_rank_fusion
 from lightsearch.schema import validate
 from lightsearch.timestamps import utc_stamp
@@ -265,7 +264,7 @@ def validate_brave_settings(settings: Settings) -> None:
     validate(settings, ("BRAVE_",))
 
 
-class BraveSearch(Provider):
+class BraveSearch(SearchingProvider):
     """web_search through the Brave Search API; chosen by :func:`lightsearch.providers.load_provider`."""
 
     provider = PROVIDER
@@ -284,30 +283,13 @@ class BraveSearch(Provider):
                                    {"key": "BRAVE_API_URL", "value": str(url)[:120]})
 
     # ------------------------------------------------------------------ public
-    async def search(
-        self,
-        query: str | Sequence[str] | None = None,
-        *,
-        queries: Sequence[str] | None = None,
-        max_results: int | None = None,
-        recency: str | None = None,
-        include_domains: Sequence[str] | None = None,
-        exclude_domains: Sequence[str] | None = None,
-        region: str | None = None,
-        after: str | None = None,
-        before: str | None = None,
-    ) -> dict[str, Any]:
+    async def search_request(self, request: SearchRequest) -> dict[str, Any]:
         """Search Brave; the result is the common envelope with ``provider == "brave"``.
 
         The request bounds are the search's (the defaults of ``build_request``), not the
         ``LIGHT_*`` settings, so that invalid Light settings never affect Brave. The
         filters go to Brave natively (:meth:`_params`), and its answer is filtered again.
         """
-        check_retrieval(self.settings)
-        request = build_request(query, queries=queries,
-                                max_results=8 if max_results is None else max_results,
-                                recency=recency, include_domains=include_domains,
-                                exclude_domains=exclude_domains, region=region, after=after, before=before)
         deadline = self.settings.getfloat("BRAVE_DEADLINE_SECS")
         started = time.monotonic()
         try:

@@ -28,7 +28,10 @@ from lightsearch.config import check_retrieval
 from lightsearch.crawl.failures import BOUND_REASONS, classify
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
-from lightsearch.crawl.middlewares.robots import RobotsDenied
+from lightsearch.crawl.middlewares.confine import RedirectConfinementMiddleware
+from lightsearch.crawl.middlewares.discovery_cache import DiscoveryCacheMiddleware
+from lightsearch.crawl.middlewares.noindex import NoindexMiddleware
+from lightsearch.crawl.middlewares.robotstxt import RobotsDenied
 from lightsearch.crawl.run import CrawlCancelled, CrawlDeadline, run_crawl
 from lightsearch.errors import LightSearchError, invalid_input, quote_untrusted
 from lightsearch.evidence.envelope import finish_fetch
@@ -47,6 +50,22 @@ from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
 from lightsearch.timestamps import utc_stamp
 
 MAX_URL_CHARS = 2048
+
+# What a page read's crawl runs: Scrapy's own scheduler with no dupefilter (the fetch
+# spider follows each redirect itself and refuses a loop), no item pipeline (the page is
+# read in the call's lane here), and the transport's rules among the downloader
+# middlewares (robots, encodings, budgets, decompression). A search's own components are
+# left out: the frontier scheduler and its dupefilter, the discovery-document cache, the
+# confinement of redirects to a catalog source's origins and the noindex rule (web_fetch
+# reads the page it is asked for).
+PAGE_READ_COMPONENTS = {
+    "SCHEDULER": "scrapy.core.scheduler.Scheduler",
+    "DUPEFILTER_CLASS": "scrapy.dupefilters.BaseDupeFilter",
+    "ITEM_PIPELINES": {},
+}
+SEARCH_ONLY_MIDDLEWARES = tuple(f"{cls.__module__}.{cls.__qualname__}"
+                                for cls in (DiscoveryCacheMiddleware, RedirectConfinementMiddleware))
+SEARCH_ONLY_SPIDER_MIDDLEWARES = (f"{NoindexMiddleware.__module__}.{NoindexMiddleware.__qualname__}",)
 __all__ = ["WebFetch", "summarise_feed"]  # summarise_feed: read in the worker pool now
 
 
@@ -352,8 +371,11 @@ class WebFetch(Provider):
             "DOWNLOAD_MAXSIZE": s.getint("WEB_FETCH_MAX_BYTES"),
             "REDIRECT_ENABLED": False,
             "DOWNLOAD_FAIL_ON_DATALOSS": False,  # a cut body is returned marked partial
-            "ITEM_PIPELINES": {},
             "WEB_FETCH_DEADLINE_SECS": deadline,
+            **PAGE_READ_COMPONENTS,
+            "DOWNLOADER_MIDDLEWARES": {**s.getdict("DOWNLOADER_MIDDLEWARES"),
+                                       **dict.fromkeys(SEARCH_ONLY_MIDDLEWARES)},
+            "SPIDER_MIDDLEWARES": {**s.getdict("SPIDER_MIDDLEWARES"), **dict.fromkeys(SEARCH_ONLY_SPIDER_MIDDLEWARES)},
         }, priority="cmdline")
         return s
 
@@ -440,8 +462,8 @@ class WebFetch(Provider):
             if not text.strip():
                 raise fetch_error("extraction_failed", "the response body is empty", url=response.url)
             return {**base, "format": kind, "text": text}
-        # The header is the origin's to write (14,579 bytes of it in one attack): quoted, capped
-        # at its first word, in the message; its first 200 characters in the details.
+        # The header is the origin's to write, of any length: quoted, capped at its first
+        # word, in the message; its first 200 characters in the details.
         shown = quote_untrusted(ctype) if ctype.strip() else "unknown"
         raise fetch_error("unsupported_content_type", f"content type {shown} is not read by web_fetch",
                           contentType=ctype[:200], url=response.url)

@@ -320,3 +320,30 @@ async def test_invalid_settings_fail_the_first_search_naming_the_key(origins, tm
     assert "between" in info.value.message
     # Loading with bad settings does not fail: only the first search does.
     LightSearch.from_settings({"LIGHT_DEADLINE_SECS": -1})
+
+
+@coroutine_test
+async def test_budgets_hold_whatever_the_stats_collector(origins, tmp_path):
+    """The budgets count on the crawl's own state, not on Scrapy's stats: with
+    DummyStatsCollector (which keeps nothing) a search stops where it stops with the
+    default collector, for the same reason, and reports the same counts."""
+    results = {}
+    for label, stats_class in (("memory", "scrapy.statscollectors.MemoryStatsCollector"),
+                               ("dummy", "scrapy.statscollectors.DummyStatsCollector")):
+        # one origin, so its transfers go one at a time and the stop falls in the same place
+        host = f"{label}.test"
+        topics = ["pollination survey", "pollination record", "pollination count", "pollination map"]
+        routes = {"/": {"body": home_html([(f"/orchid-{i}", f"fen orchid {t}") for i, t in enumerate(topics)])}}
+        for i, topic in enumerate(topics):
+            routes[f"/orchid-{i}"] = {"body": article_html(f"Fen orchid {topic}", [f"Fen orchid {topic}. " * 40] * 10)}
+        folder = tmp_path / label
+        folder.mkdir()
+        settings = make_world(origins, folder, {host: routes}, [{"id": label, "host": host}],
+                              LIGHT_MAX_ENCODED_BYTES=20000, STATS_CLASS=stats_class)
+        results[label] = await LightSearch.from_settings(settings).search("fen orchid pollination survey")
+    memory, dummy = results["memory"], results["dummy"]
+    assert memory["stopReason"] == "encoded_bytes"
+    assert dummy["stopReason"] == memory["stopReason"]
+    assert meta(dummy)["counts"]["requests"] == meta(memory)["counts"]["requests"]
+    assert meta(dummy)["counts"]["encodedBytes"] >= 20000
+    assert meta(dummy)["hops"]["byStage"] == meta(memory)["hops"]["byStage"]

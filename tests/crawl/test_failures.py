@@ -33,7 +33,7 @@ from lightsearch.crawl.guard import BlockedAddress, InvalidURL
 from lightsearch.crawl.guard.resolver import ResolveTimeout
 from lightsearch.crawl.middlewares.confine import RedirectRefused
 from lightsearch.crawl.middlewares.encoding import EncodingRefused
-from lightsearch.crawl.middlewares.robots import RobotsDenied
+from lightsearch.crawl.middlewares.robotstxt import RobotsDenied
 from lightsearch.errors import LightSearchError, spelled
 from lightsearch.plan.request import build_request
 from lightsearch.surfaces.spelling import FLAGS

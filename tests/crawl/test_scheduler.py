@@ -6,10 +6,14 @@ from __future__ import annotations
 from scrapy import Request, Spider
 from scrapy.core.downloader import Slot
 from scrapy.core.engine import ExecutionEngine
+from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
 from lightsearch.config import make_settings
-from lightsearch.crawl.budget import HOPS, HOPS_BY_STAGE, STOP_REASON
+from lightsearch.crawl.budget import STOP_REASON
+from lightsearch.crawl.downloader_interface import DownloaderInterface, DownloaderView
+from lightsearch.crawl.dupefilter import UrlDupeFilter
 from lightsearch.crawl.runtime import ensure_reactor
 from lightsearch.crawl.scheduler import NEAR_TIE, FrontierScheduler, idle_first
 from lightsearch.plan.catalog import Source
@@ -80,16 +84,16 @@ def test_in_the_map_phase_discovery_documents_go_before_candidates():
 
 
 def test_in_the_read_phase_candidates_go_before_discovery_documents():
-    sched, frontier, stats = scheduler()
-    stats.set_value(HOPS, 6)  # 4 hops left: the article hops
+    sched, frontier, _ = scheduler()
+    sched.budget.hops = 6  # 4 hops left: the article hops
     sched.enqueue_request(discovery("https://a.example/feed", 75))
     sched.enqueue_request(page("https://a.example/severn-tidal-power", frontier=frontier))
     assert drain(sched) == ["https://a.example/severn-tidal-power", "https://a.example/feed"]
 
 
 def test_candidates_are_rescored_by_the_frontier_when_the_pool_changed():
-    sched, frontier, stats = scheduler()
-    stats.set_value(HOPS, 6)
+    sched, frontier, _ = scheduler()
+    sched.budget.hops = 6
     tidal, severn = page("https://a.example/tidal", frontier=frontier), page("https://a.example/severn",
                                                                              frontier=frontier)
     tidal.priority, severn.priority = 100, 0  # stale: scored before the pool grew
@@ -104,8 +108,8 @@ def test_candidates_are_rescored_by_the_frontier_when_the_pool_changed():
 
 
 def test_deferred_entries_are_released_only_when_no_candidate_is_left():
-    sched, frontier, stats = scheduler()
-    stats.set_value(HOPS, 6)
+    sched, frontier, _ = scheduler()
+    sched.budget.hops = 6
     frontier.defer("https://b.example/unrelated", B, 1, 0, 0.0)
     assert sched.has_pending_requests()
     assert len(sched) == 1
@@ -122,7 +126,7 @@ def test_spent_hops_give_up_every_candidate_and_deferred_entry_at_once():
     sched.enqueue_request(page("https://a.example/severn", frontier=frontier))
     sched.enqueue_request(page("https://a.example/tidal", frontier=frontier))
     frontier.defer("https://b.example/unrelated", B, 1, 0, 0.0)
-    stats.set_value(HOPS, 10)
+    sched.budget.hops = 10
     assert sched.next_request() is None
     assert stats.get_value("light/frontier/unread") == 3
     assert stats.get_value(STOP_REASON) == "hops"
@@ -135,7 +139,7 @@ def test_the_page_allowance_comes_from_the_frontier_and_spent_it_drops_discovery
     assert sched.page_allowance == 12  # six page hops for each of the two queries
     sched.enqueue_request(page("https://a.example/severn", frontier=frontier))
     sched.enqueue_request(discovery("https://a.example/feed", 75))
-    stats.set_value(HOPS_BY_STAGE + "article", 12)
+    sched.budget.by_stage["article"] = 12
     assert sched.next_request() is None
     assert stats.get_value("light/frontier/unread") == 1
     assert stats.get_value("light/frontier/unread_discovery") == 1
@@ -162,7 +166,7 @@ def test_fairness_charges_let_another_source_go_before_a_served_one():
 
 def test_the_best_candidates_are_kept_by_their_current_scores():
     sched, frontier, stats = scheduler(LIGHT_DISCOVERY_MAX_CANDIDATES=2)
-    stats.set_value(HOPS, 6)
+    sched.budget.hops = 6
     for url in ("https://a.example/cup", "https://a.example/severn-tidal-power", "https://a.example/tidal",
                 "https://a.example/final", "https://a.example/power-cut"):
         sched.enqueue_request(page(url, frontier=frontier))
@@ -213,8 +217,8 @@ def test_idle_first_prefers_an_idle_origin_among_what_would_be_read_anyway():
 
 
 def test_a_near_tie_on_an_idle_origin_may_go_first_but_not_a_weaker_one():
-    sched, frontier, stats = scheduler()
-    stats.set_value(HOPS, 6)
+    sched, frontier, _ = scheduler()
+    sched.budget.hops = 6
     best = page("https://a.example/severn-tidal-power", frontier=frontier)
     near = page("https://b.example/severn-tidal-power-plan", "b", frontier=frontier)
     far = page("https://b.example/power", "b", frontier=frontier)
@@ -274,8 +278,8 @@ def test_while_a_sitemap_is_in_flight_no_candidate_is_read():
 def test_in_the_read_phase_a_document_in_flight_is_waited_for_before_another_is_read():
     """With no candidate left, what a discovery document being read names goes before
     another discovery document takes a hop."""
-    sched, _, stats = scheduler()
-    stats.set_value(HOPS, 6)  # 4 hops left: the article hops
+    sched, _, _ = scheduler()
+    sched.budget.hops = 6  # 4 hops left: the article hops
     sched.enqueue_request(discovery("https://a.example/feed", 75))
     listing = discovery("https://b.example/news", 29, "b")
     sched.crawler.engine.downloader.active.add(listing)
@@ -288,9 +292,67 @@ def test_the_last_hop_goes_to_a_lookup_never_to_a_document_that_only_names_pages
     """What a feed names could not be read after the last hop: the feed is let go (so the
     crawl ends instead of waiting on it) and a lookup, itself a page, may take the hop."""
     sched, _, stats = scheduler()
-    stats.set_value(HOPS, 9)  # one hop left
+    sched.budget.hops = 9  # one hop left
     sched.enqueue_request(discovery("https://a.example/feed", 75))
     sched.enqueue_request(discovery("https://b.example/wiki/Severn", 40, "b", stage="lookup"))
     assert drain(sched) == ["https://b.example/wiki/Severn"]
     assert not sched.has_pending_requests()
     assert stats.get_value("light/frontier/unread_discovery") == 1
+
+
+class _Tripwire:
+    """An engine no component may read: the scheduler asks its downloader interface."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the scheduler read engine.{name} itself")
+
+
+class _Traffic:
+    """A DownloaderView of the test's own: which origins are busy, what is in flight."""
+
+    def __init__(self, busy=()):
+        self.busy = set(busy)
+        self.active = []
+
+    def slot_key(self, request):
+        return urlparse_cached(request).hostname or ""
+
+    def busy_slots(self):
+        return set(self.busy)
+
+    def downloading(self):
+        return list(self.active)
+
+    def in_flight(self):
+        return list(self.active)
+
+
+def test_the_scheduler_asks_about_the_traffic_only_through_its_downloader_interface():
+    """Per-origin fairness is the scheduler's, decided on what the declared interface says
+    (as Scrapy's DownloaderAwarePriorityQueue asks DownloaderInterface): with an engine that
+    fails when read, it still prefers the near-tie on the idle origin and waits for the
+    discovery document the interface says is in flight."""
+    settings = make_settings({"LIGHT_MAX_HOPS": 10, "LIGHT_ARTICLE_HOPS": 4, "LIGHT_MAX_PAGE_HOPS": 6,
+                              "LIGHT_FRONTIER_SOURCE_CHARGE": 0, "LIGHT_FRONTIER_QUERY_CHARGE": 0})
+    crawler = real_crawler(settings)
+    crawler.engine = _Tripwire()
+    frontier = SearchFrontier(CrawlPlan(queries=("severn tidal power",), sources=(A, B), max_results=1),
+                              crawler.settings)
+    attach(crawler, frontier)
+    traffic = _Traffic(busy={"a.example"})
+    sched = FrontierScheduler(crawler, build_from_crawler(UrlDupeFilter, crawler), downloader=traffic)
+    assert isinstance(DownloaderInterface(crawler), DownloaderView)
+    sched.open(Spider("test"))
+    sched.budget.hops = 6
+    best = page("https://a.example/severn-tidal-power", frontier=frontier)
+    near = page("https://b.example/severn-tidal-power-plan", "b", frontier=frontier)
+    for request in (best, near):
+        sched.enqueue_request(request)
+    assert sched.next_request().url == "https://b.example/severn-tidal-power-plan"
+    assert sched.next_request().url == "https://a.example/severn-tidal-power"
+    # what a listing page in flight names goes before another discovery document
+    traffic.active.append(discovery("https://b.example/news", 29, "b"))
+    sched.enqueue_request(discovery("https://a.example/feed", 75))
+    assert sched.next_request() is None
+    traffic.active.clear()
+    assert drain(sched) == ["https://a.example/feed"]

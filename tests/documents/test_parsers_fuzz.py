@@ -24,7 +24,7 @@ from scrapy import Request
 from w3lib.url import canonicalize_url
 
 from lightsearch.cache.robots import RobotsRules
-from lightsearch.crawl.middlewares.robots import parse_robots
+from lightsearch.crawl.middlewares.robotstxt import parse_robots
 from lightsearch.documents.directives import PageDirectives, parse_directives
 from lightsearch.documents.discovered_links import MAX_URL_CHARS, PageLinks, absolute_url
 from lightsearch.documents.feeds import Feed, FeedError, read_feed

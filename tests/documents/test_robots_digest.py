@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from protego import Protego
 
 from lightsearch.cache.robots import MemoryRobotsCache
-from lightsearch.crawl.middlewares.robots import parse_robots
+from lightsearch.crawl.middlewares.robotstxt import parse_robots
 from lightsearch.documents.robots_digest import (
     MAX_RULES,
     MAX_SITEMAPS,

@@ -12,7 +12,6 @@ import time
 import pytest
 
 from lightsearch.config import make_settings
-from lightsearch.errors import LightSearchError
 from lightsearch.providers.apiclient import ApiClient, ProviderError, retry_after_secs
 from tests.conftest import coroutine_test
 
@@ -32,6 +31,7 @@ def api(origins):
         "/stacked": {"body": "{}", "type": "application/json",
                      "headers": {"Content-Encoding": "gzip, gzip, gzip"}},
         "/status": {"body": "down", "status": 503, "headers": {"Retry-After": "7"}},
+        "/headers": {"body": "{}", "type": "application/json", "headers": {f"X-Field-{i}": "v" for i in range(30)}},
     })
     origins.add_site("other.test", {"/ok": {"body": "{}", "type": "application/json"}})
     return make_settings({**origins.settings(), "LOG_LEVEL": "ERROR"})
@@ -107,12 +107,18 @@ async def test_a_server_error_is_an_answer_with_its_retry_after(api):
 
 
 @coroutine_test
-async def test_the_kill_switch_stops_the_request_before_it_leaves(api):
-    settings = api.copy()
-    settings.set("WEB_RETRIEVAL_ENABLED", False, priority="cmdline")
-    with pytest.raises(LightSearchError) as info:
-        await client(settings).request("GET", f"https://{API}/ok")
-    assert info.value.code == "disabled"
+async def test_the_client_holds_the_crawls_http_limits_policy(api):
+    """The response head and encoding limits are the crawls' settings (crawl/http_limits.py),
+    not the client's own: tightened there, they tighten here."""
+    assert (await client(api).request("GET", f"https://{API}/headers")).status == 200
+    tight = api.copy()
+    tight.set("LIGHT_RESPONSE_MAX_HEADERS", 20, priority="cmdline")
+    err = await refused(client(tight).request("GET", f"https://{API}/headers"))
+    assert (err.details["reason"], err.details["fields"]) == ("headers_too_large", 20)
+    loose = api.copy()
+    loose.set("LIGHT_RESPONSE_MAX_ENCODINGS", 3, priority="cmdline")
+    err = await refused(client(loose).request("GET", f"https://{API}/stacked"))
+    assert err.details["reason"] == "encoding"  # three layers are read now; the body is no gzip
 
 
 def test_retry_after_reads_seconds_and_dates_and_refuses_nonsense():

@@ -398,3 +398,30 @@ print(get_external_parser.cache_info().currsize, free.published_at, declared.pub
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300)
     assert out.stdout.split() == ["0", "None", "2021-12-14"]
+
+
+def test_a_page_reads_crawl_carries_only_what_a_page_read_needs(settings):
+    """web_fetch's crawl runs Scrapy's own scheduler and no dupefilter, pipeline, discovery
+    cache or source confinement (a search's components); the transport's rules stay."""
+    from scrapy.utils.conf import build_component_list
+
+    crawl = WebFetch.from_settings(settings)._crawl_settings(None)
+    assert crawl["SCHEDULER"] == "scrapy.core.scheduler.Scheduler"
+    assert crawl["DUPEFILTER_CLASS"] == "scrapy.dupefilters.BaseDupeFilter"
+    assert build_component_list(crawl.getwithbase("ITEM_PIPELINES")) == []
+    ours = [path for path in build_component_list(crawl.getwithbase("DOWNLOADER_MIDDLEWARES"))
+            if path.startswith("lightsearch.")]
+    assert ours == [
+        "lightsearch.crawl.middlewares.robotstxt.RobotsMiddleware",
+        "lightsearch.crawl.middlewares.encoding.EncodingMiddleware",
+        "lightsearch.crawl.middlewares.decoded.DecodedBytesMiddleware",
+        "lightsearch.crawl.middlewares.decoded.BoundedDecompressionMiddleware",
+        "lightsearch.crawl.middlewares.decoded.DecompressionReserveMiddleware",
+        "lightsearch.crawl.middlewares.timebudget.DeadlineMiddleware",
+        "lightsearch.crawl.middlewares.hops.HopBudgetMiddleware",
+        "lightsearch.crawl.middlewares.bytebudget.ByteBudgetMiddleware",
+    ]
+    assert [path for path in build_component_list(crawl.getwithbase("SPIDER_MIDDLEWARES"))
+            if path.startswith("lightsearch.")] == []
+    assert [path for path in build_component_list(crawl.getwithbase("EXTENSIONS"))
+            if path.startswith("lightsearch.")] == ["lightsearch.crawl.extensions.encoded.EncodedByteBudget"]

@@ -1,4 +1,4 @@
-"""Count decoded (decompressed) bytes against the invocation's decoded budget.
+"""Count decoded (decompressed) bytes against the crawl's decoded budget (crawl/budget.py).
 
 Two halves around Scrapy's ``HttpCompressionMiddleware`` (order 590). Outside it (591),
 a compressed response reserves its whole output allowance, because a decompression
@@ -7,23 +7,22 @@ the body is decoded and the reservation is replaced by the real size. A failed
 decompression therefore keeps its reservation, as the bounds prescribe.
 
 The outer half also refuses a response that stacks more than ``LIGHT_RESPONSE_MAX_ENCODINGS``
-content encodings (reliability.md §0.7: at most 2), before any layer is decoded: Scrapy
-bounds each layer's output but not their number, and 7,000 stacked gzip layers cost a
-second of CPU each time. The download handler makes the same check as soon as the
+content encodings (the HTTP limits policy, crawl/http_limits.py), before any layer is
+decoded: Scrapy bounds each layer's output but not their number, and thousands of stacked
+layers would each be decoded. The download handler makes the same check as soon as the
 headers arrive, so this one matters only for responses from another handler.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.exceptions import IgnoreRequest
 
-from lightsearch.crawl.budget import DECODED, record_stop
+from lightsearch.crawl.budget import budget_of
 from lightsearch.crawl.failures import ResponseRefused
-from lightsearch.errors import quote_untrusted
+from lightsearch.crawl.http_limits import HttpLimits, refuse_stacked_encodings
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -35,30 +34,12 @@ _RESERVED = "light_decoded_reserved"
 REFUSED = "light/transport/refused"
 
 
-def encoding_layers(values: Iterable[bytes]) -> list[bytes]:
-    """The content codings of a response, in the order they were applied, from all of
-    its ``Content-Encoding`` lines (RFC 9110 §8.4: a list, possibly over several lines)."""
-    return [token for value in values for token in (t.strip().lower() for t in value.split(b",")) if token]
-
-
-def refuse_stacked_encodings(values: Iterable[bytes], limit: int) -> None:
-    """Raise ``unsupported_encoding`` when a response stacks more than ``limit`` codings."""
-    layers = encoding_layers(values)
-    if len(layers) > limit:
-        shown = quote_untrusted(b", ".join(layers[:4]))
-        raise ResponseRefused(
-            "unsupported_encoding",
-            f"the response stacks {len(layers)} content encodings ({shown}); at most {limit} are decoded",
-            reason="encoding_layers", layers=len(layers), limit=limit,
-        )
-
-
 class _DecodedBase:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        self.budget = budget_of(crawler)
         self.response_max = crawler.settings.getint("LIGHT_RESPONSE_MAX_BYTES")
-        self.max_decoded = crawler.settings.getint("LIGHT_MAX_DECODED_BYTES")
-        self.max_encodings = crawler.settings.getint("LIGHT_RESPONSE_MAX_ENCODINGS")
+        self.max_encodings = HttpLimits.from_settings(crawler.settings).max_encodings
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -79,7 +60,7 @@ class DecompressionReserveMiddleware(_DecodedBase):
         if codings and request.method != "HEAD":
             allowance = min(request.meta.get("download_maxsize", self.response_max), self.response_max)
             request.meta[_RESERVED] = allowance
-            self.crawler.stats.inc_value(DECODED, allowance)
+            self.budget.add_decoded(allowance, reservation=True)
         return response
 
 
@@ -87,11 +68,8 @@ class DecodedBytesMiddleware(_DecodedBase):
     def process_response(self, request: Request, response: Response) -> Response:
         if "cached" in response.flags:
             return response  # served from memory: nothing was decoded for this search
-        stats = self.crawler.stats
         reserved = request.meta.pop(_RESERVED, 0)
-        stats.inc_value(DECODED, len(response.body) - reserved)
-        if stats.get_value(DECODED, 0) >= self.max_decoded:
-            record_stop(stats, "decoded_bytes")
+        self.budget.add_decoded(len(response.body) - reserved)
         return response
 
 

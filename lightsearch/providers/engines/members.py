@@ -82,9 +82,12 @@ class LightMember(Engine):
         light = self._engine()
         try:
             f = query.filters
-            result = await light.search(query.text, max_results=query.max_results, recency=query.recency,
-                                              include_domains=f.include_domains, exclude_domains=f.exclude_domains,
-                                              after=f.after, before=f.before)
+            # the engines' call checked the kill switch at its door: Light's request is
+            # searched without passing its own
+            request = light.request(query.text, max_results=query.max_results, recency=query.recency,
+                                    include_domains=f.include_domains, exclude_domains=f.exclude_domains,
+                                    after=f.after, before=f.before)
+            result = await light.search_request(request)
         except LightSearchError as exc:
             if exc.code == "cancelled":
                 raise

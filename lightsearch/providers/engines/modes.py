@@ -24,17 +24,16 @@ from typing import Any
 from scrapy.settings import Settings
 
 from lightsearch.cache import load_cache
-from lightsearch.config import check_retrieval
 from lightsearch.errors import LightSearchError, SearchCancelled
 from lightsearch.filters import Filters, domain_notes, filtered
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
-from lightsearch.plan.request import SearchRequest, build_request
+from lightsearch.plan.request import SearchRequest
 from lightsearch.providers.apiclient import ProviderError
 from lightsearch.providers.engines import ENGINES, build_engine, engine_name
 from lightsearch.providers.engines.answers import Answer, answer_from_record, configuration
 from lightsearch.providers.engines.base import Engine, EngineHit, EngineQuery
-from lightsearch.providers.lifecycle import Provider
 from lightsearch.providers.recency import dates_note, within_dates
+from lightsearch.providers.search_call import SearchingProvider
 from lightsearch.ranking.fusion import RRF_K
 from lightsearch.ranking.normalize import dedupe_key, prefer, strip_trackers
 from lightsearch.schema import validate
@@ -156,7 +155,7 @@ def filter_notes(filters: Filters, outcomes: Sequence[Outcome], hits: Sequence[E
     return notes
 
 
-class EngineSearch(Provider):
+class EngineSearch(SearchingProvider):
     """web_search over the engines: ``mode`` is ``fallback``, ``fused`` or an engine name."""
 
     def __init__(self, settings: Settings, mode: str = "fused", environ: dict[str, str] | None = None) -> None:
@@ -177,18 +176,11 @@ class EngineSearch(Provider):
         return self._engines[name]
 
     # ------------------------------------------------------------------ public
-    async def search(self, query: str | Sequence[str] | None = None, *, queries: Sequence[str] | None = None,
-                     max_results: int | None = None, recency: str | None = None,
-                     region: str | None = None, when: str | None = None,
-                     include_domains: Sequence[str] | None = None, exclude_domains: Sequence[str] | None = None,
-                     after: str | None = None, before: str | None = None) -> dict[str, Any]:
+    async def search_request(self, request: SearchRequest, *, when: str | None = None) -> dict[str, Any]:
         """One engine search; ``region`` (else ``WEB_SEARCH_REGION``) and the call's filters
         reach every engine in its own terms (operators, parameters), and the hits are
-        filtered again before they are fused."""
-        check_retrieval(self.settings, self.environ)
-        request = build_request(query, queries=queries, max_results=8 if max_results is None else max_results,
-                                recency=recency, include_domains=include_domains, exclude_domains=exclude_domains,
-                                region=region, after=after, before=before)
+        filtered again before they are fused. ``when`` is the news window (web_news)."""
+        recency = request.recency
         region = request.filters.region or self.settings.get("WEB_SEARCH_REGION")
         key = self.cache_key(request, recency, region, when)
         started = time.monotonic()

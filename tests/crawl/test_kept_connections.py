@@ -1,4 +1,4 @@
-"""Connections kept from one search to the next (crawl/connections.py), on real loopback
+"""Connections kept from one search to the next (crawl/kept_connections.py), on real loopback
 origins whose answer is the client's port (one port, one connection): a second crawl
 rides the first one's connection; a crawl vetted to another address never does; a
 crawl with the setting off, and web_fetch, keep none."""

@@ -150,7 +150,7 @@ async def test_requests_of_one_origin_leave_the_robots_stage_in_the_order_they_c
 
     from lightsearch.cache.robots import RobotsRules
     from lightsearch.config import make_settings
-    from lightsearch.crawl.middlewares.robots import RobotsMiddleware
+    from lightsearch.crawl.middlewares.robotstxt import RobotsMiddleware
     from lightsearch.crawl.runtime import ensure_reactor
 
     ensure_reactor()  # as a search does: the signals go through Twisted

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from scrapy import signals
 from scrapy.exceptions import StopDownload
 
-from lightsearch.crawl.budget import ENCODED, record_stop
+from lightsearch.crawl.budget import budget_of
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -24,8 +24,7 @@ if TYPE_CHECKING:
 
 class EncodedByteBudget:
     def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-        self.max_encoded = crawler.settings.getint("LIGHT_MAX_ENCODED_BYTES")
+        self.budget = budget_of(crawler)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
 
     @classmethod
@@ -33,8 +32,5 @@ class EncodedByteBudget:
         return cls(crawler)
 
     def _bytes_received(self, data: bytes, request: Request, spider: Spider) -> None:
-        stats = self.crawler.stats
-        stats.inc_value(ENCODED, len(data))
-        if stats.get_value(ENCODED, 0) >= self.max_encoded:
-            record_stop(stats, "encoded_bytes")
+        if self.budget.add_encoded(len(data)):
             raise StopDownload(fail=False)
