@@ -55,16 +55,18 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def _fetch(fetcher: Any, url: str) -> tuple[float, str, dict[str, Any]]:
+async def _fetch(fetcher: Any, url: str) -> tuple[float, float, str, dict[str, Any]]:
+    """Wall time, the event loop thread's CPU time (what a response costs the process,
+    whatever else runs on the machine), the outcome's code and details."""
     from lightsearch.errors import LightSearchError
 
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.thread_time()
     try:
         await fetcher.fetch(url)
         code, details = "ok", {}
     except LightSearchError as exc:
         code, details = exc.code, exc.details
-    return time.monotonic() - started, code, details
+    return time.monotonic() - started, time.thread_time() - cpu, code, details
 
 
 async def run_case(name: str) -> dict[str, Any]:
@@ -78,18 +80,19 @@ async def run_case(name: str) -> dict[str, Any]:
                                 f"/{name}": routes[name]})
         fetcher = WebFetch.from_settings({**origins.settings(), "LOG_LEVEL": "ERROR"})
         await _fetch(fetcher, f"https://{HOST}/plain")  # warm: imports, robots cache, TLS
-        alone, _, _ = await _fetch(fetcher, f"https://{HOST}/plain")
+        alone, alone_cpu, _, _ = await _fetch(fetcher, f"https://{HOST}/plain")
         baseline = _rss_mib()
-        elapsed, code, details = await _fetch(fetcher, f"https://{HOST}/{name}")
+        elapsed, cpu, code, details = await _fetch(fetcher, f"https://{HOST}/{name}")
         peak = _rss_mib()
         hostile, beside = await asyncio.gather(_fetch(fetcher, f"https://{HOST}/{name}"),
                                                _fetch(fetcher, f"https://{HOST}/plain"))
     return {
         "case": name, "code": code, "reason": details.get("reason"),
-        "elapsed_s": round(elapsed, 3), "baseline_rss_mib": round(baseline, 1),
+        "elapsed_s": round(elapsed, 3), "cpu_s": round(cpu, 3), "baseline_rss_mib": round(baseline, 1),
         "peak_rss_mib": round(max(peak, _rss_mib()), 1),
-        "plain_alone_s": round(alone, 3), "plain_beside_s": round(beside[0], 3),
-        "plain_beside_code": beside[1], "hostile_beside_s": round(hostile[0], 3),
+        "plain_alone_s": round(alone, 3), "plain_alone_cpu_s": round(alone_cpu, 3),
+        "plain_beside_s": round(beside[0], 3), "plain_beside_code": beside[2],
+        "hostile_beside_s": round(hostile[0], 3),
     }
 
 

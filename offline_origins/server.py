@@ -4,8 +4,11 @@ Fixture sites live in ``sites/<host>/`` with a ``site.json`` route table; the se
 the site by the ``Host`` header (and, for HTTPS, the TLS server name, answering with a
 certificate for that host signed by a CA made at start with trustme). Routes can script
 the behaviour real origins have and crawlers must survive: latency, status codes,
-redirects, cache headers, slow drips, truncated bodies, compression. The server runs in
-threads of its own so that it never shares an event loop with the crawl it serves.
+redirects, cache headers, slow drips, truncated bodies, compression. A route's ``gate``
+(a ``threading.Event`` or ``threading.Barrier`` a test holds) keeps its answer back until
+the test opens it, so a test waits on that event instead of on a delay a busy machine can
+outrun. The server runs in threads of its own so that it never shares an event loop with
+the crawl it serves.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ _TYPES = {
 }
 
 Handler = Callable[["_RequestHandler"], None]
+
+# The longest a gated answer waits for its test to open the gate (the suite's per-test limit).
+GATE_SECS = 300.0
 
 
 @dataclass
@@ -336,6 +342,9 @@ class OfflineOrigins:
             delay += self._random.uniform(0, self.jitter)
         if delay > 0:
             time.sleep(delay)
+        if "gate" in route and not _opened(route["gate"]):
+            handler._send_simple(503, "the gate this route waits on was never opened\n")
+            return
         if "handler" in route:  # a test's own Python behaviour
             route["handler"](handler)
             return
@@ -376,3 +385,11 @@ class OfflineOrigins:
                 handler.close_connection = True
             return
         handler.wfile.write(body)
+
+
+def _opened(gate: threading.Event | threading.Barrier) -> bool:
+    """Wait for a test's gate: an event set, or a barrier whose parties all arrived."""
+    try:
+        return gate.wait(GATE_SECS) is not False
+    except threading.BrokenBarrierError:
+        return False

@@ -356,8 +356,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for(url: str, body: bytes) -> dict:
-    for _ in range(300):
+def wait_for(url: str, body: bytes, within: float = 120.0) -> dict:
+    """The first answer at ``url`` of a server starting up (a busy machine starts a process
+    in tens of seconds; the test fails after ``within``)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
         try:
             request = urllib.request.Request(url, data=body, headers={"content-type": "application/json"})
             with OPENER.open(request, timeout=30) as response:

@@ -33,12 +33,13 @@ def _private(name: str) -> bool:
         and name not in PUBLIC_UNDERSCORED
 
 
-def _modules() -> dict[Path, ast.Module]:
+def _modules() -> dict[Path, list[ast.AST]]:
+    """Each module's nodes, walked once (the scans below read them several times)."""
     out = {}
     for folder in FOLDERS:
         for path in (ROOT / folder).rglob("*.py"):
             if "sites" not in path.parts:
-                out[path] = ast.parse(path.read_text("utf-8"))
+                out[path] = list(ast.walk(ast.parse(path.read_text("utf-8"))))
     return out
 
 
@@ -47,22 +48,22 @@ def _foreign_import(node: ast.ImportFrom) -> bool:
         node.module.split(".")[0] not in ("lightsearch", "tests", "__future__")
 
 
-def _imported_names(tree: ast.Module) -> dict[str, str]:
+def _imported_names(nodes: list[ast.AST]) -> dict[str, str]:
     """Local name -> the foreign module it was imported from."""
     names = {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and _foreign_import(node):
             for alias in node.names:
                 names[alias.asname or alias.name] = node.module
     return names
 
 
-def _defined_by_us(modules: dict[Path, ast.Module]) -> set[str]:
+def _defined_by_us(modules: dict[Path, list[ast.AST]]) -> set[str]:
     """Names our code defines: functions, classes, arguments, module names and attributes it
     sets on ``self`` (one a foreign base class uses as well is found by :func:`_base_uses`)."""
     ours: set[str] = set()
-    for tree in modules.values():
-        for node in ast.walk(tree):
+    for nodes in modules.values():
+        for node in nodes:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 ours.add(node.name)
             elif isinstance(node, ast.arg):
@@ -83,9 +84,9 @@ def _source_of(cls: type) -> str:
         return ""
 
 
-def _base_uses(tree: ast.Module, cls: ast.ClassDef, name: str) -> bool:
-    """Whether a foreign class in ``cls``'s MRO uses the attribute ``name`` itself."""
-    imported = _imported_names(tree)
+def _base_uses(imported: dict[str, str], cls: ast.ClassDef, name: str) -> bool:
+    """Whether a foreign class in ``cls``'s MRO uses the attribute ``name`` itself
+    (``imported``: the module's :func:`_imported_names`)."""
     for base in cls.bases:
         if not (isinstance(base, ast.Name) and base.id in imported):
             continue
@@ -96,13 +97,15 @@ def _base_uses(tree: ast.Module, cls: ast.ClassDef, name: str) -> bool:
     return False
 
 
-def private_uses() -> set[tuple[str, str]]:
+@cache
+def private_uses() -> frozenset[tuple[str, str]]:
+    """Every private name of another project our code uses (scanned once per process)."""
     modules = _modules()
     ours = _defined_by_us(modules)
     found: set[tuple[str, str]] = set()
-    for path, tree in modules.items():
+    for path, nodes in modules.items():
         rel = str(path.relative_to(ROOT))
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.ImportFrom) and _foreign_import(node):
                 if any(part.startswith("_") for part in node.module.split(".")):
                     found.add((rel, node.module))
@@ -117,17 +120,18 @@ def private_uses() -> set[tuple[str, str]]:
                 name = node.args[1].value
             if name is not None and name not in ours:
                 found.add((rel, name))
-        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        imported = _imported_names(nodes)
+        for cls in (n for n in nodes if isinstance(n, ast.ClassDef)):
             for node in ast.walk(cls):
                 if isinstance(node, ast.Attribute) and _private(node.attr) \
                         and isinstance(node.value, ast.Name) and node.value.id == "self" \
-                        and _base_uses(tree, cls, node.attr):
+                        and _base_uses(imported, cls, node.attr):
                     found.add((rel, node.attr))
             for node in cls.body:  # a private method of the base, overridden
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _private(node.name) \
-                        and _base_uses(tree, cls, node.name):
+                        and _base_uses(imported, cls, node.name):
                     found.add((rel, node.name))
-    return found
+    return frozenset(found)
 
 
 def test_every_private_name_we_use_is_listed():

@@ -164,10 +164,8 @@ async def test_the_hop_gate_keeps_the_frontiers_clock(settings):
 async def test_a_crawl_past_its_deadline_is_stopped_and_its_lane_closed(settings):
     s = make_settings(settings)
     lane = Lane(s, name="test")
-    started = time.monotonic()
-    with pytest.raises(CrawlDeadline) as info:
-        await run_crawl(s, IdleSpider, 1.0, frontier=CrawlFrontier(lane=lane))
-    assert time.monotonic() - started < 1.0 + SLACK
+    with pytest.raises(CrawlDeadline) as info:  # an idle spider that only its deadline ends
+        await asyncio.wait_for(run_crawl(s, IdleSpider, 1.0, frontier=CrawlFrontier(lane=lane)), 60)
     assert info.value.deadline == 1.0
     assert info.value.outcome.close_reason is not None  # closed before the caller heard
     assert (lane.closed.code, lane.closed.details["reason"]) == ("timeout", "deadline")

@@ -3,8 +3,13 @@
 The offline origins write the raw bytes (:mod:`tests.raw_http`): 100,000 and a million
 header fields, one 12 MB header, 7,000 stacked gzip layers, chunked bodies with no
 ``Content-Length``. Each ends in its structured error, at web_fetch and as a Light
-source error, quickly, without slowing a fetch running beside it; the peak memory is
+source error, cheaply, without slowing a fetch running beside it; the peak memory is
 measured in a fresh process by ``benchmarks/hostile_transport.py``.
+
+What a response costs is measured as the CPU time of the thread that runs the event loop
+and the transport (``time.thread_time``), against a plain page's: reading a hostile
+response whole costs seconds of it, refusing it early almost none, and unlike the wall
+time it does not grow when other processes load the machine.
 """
 
 from __future__ import annotations
@@ -62,23 +67,21 @@ def settings(origins):
         "/to-escaped-name": {"redirect": "https://exa%6dple.com/", "status": 302},
     })
     origins.reset_log()
-    return {**origins.settings(), "LOG_LEVEL": "ERROR"}
+    # reading a page costs under a second of a worker's CPU; on a busy machine, far longer
+    return {**origins.settings(), "LOG_LEVEL": "ERROR", "LIGHT_POOL_TASK_SECS": 60.0, "WEB_FETCH_DEADLINE_SECS": 60.0}
 
 
 async def fetch_error(settings, path, **kwargs) -> tuple[LightSearchError, float]:
-    """The error of fetching ``path``, and how much longer it took than a plain page.
-
-    Time is compared with a plain fetch made just before (crawler start-up, TLS, the
-    machine's load), so that "within a second" measures the hostile response itself.
-    """
+    """The error of fetching ``path``, and how much more of the event loop thread's CPU
+    time it cost than a plain page fetched just before (crawler start-up, TLS)."""
     fetcher = WebFetch.from_settings(settings)
-    started = time.monotonic()
+    started = time.thread_time()
     await fetcher.fetch(f"https://{HOST}/plain")
-    plain = time.monotonic() - started
-    started = time.monotonic()
+    plain = time.thread_time() - started
+    started = time.thread_time()
     with pytest.raises(LightSearchError) as info:
         await fetcher.fetch(f"https://{HOST}{path}", **kwargs)
-    return info.value, time.monotonic() - started - plain
+    return info.value, time.thread_time() - started - plain
 
 
 # ------------------------------------------------------------------ header limits (point 4)
@@ -91,10 +94,10 @@ async def fetch_error(settings, path, **kwargs) -> tuple[LightSearchError, float
 ])
 @coroutine_test
 async def test_response_head_over_the_limits_is_too_large_within_a_second(settings, path, reason):
-    err, elapsed = await fetch_error(settings, path)
+    err, cpu = await fetch_error(settings, path)
     assert err.code == "too_large", err.to_dict()
     assert err.details["reason"] == reason
-    assert elapsed < 1.0
+    assert cpu < 1.0
 
 
 @pytest.mark.parametrize("path", ["/headers-at-limit", "/header-40k"])
@@ -118,19 +121,20 @@ async def test_a_million_headers_do_not_slow_a_fetch_beside_them(settings):
     fetcher = WebFetch.from_settings(settings)
     await fetcher.fetch(f"https://{HOST}/plain")  # warm: robots.txt, TLS, imports
 
-    async def timed(path):
-        started = time.monotonic()
+    async def outcome(path):
         try:
             await fetcher.fetch(f"https://{HOST}{path}")
-            outcome = "ok"
+            return "ok"
         except LightSearchError as exc:
-            outcome = exc.code
-        return outcome, time.monotonic() - started
+            return exc.code
 
-    (hostile, _), (plain, beside) = await asyncio.gather(timed("/headers-1m"), timed("/plain"))
-    _, alone = await timed("/plain")
-    assert (hostile, plain) == ("too_large", "ok")
-    assert beside < alone + 1.0  # it took 29 s beside a million headers before the limit
+    started = time.thread_time()
+    await outcome("/plain")
+    alone = time.thread_time() - started
+    started = time.thread_time()
+    assert await asyncio.gather(outcome("/headers-1m"), outcome("/plain")) == ["too_large", "ok"]
+    # the event loop's thread was not held: reading a million header fields took it 29 s
+    assert time.thread_time() - started < alone + 1.0
 
 
 @pytest.mark.parametrize("case", ["headers-100k", "encodings-7000"])
@@ -142,7 +146,7 @@ def test_peak_memory_of_hostile_responses_in_a_fresh_process(case):
                          timeout=120)
     row = json.loads(out.stdout.strip().splitlines()[-1])
     assert row["code"] in ("too_large", "unsupported_encoding"), row
-    assert row["elapsed_s"] < row["plain_alone_s"] + 1.0, row  # (a plain page's time: the load)
+    assert row["cpu_s"] < row["plain_alone_cpu_s"] + 1.0, row  # the event loop thread's CPU time
     assert row["peak_rss_mib"] < 150, row
     assert row["peak_rss_mib"] - row["baseline_rss_mib"] < 20, row
     assert row["plain_beside_code"] == "ok"
@@ -152,11 +156,11 @@ def test_peak_memory_of_hostile_responses_in_a_fresh_process(case):
 @pytest.mark.parametrize("path", ["/layers-7000", "/layers-3"])
 @coroutine_test
 async def test_more_than_two_content_encodings_are_refused_before_decoding(settings, path):
-    err, elapsed = await fetch_error(settings, path)
+    err, cpu = await fetch_error(settings, path)
     assert err.code == "unsupported_encoding", err.to_dict()
     assert err.details["reason"] == "encoding_layers"
     assert err.details["limit"] == 2
-    assert elapsed < 1.0  # 7,000 layers cost 1.0-1.3 s of CPU to decode
+    assert cpu < 0.5  # decoding 7,000 layers costs more than a second of it
 
 
 @coroutine_test
@@ -213,11 +217,11 @@ def test_the_middleware_refuses_stacked_encodings_from_any_handler():
 # ------------------------------------------------------------------ codes (point 6)
 @coroutine_test
 async def test_chunked_body_over_the_limit_is_too_large(settings):
-    err, elapsed = await fetch_error(settings, "/chunked-600k")
+    err, cpu = await fetch_error(settings, "/chunked-600k")
     assert err.code == "too_large", err.to_dict()  # was network_error / cancelled
     assert err.details["reason"] == "body_bytes"
     assert err.details["limit"] == 512 * 1024
-    assert elapsed < 1.0
+    assert cpu < 1.0
 
 
 @coroutine_test
@@ -307,9 +311,9 @@ async def test_robots_txt_over_the_head_limits_blocks_the_site_and_says_why(sett
 async def test_light_reports_a_hostile_page_as_its_source_error(origins, tmp_path, name, route, code):
     host = f"hostile-{name}.test"
     cfg = world(origins, tmp_path, host, case_routes(**{"/a": route}))
-    started = time.monotonic()
+    started = time.thread_time()
     result = await LightSearch.from_settings(cfg).search(QUERY)
-    assert time.monotonic() - started < 10.0  # (a loaded machine; about 0.3 s idle)
+    assert time.thread_time() - started < 10.0  # the event loop thread's CPU; a fraction of a second
     assert [(e["code"], e["url"]) for e in errors(result)] == [(code, f"https://{host}/a")]
     assert paths(origins, host) == ["/robots.txt", "/", "/a"]  # the page cost only itself
     assert f"https://{HEALTHY}/moraine" in hit_urls(result)

@@ -6,15 +6,15 @@ worker is replaced and the next call succeeds; a search whose extraction is stuc
 returns at its hard deadline, never with ``stopReason: completed``; a caller with
 hostile pages does not stop another caller's search. The reading happens in the worker
 pool, never in the process that runs the event loop: with the parsers broken in this
-process, searches and fetches still read their pages. Limits are small here so the
-suite stays fast; the timings asserted are generous (a busy machine is slow, never
-stuck).
+process, searches and fetches still read their pages. No time is asserted: a limit a
+test checks is set far below what the test waits (``WITHIN``), so a limit that did not
+hold fails the test, and a limit a test does not check is generous (a busy machine is
+slow, never stuck).
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -28,7 +28,10 @@ from tests import bombs, stuck
 from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test, home_html, make_world
 
 HOST = "bombs.hostile.test"
-SLACK = 5.0  # seconds past a deadline a busy test machine may take; the benchmark measures the real figure
+# What a test waits for a call whose limit it checks before failing it; the pool's own
+# time limit is set above it there, so only the limit under test can end the call.
+WITHIN = 60.0
+POOL_LIMIT = 120.0
 # name -> (builder, what web_fetch may answer: error codes, or "text" for bounded text)
 CASES: dict[str, tuple[Any, set[str]]] = {
     "cmap.pdf": (bombs.cmap_pdf, {"extraction_failed"}),
@@ -42,34 +45,42 @@ CASES: dict[str, tuple[Any, set[str]]] = {
 }
 
 
-@pytest.fixture
-def settings(origins) -> dict[str, Any]:
-    routes: dict[str, Any] = {"/robots.txt": ROBOTS_ALLOW,
-                              "/plain": {"body": article_html("Harbour tides explained")}}
+@pytest.fixture(scope="module")
+def routes() -> dict[str, Any]:
+    """The bombs, built once for the module (building them is most of a test's cost)."""
+    built: dict[str, Any] = {"/robots.txt": ROBOTS_ALLOW, "/plain": {"body": article_html("Harbour tides explained")}}
     for name, (build, _) in CASES.items():
         body, ctype = build()
-        routes[f"/{name}"] = {"body": body, "type": ctype}
+        built[f"/{name}"] = {"body": body, "type": ctype}
+    return built
+
+
+@pytest.fixture
+def settings(origins, routes) -> dict[str, Any]:
     origins.add_site(HOST, routes)
     origins.reset_log()
-    return {**origins.settings(), "LOG_LEVEL": "ERROR", "WEB_FETCH_DEADLINE_SECS": 10.0,
-            "LIGHT_POOL_TASK_SECS": 2.0}
+    # the input caps keep each bomb's reading under a second on an idle machine: these
+    # limits are for a busy one
+    return {**origins.settings(), "LOG_LEVEL": "ERROR", "WEB_FETCH_DEADLINE_SECS": 60.0,
+            "LIGHT_POOL_TASK_SECS": 30.0}
 
 
-async def outcome(reader: WebFetch, url: str) -> tuple[str, dict[str, Any], float]:
-    started = time.monotonic()
+async def outcome(reader: WebFetch, url: str) -> tuple[str, dict[str, Any]]:
     try:
-        page = await reader.fetch(url)
-        return "text", page, time.monotonic() - started
+        return "text", await asyncio.wait_for(reader.fetch(url), 2 * WITHIN)
     except LightSearchError as exc:
-        return exc.code, exc.details, time.monotonic() - started
+        return exc.code, exc.details
 
 
 @pytest.mark.parametrize("name", list(CASES))
 @coroutine_test
 async def test_each_bomb_is_a_structured_error_or_bounded_text_within_the_deadline(settings, name):
-    code, found, elapsed = await outcome(WebFetch.from_settings(settings), f"https://{HOST}/{name}")
+    # a bomb that may end in a timeout gets a short limit: either answer is right, and the
+    # test does not wait for its reading on a busy machine
+    limit = 2.0 if "timeout" in CASES[name][1] else settings["LIGHT_POOL_TASK_SECS"]
+    reader = WebFetch.from_settings({**settings, "LIGHT_POOL_TASK_SECS": limit})
+    code, found = await outcome(reader, f"https://{HOST}/{name}")
     assert code in CASES[name][1]
-    assert elapsed < 10.0 + SLACK
     if code == "timeout":
         assert found["reason"] == "extraction_time"
     if code == "text":
@@ -86,7 +97,7 @@ async def test_a_page_over_the_time_limit_is_a_timeout_and_the_next_fetch_reads(
     nothing foresaw (a worker burning CPU) is what the time limit is for."""
     reader = WebFetch.from_settings({**settings, "LIGHT_POOL_TASK_SECS": 0.5})
     monkeypatch.setattr(isolated, "read_body", stuck.busy)
-    code, found, _ = await outcome(reader, f"https://{HOST}/plain")
+    code, found = await outcome(reader, f"https://{HOST}/plain")
     assert (code, found["reason"]) == ("timeout", "extraction_time")
     assert found["limitSecs"] == 0.5
     monkeypatch.undo()
@@ -99,31 +110,31 @@ async def test_the_fetch_deadline_covers_the_reading(settings, monkeypatch):
     """``WEB_FETCH_DEADLINE_SECS`` once covered only the download: reading a page could
     take as long as it liked. Here the reading never ends (a worker that sleeps)."""
     monkeypatch.setattr(isolated, "read_body", stuck.forever)
-    started = time.monotonic()
-    code, found, _ = await outcome(WebFetch.from_settings(
-        {**settings, "WEB_FETCH_DEADLINE_SECS": 2.0, "LIGHT_POOL_TASK_SECS": 60}), f"https://{HOST}/plain")
+    reader = WebFetch.from_settings({**settings, "WEB_FETCH_DEADLINE_SECS": 2.0, "LIGHT_POOL_TASK_SECS": POOL_LIMIT})
+    code, found = await asyncio.wait_for(outcome(reader, f"https://{HOST}/plain"), WITHIN)
     assert code == "timeout"
     assert found["reason"] in ("deadline", "extraction_time")
-    assert time.monotonic() - started < 2.0 + SLACK
 
 
 @coroutine_test
 async def test_fetch_many_of_five_bombs_takes_its_own_deadline(settings, monkeypatch):
-    reader = WebFetch.from_settings({**settings, "WEB_FETCH_DEADLINE_SECS": 4.0, "LIGHT_POOL_TASK_SECS": 0.5})
-    monkeypatch.setattr(isolated, "read_body", stuck.busy)
+    reader = WebFetch.from_settings({**settings, "WEB_FETCH_DEADLINE_SECS": 4.0, "LIGHT_POOL_TASK_SECS": POOL_LIMIT})
+    monkeypatch.setattr(isolated, "read_body", stuck.forever)
     urls = [f"https://{HOST}/links?{i}" for i in range(5)]
-    started = time.monotonic()
-    out = await reader.fetch_many(urls)
-    assert time.monotonic() - started < 4.0 + SLACK
+    out = await asyncio.wait_for(reader.fetch_many(urls), WITHIN)
     assert [r.get("error", {}).get("code") for r in out["results"]] == ["timeout"] * 5
     assert {r["error"]["details"]["reason"] for r in out["results"]} <= {"extraction_time", "deadline"}
 
 
 @coroutine_test
-async def test_another_callers_search_completes_beside_hostile_fetches(settings, offline_settings):
-    reader = WebFetch.from_settings({**settings, "WEB_FETCH_DEADLINE_SECS": 8.0})
+async def test_another_callers_search_completes_beside_hostile_fetches(settings, offline_settings, origins):
+    # the hostile caller's own limits are short: what it reads does not matter here
+    reader = WebFetch.from_settings({**settings, "WEB_FETCH_DEADLINE_SECS": 8.0, "LIGHT_POOL_TASK_SECS": 2.0})
     hostile = asyncio.ensure_future(reader.fetch_many([f"https://{HOST}/paragraphs?{i}" for i in range(5)]))
-    await asyncio.sleep(0.5)  # the bombs hold the hostile caller's share of the workers
+    for _ in range(int(WITHIN / 0.02)):  # the bombs arrive and hold the hostile caller's share of the workers
+        if len([r for r in origins.requests_for(HOST) if r["path"].startswith("/paragraphs")]) >= 2:
+            break
+        await asyncio.sleep(0.02)
     result = await LightSearch.from_settings(offline_settings).search("photosynthesis calvin cycle")
     assert any("wikipedia.org/wiki/Photosynthesis" in h["url"] for h in result["hits"])
     out = await hostile
@@ -165,15 +176,19 @@ async def test_a_search_whose_extraction_is_stuck_returns_at_its_hard_deadline(o
     import lightsearch.pipelines.extract as pipeline
 
     monkeypatch.setattr(pipeline, "light_document", stuck.forever)
-    cfg = bomb_world(origins, tmp_path, LIGHT_DEADLINE_SECS=6.0, LIGHT_SOFT_DEADLINE_SECS=5.0,
-                     LIGHT_POOL_TASK_SECS=60)
-    started = time.monotonic()
+    # the healthy source alone: its page is reached well before the soft deadline on a busy
+    # machine too (the hostile one's bombs would hold the workers first)
+    sites = {"healthy.bombs.test": {
+        "/": {"body": home_html([("/moraine", "glacier moraine sediment notes")])},
+        "/moraine": {"body": article_html("Glacier moraine sediment notes from the field")},
+    }}
+    cfg = make_world(origins, tmp_path, sites, [{"id": "healthy", "host": "healthy.bombs.test"}],
+                     LIGHT_DEADLINE_SECS=8.0, LIGHT_SOFT_DEADLINE_SECS=6.0, LIGHT_POOL_TASK_SECS=POOL_LIMIT)
     code = "ok"
     try:
-        result = await LightSearch.from_settings(cfg).search(TOPIC)
+        result = await asyncio.wait_for(LightSearch.from_settings(cfg).search(TOPIC), WITHIN)
     except LightSearchError as exc:
         code, result = exc.code, None
-    assert time.monotonic() - started < 6.0 + SLACK
     assert code in ("ok", "deadline_exceeded")  # the evidence so far, or the hard deadline's error
     if result is not None:
         assert result["stopReason"] == "deadline"

@@ -104,3 +104,29 @@ def test_the_origins_send_without_waiting_for_an_ack_as_real_servers_do():
             conn.request("GET", "/", headers={"Host": "nodelay.example"})
             assert conn.getresponse().read() != b"0"
         conn.close()
+
+
+def test_a_gated_route_answers_once_its_test_opens_the_gate():
+    import http.client
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    def get(server, host):
+        conn = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=60)
+        conn.request("GET", "/", headers={"Host": host})
+        response = conn.getresponse()
+        conn.close()
+        return response.status
+
+    opened, broken = threading.Event(), threading.Barrier(2)
+    with OfflineOrigins() as server, ThreadPoolExecutor(2) as threads:
+        server.add_site("gated.example", {"/": {"body": "hello", "gate": opened}})
+        server.add_site("broken.example", {"/": {"body": "hello", "gate": broken}})
+        waiting = threads.submit(get, server, "gated.example")
+        while not server.requests_for("gated.example"):
+            threading.Event().wait(0.01)
+        assert not waiting.done()  # held while the gate is shut (it never opens by itself)
+        opened.set()
+        assert waiting.result(timeout=60) == 200
+        broken.abort()  # a barrier whose parties never all arrive
+        assert get(server, "broken.example") == 503

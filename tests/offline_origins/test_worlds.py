@@ -25,9 +25,11 @@ SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 @pytest.fixture(scope="module")
 def cranfield(tmp_path_factory):
     data = shared_data("ir-cranfield", "cran.all.1400").parents[1]
-    start = time.perf_counter()
+    # the CPU time of the build (it runs in this thread): what the build costs, not what a
+    # busy machine makes it wait
+    start = time.thread_time()
     world = worlds.build_cranfield_world(tmp_path_factory.mktemp("cranfield"), data)
-    world.build_seconds = time.perf_counter() - start  # type: ignore[attr-defined]
+    world.build_seconds = time.thread_time() - start  # type: ignore[attr-defined]
     return world
 
 

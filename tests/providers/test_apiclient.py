@@ -4,6 +4,7 @@ docstring hit by the fault that breaks it."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import time
@@ -23,7 +24,7 @@ def api(origins):
         "/ok": {"body": json.dumps({"answer": 42}), "type": "application/json"},
         "/gzip": {"body": json.dumps({"zipped": True}), "type": "application/json", "gzip": True},
         "/big": {"body": "x" * 50_000, "type": "text/plain"},
-        "/slow": {"body": "{}", "type": "application/json", "delay": 3.0},
+        "/slow": {"body": "{}", "type": "application/json", "delay": 600.0},  # never, in a test's time
         "/elsewhere": {"redirect": "https://other.test/ok", "status": 302},
         "/hop": {"redirect": "/ok", "status": 301},
         "/loop": {"redirect": "/loop", "status": 302},
@@ -81,10 +82,8 @@ async def test_a_body_over_the_bound_and_stacked_encodings_are_refused(api):
 
 @coroutine_test
 async def test_the_deadline_holds_and_is_a_timeout(api):
-    started = time.monotonic()
-    slow = await refused(client(api).request("GET", f"https://{API}/slow", timeout=0.5))
+    slow = await asyncio.wait_for(refused(client(api).request("GET", f"https://{API}/slow", timeout=0.5)), 60)
     assert slow.code == "provider_timeout"
-    assert time.monotonic() - started < 2.5  # the 3 s answer was not waited for
     spent = await refused(client(api).request("GET", f"https://{API}/ok", deadline=time.monotonic() - 1))
     assert spent.code == "provider_timeout"
 

@@ -41,7 +41,9 @@ def settings(origins):
 
 
 def reader_on(settings, **more):
-    return WebFetch.from_settings({**settings, "WEB_FETCH_READER_URL": f"https://{READER}/", **more})
+    # reading a page takes a worker under a second; on a busy machine, more than the default limit
+    return WebFetch.from_settings({**settings, "WEB_FETCH_READER_URL": f"https://{READER}/",
+                                   "LIGHT_POOL_TASK_SECS": 60.0, "WEB_FETCH_DEADLINE_SECS": 60.0, **more})
 
 
 def asked(origins):

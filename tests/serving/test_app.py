@@ -26,7 +26,7 @@ def post(url: str, body: bytes | dict, token: str | None = None, path: str = "/a
         headers["authorization"] = f"Bearer {token}"
     request = urllib.request.Request(url + path, data=data, headers=headers, method="POST")
     try:
-        with OPENER.open(request, timeout=30) as response:
+        with OPENER.open(request, timeout=120) as response:  # a busy machine is slow, never stuck
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())

@@ -13,11 +13,14 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.conftest import coroutine_test
-from tests.surfaces.test_mcp_server import CLI, clean_env, setting_args, stdio_session
+from tests.surfaces.test_mcp_server import clean_env, setting_args, stdio_session
 
 
-def lightsearch(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], env=clean_env(), capture_output=True, text=True, timeout=180)
+@pytest.fixture
+def lightsearch(in_process):
+    """The ``lightsearch`` command through its main in this process (the processes are
+    test_cli.py's smoke tests)."""
+    return in_process
 
 
 def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
@@ -25,11 +28,17 @@ def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
                           text=True, timeout=180)
 
 
+# The replayed engines answer at once; on a busy machine the default engine timeouts can
+# still pass before a process has read the answer.
+PATIENT_ENGINES = {"WEB_SEARCH_ENGINE_TIMEOUT_SECS": 60, "WEB_SEARCH_DEADLINE_SECS": 120}
+
+
 def replay_args(engine_replay) -> list[str]:
-    return setting_args({"LIGHT_HOST_MAP": engine_replay.host_map(), "WEB_SEARCH_TLS_CA_FILE": engine_replay.ca_file})
+    return setting_args({"LIGHT_HOST_MAP": engine_replay.host_map(), "WEB_SEARCH_TLS_CA_FILE": engine_replay.ca_file,
+                         **PATIENT_ENGINES})
 
 
-def test_lightsearch_search_flags_reach_light_and_the_table_says_what_they_did():
+def test_lightsearch_search_flags_reach_light_and_the_table_says_what_they_did(lightsearch):
     done = lightsearch("search", "--offline", "-o", "json", "--include-domain", "nasa.gov,example.org",
                        "--include-domain", "https://www.esa.int/", "--after", "2020-01-01", "europa clipper flyby")
     assert done.returncode == 0, done.stderr
@@ -48,7 +57,7 @@ def test_lightsearch_search_flags_reach_light_and_the_table_says_what_they_did()
     (["--exclude-domain", "bad-.com"], "--exclude-domain: 'bad-.com' is not a domain"),
     (["--include-domain", "nasa.gov", "--exclude-domain", "gov"], "--include-domain: nasa.gov is excluded too"),
 ])
-def test_lightsearch_filter_errors_name_the_flag(flags, words):
+def test_lightsearch_filter_errors_name_the_flag(lightsearch, flags, words):
     done = lightsearch("search", *flags, "x")
     assert done.returncode == 2  # a value the command cannot take: nothing was done
     assert words in done.stderr, done.stderr
@@ -56,7 +65,7 @@ def test_lightsearch_filter_errors_name_the_flag(flags, words):
     assert "excludeDomains" not in done.stderr
 
 
-def test_lightsearch_news_flags_reach_google_news(engine_replay):
+def test_lightsearch_news_flags_reach_google_news(lightsearch, engine_replay):
     engine_replay.reset()
     done = lightsearch("news", *replay_args(engine_replay), "-s", "WEB_NEWS_LIGHT=false", "--exclude-domain", "asahi.com",
                        "--region", "jp-ja", "--after", "2024-02-01", "--before", "2024-02-10", "-o", "json", "選挙")
@@ -104,7 +113,7 @@ def test_the_client_takes_the_filters_per_call(engine_replay):
     engine_replay.reset()
     settings = {"LIGHT_HOST_MAP": engine_replay.host_map(), "WEB_SEARCH_TLS_CA_FILE": engine_replay.ca_file,
                 "WEB_SEARCH_PROVIDER": "ddg_html", "WEB_SEARCH_CACHE": None, "WEB_NEWS_LIGHT": False,
-                "LOG_LEVEL": "ERROR"}
+                "LOG_LEVEL": "ERROR", **PATIENT_ENGINES}
     done = subprocess.run([sys.executable, "-c", CLIENT, json.dumps(settings)], env=clean_env(),
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-3000:]

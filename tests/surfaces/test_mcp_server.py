@@ -44,8 +44,11 @@ def world(origins) -> list[str]:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
+    """The environment a test's process gets: none of the shell's settings, but where the
+    shared data is (it changes no behaviour, only what a data-reading command can read)."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_", "TAVILY_", "OPENROUTER_"))}
+           if not k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_", "TAVILY_", "OPENROUTER_"))
+           or k == "LIGHTSEARCH_SHARED_DATA"}
     return {**env, **extra}
 
 

@@ -54,14 +54,24 @@ def own_site(*, feed: bool = True, base: str = f"https://{HOST}",
     return routes
 
 
-def cli(origins, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def offline_args(origins) -> list[str]:
     settings = origins.settings()
+    return ["-s", f"LIGHT_HOST_MAP={json.dumps(settings['LIGHT_HOST_MAP'])}", "-s", "LIGHT_HOST_MAP_ONLY=true",
+            "-s", f"LIGHT_TLS_CA_FILE={settings['LIGHT_TLS_CA_FILE']}"]
+
+
+def sources_process(origins, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``lightsearch sources`` as a process: the command's smoke test."""
     return subprocess.run(
-        [sys.executable, "-m", "lightsearch.surfaces.cli", "sources",
-         "-s", f"LIGHT_HOST_MAP={json.dumps(settings['LIGHT_HOST_MAP'])}", "-s", "LIGHT_HOST_MAP_ONLY=true",
-         "-s", f"LIGHT_TLS_CA_FILE={settings['LIGHT_TLS_CA_FILE']}", *args],
+        [sys.executable, "-m", "lightsearch.surfaces.cli", "sources", *offline_args(origins), *args],
         capture_output=True, text=True, timeout=timeout, check=False, env={"PATH": "/usr/bin:/bin"},
     )
+
+
+@pytest.fixture
+def cli(in_process):
+    """``lightsearch sources`` in this process, pointed at the offline origins."""
+    return lambda origins, *args: in_process("sources", *offline_args(origins), *args)
 
 
 @coroutine_test
@@ -90,7 +100,7 @@ async def test_a_site_that_cannot_be_read_is_an_error_and_adds_nothing(origins):
     assert err.value.details["parameter"] == "URL"
 
 
-def test_add_list_check_remove_a_site_not_in_the_catalog(origins, tmp_path):
+def test_add_list_check_remove_a_site_not_in_the_catalog(origins, tmp_path, cli):
     origins.add_site(HOST, own_site())
     user = tmp_path / "sources.json"
     added = cli(origins, "add", f"https://{HOST}/", "--file", str(user), "-o", "json")
@@ -138,7 +148,7 @@ def test_add_list_check_remove_a_site_not_in_the_catalog(origins, tmp_path):
 
 
 def test_a_site_already_in_the_catalog_is_not_added_twice(origins, tmp_path):
-    result = cli(origins, "add", "https://www.nasa.gov/", "--file", str(tmp_path / "s.json"))
+    result = sources_process(origins, "add", "https://www.nasa.gov/", "--file", str(tmp_path / "s.json"))
     assert result.returncode == 2
     assert "already in the catalog as nasa" in result.stderr
     assert not (tmp_path / "s.json").exists()

@@ -1,19 +1,49 @@
-"""``scrapy search`` as a user runs it: a separate process, from outside the project."""
+"""``scrapy search`` as a user runs it, from outside the project: as a process in the
+smoke tests, through ``scrapy.cmdline.execute`` in this process (:func:`scrapy`) in the
+others, at a fraction of a process start each."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
+from tests.conftest import loop_of_tests
 
-def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
+
+def scrapy_process(*args: str, cwd) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "scrapy", "search", *args],
         cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
     )
+
+
+@pytest.fixture
+def scrapy(monkeypatch, capsys):
+    """``scrapy(*args, cwd=...)``: ``scrapy search *args`` run by Scrapy's own entry point in
+    this process, in ``cwd``; its exit status and what it printed. Its ``asyncio.run``
+    runs on the tests' one loop (the reactor's)."""
+    from scrapy.cmdline import execute
+
+    def command(*args: str, cwd, name: str = "search") -> SimpleNamespace:
+        with monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            patch.delenv("SCRAPY_SETTINGS_MODULE", raising=False)
+            patch.setattr(asyncio, "run", lambda coro, **_: loop_of_tests().run_until_complete(coro))
+            capsys.readouterr()
+            try:
+                execute(["scrapy", name, *args])
+                status = 0
+            except SystemExit as exc:
+                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            printed = capsys.readouterr()
+        return SimpleNamespace(returncode=status, stdout=printed.out, stderr=printed.err)
+
+    return command
 
 
 @pytest.mark.parametrize(
@@ -25,21 +55,21 @@ def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
         (("--max-results", "99", "ok"), "--max-results must be between 1 and 20"),
     ],
 )
-def test_bad_queries_exit_with_a_clear_error(tmp_path, args, needle):
+def test_bad_queries_exit_with_a_clear_error(tmp_path, args, needle, scrapy):
     proc = scrapy("--offline", *args, cwd=tmp_path)
     assert proc.returncode == 2  # a value the command cannot take: nothing was done
     assert "invalid_input" in proc.stderr
     assert needle in proc.stderr
 
 
-def test_unknown_recency_is_a_usage_error(tmp_path):
+def test_unknown_recency_is_a_usage_error(tmp_path, scrapy):
     proc = scrapy("--recency", "decade", "ok", cwd=tmp_path)
     assert proc.returncode == 2
     assert "--recency must be one of" in proc.stderr
 
 
 def test_json_output_matches_the_contract(tmp_path):
-    proc = scrapy("--offline", "-o", "json", "photosynthesis chlorophyll", cwd=tmp_path)
+    proc = scrapy_process("--offline", "-o", "json", "photosynthesis chlorophyll", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     for key in ("query", "provider", "hits", "coverage", "stopReason", "notes", "meta", "text"):
@@ -60,7 +90,7 @@ def test_json_output_matches_the_contract(tmp_path):
     assert receipt["entries"][0]["presentation"] == "content"
 
 
-def test_text_output_is_the_bounded_model_text(tmp_path):
+def test_text_output_is_the_bounded_model_text(tmp_path, scrapy):
     proc = scrapy("--offline", "-o", "text", "-s", "LIGHT_TEXT_MAX_BYTES=1024",
                   "photosynthesis chlorophyll", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -70,7 +100,7 @@ def test_text_output_is_the_bounded_model_text(tmp_path):
     assert "<<<EXTERNAL_DATA " in text
 
 
-def test_table_output_has_hits_and_a_summary(tmp_path):
+def test_table_output_has_hits_and_a_summary(tmp_path, scrapy):
     proc = scrapy("--offline", "photosynthesis chlorophyll", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.strip().splitlines()
@@ -81,28 +111,27 @@ def test_table_output_has_hits_and_a_summary(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["search", "news", "read"])
-def test_an_unknown_flag_is_refused_not_searched(tmp_path, command):
-    proc = subprocess.run([sys.executable, "-m", "scrapy", command, "--offline", "--bogus-flag", "europa"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+def test_an_unknown_flag_is_refused_not_searched(tmp_path, command, scrapy):
+    proc = scrapy("--offline", "--bogus-flag", "europa", cwd=tmp_path, name=command)
     assert proc.returncode == 2
     assert "unknown option --bogus-flag" in proc.stderr
 
 
-def test_a_query_starting_with_a_dash_goes_after_the_double_dash(tmp_path):
+def test_a_query_starting_with_a_dash_goes_after_the_double_dash(tmp_path, scrapy):
     proc = scrapy("--offline", "-o", "json", "--", "-photosynthesis calvin", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["query"] == "-photosynthesis calvin"
 
 
-def test_scrapy_news_takes_offline(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "scrapy", "news", "--offline", "-o", "json", "--when", "1y",
-                           "europa clipper"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+def test_scrapy_news_takes_offline(tmp_path, scrapy):
+    proc = scrapy("--offline", "-o", "json", "--when", "1y", "europa clipper", cwd=tmp_path, name="news")
     result = json.loads(proc.stdout)
     assert "--offline" not in result["query"]
     assert result["query"] == "europa clipper"
 
 
-def test_the_list_shows_notes_the_stop_reason_and_unwrapped_urls(tmp_path):
+def test_the_list_shows_notes_the_stop_reason_and_unwrapped_urls(tmp_path, scrapy):
+    """The second search as a process: the width of a standard output that is no terminal."""
     proc = scrapy("--offline", "--recency", "week", "heatwave power grid", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -110,7 +139,7 @@ def test_the_list_shows_notes_the_stop_reason_and_unwrapped_urls(tmp_path):
     stop = [line for line in lines if line.startswith("stop: ")]
     assert stop
     assert stop[0] != "stop: completed"  # in words, not the code
-    proc = scrapy("--offline", "photosynthesis calvin cycle", cwd=tmp_path)
+    proc = scrapy_process("--offline", "photosynthesis calvin cycle", cwd=tmp_path)
     urls = [line for line in proc.stdout.splitlines() if " · " in line and ("http" in line or ".org" in line)]
     assert urls
     assert all(len(line) <= 100 for line in urls)  # the terminal is 100 wide when not a tty
