@@ -119,22 +119,20 @@ async def test_load_provider_for_light_brave_and_the_engines(engine_replay, monk
 
 @coroutine_test
 async def test_the_layers_underneath_refuse_too(origins, offline_settings, monkeypatch):
-    """Below the providers: Brave's page fetches, a crawl and an engine request."""
+    """Below the providers: Brave's page fetches and a crawl (an engine's API request is
+    behind its provider's door, which checks the switch once: tests/providers/test_search_call.py)."""
     from lightsearch.crawl.run import run_crawl
-    from lightsearch.providers.apiclient import ApiClient
     from lightsearch.providers.brave import BraveHit
     from lightsearch.providers.source_pages import fetch_sources
     from lightsearch.spiders.fetch import FetchSpider
 
     settings = make_settings({**offline_settings, "BRAVE_SEARCH_API_KEY": "k"})
-    client = ApiClient(settings, provider="wikipedia", max_bytes=1 << 20)
     hits = [BraveHit(title="NASA", url=PAGE, snippet="s", source="nasa.gov", source_name="NASA",
                      retrieved_at="2026-01-01T00:00:00Z", rank=1)]
     origins.reset_log()
     monkeypatch.setenv("WEB_RETRIEVAL_ENABLED", "off")
     assert_disabled(await refused(lambda: fetch_sources(hits, settings, remaining_secs=10)))
     assert_disabled(await refused(lambda: run_crawl(settings, FetchSpider, 5.0, url=PAGE)))
-    assert_disabled(await refused(lambda: client.request("GET", PAGE)))
     assert origins.log == []
 
 

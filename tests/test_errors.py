@@ -11,6 +11,9 @@ from lightsearch.errors import ERROR_CODES, LightSearchError, error_table, inval
 ROOT = Path(__file__).resolve().parents[1]
 CODE = re.compile(r"^[a-z]+(_[a-z]+)*$")
 MAKERS = re.compile(r"(Error|_error|Refusal|Refused|^refuse)$")
+# Exceptions whose first argument is a reason inside one code (a decoding refusal's
+# ``encoding``/``too_large``), not a code of their own.
+REASON_FIRST = {"DecodingRefused"}
 
 
 def codes_in_source() -> dict[str, str]:
@@ -25,9 +28,13 @@ def codes_in_source() -> dict[str, str]:
                 if isinstance(node, ast.Call):
                     func = node.func
                     name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-                    if MAKERS.search(name) and node.args:
-                        # refuse(scope, status, code, ...): the code follows the status
-                        values.append(node.args[2] if name == "refuse" and len(node.args) > 2 else node.args[0])
+                    if MAKERS.search(name) and node.args and name not in REASON_FIRST:
+                        # refuse(scope, status, code, ...): the code follows the status;
+                        # a budget's refuse(reason, url) names a stop reason, not a code
+                        if name != "refuse":
+                            values.append(node.args[0])
+                        elif len(node.args) > 2:
+                            values.append(node.args[2])
                     values += [k.value for k in node.keywords if k.arg in ("code", "source_code")]
                 elif isinstance(node, ast.Dict):
                     values += [v for k, v in zip(node.keys, node.values, strict=True)
