@@ -89,7 +89,7 @@ _json = st.recursive(st.none() | st.booleans() | st.integers(-5, 10**12) | st.te
                                                                                    max_size=6), max_leaves=40)
 
 
-@settings(max_examples=100, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=50, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.dictionaries(st.sampled_from(["url", "kind", "entries", "terms", "rows", "children", "seen", "x"]),
                        _json, max_size=8),
        st.sampled_from(["sources", "documents"]))

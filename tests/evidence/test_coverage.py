@@ -113,7 +113,7 @@ def light(i: int, strength: float, phrased: float) -> Evidence:
                     matched=1.0, weighted=1.0, strength=strength, phrased=phrased)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(measured, min_size=1, max_size=5), st.integers(0, 4), st.integers(0, 1), st.floats(0.0, 1.0))
 def test_more_of_the_query_in_a_first_hit_never_lowers_the_score(hits, which, measure, more):
     which %= len(hits)

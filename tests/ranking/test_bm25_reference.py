@@ -48,7 +48,7 @@ def close(ours: list[float], theirs: list[float]) -> bool:
                                             for a, b in zip(ours, theirs, strict=True))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(DOCS, QUERY)
 def test_the_scores_are_rank_bm25s_given_the_same_document_frequencies(corpus, query):
     ours = LuceneBM25(corpus).get_scores(query)
@@ -56,7 +56,7 @@ def test_the_scores_are_rank_bm25s_given_the_same_document_frequencies(corpus, q
     assert close(ours, theirs), (ours, theirs)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(DOCS, QUERY)
 def test_the_document_frequencies_and_lengths_are_rank_bm25s(corpus, query):
     model, ref = LuceneBM25(corpus), reference(corpus)

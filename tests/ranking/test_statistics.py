@@ -33,7 +33,7 @@ def counts(draw):
     return Observed(pages, titled, n), rows, entries
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(counts(), priors)
 def test_the_share_is_a_share_and_the_idf_positive(case, prior):
     observed, rows, entries = case
@@ -72,7 +72,7 @@ def test_a_term_in_the_titles_of_the_pages_that_hold_it_is_a_topic_word_not_pros
     assert collection_share(titled, rows, entries, prior) <= collection_share(observed, rows, entries, prior) * (1 + 1e-3)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(sizes, priors, st.floats(0.0, 0.02))
 def test_pages_all_on_the_topic_keep_most_of_its_words_weight(size, prior, rate):
     """The lens case: every page the search read holds the term, in its title. Counted

@@ -374,7 +374,7 @@ _SINGLE_QUOTED = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, bl
                          min_size=1, max_size=60) | st.sampled_from(["is the null hypothesis true", "a, ]b"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(query=_QUERY_TEXT.filter(lambda q: q.strip() == q and q.strip()), n=st.integers(1, 20),
        form=st.sampled_from(sorted(_FORMS)))
 def test_repair_round_trips_a_valid_call_exactly(query, n, form):
@@ -385,7 +385,7 @@ def test_repair_round_trips_a_valid_call_exactly(query, n, form):
     assert fixed.calls[0].arguments == {"query": query, "maxResults": n}
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(query=_SINGLE_QUOTED.filter(lambda q: q.strip() == q and q.strip()), n=st.integers(1, 20))
 def test_repair_round_trips_single_quoted_calls(query, n):
     text = repr({"name": "web_search", "arguments": {"query": query, "maxResults": n}})
@@ -394,7 +394,7 @@ def test_repair_round_trips_single_quoted_calls(query, n):
     assert fixed.calls[0].arguments == {"query": query, "maxResults": n}
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(query=_QUERY_TEXT.filter(lambda q: q.strip() == q and q.strip() and not set(q) & set("<>&")),
        n=st.integers(1, 20))
 def test_repair_round_trips_xml_like_calls(query, n):
@@ -405,7 +405,7 @@ def test_repair_round_trips_xml_like_calls(query, n):
     assert fixed.calls[0].arguments == {"query": query, "maxResults": n}
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.text(max_size=400))
 def test_repair_of_any_text_returns_a_repair(text):
     fixed = toolbox.repair(text, toolbox=_STRICT_BOX)
@@ -448,7 +448,7 @@ def test_arguments_as_the_json_text_openai_returns_are_the_call_they_spell():
     assert info.value.details["parameter"] == "arguments"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(st.text(max_size=300) | st.builds(json.dumps, st.dictionaries(st.text(max_size=10), st.text(max_size=10)
                                                                       | st.integers(), max_size=4)))
 def test_any_arguments_text_is_a_call_or_the_invalid_input_error(text):
