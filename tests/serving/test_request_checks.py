@@ -107,7 +107,8 @@ def ipv6_loopback() -> bool:
 
 
 # ------------------------------------------------------------------ Host and Origin
-SPELLINGS = ["127.0.0.1", "127.0.0.2", "localhost",
+# a bind of another loopback address answers as 127.0.0.1's (the same checks, by address)
+SPELLINGS = ["127.0.0.1", "localhost",
              pytest.param("localhost.", marks=pytest.mark.skipif(not resolves("localhost."),
                                                                  reason="this resolver does not know localhost.")),
              pytest.param("::1", marks=pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback"))]

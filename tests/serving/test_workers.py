@@ -52,7 +52,7 @@ def fleet():
     settings = {**origins.settings(), "LOG_LEVEL": "ERROR", "WEB_SEARCH_PROVIDER": "light",
                 "WEB_TOOLS_SEARCHES_PER_MINUTE": 0, "FLEET_REDIS_PREFIX": prefix,
                 "FLEET_LEASE_SECS": LEASE_SECS, "FLEET_REDIS_RETRY_SECS": 0.5,
-                # forty searches share each origin one request at a time: on a busy machine
+                # a burst of searches shares each origin one request at a time: on a busy machine
                 # the last of a burst waits longer than the default deadlines
                 "LIGHT_SOFT_DEADLINE_SECS": 110, "LIGHT_DEADLINE_SECS": 120,
                 # five busy processes on two cores, and more beside them: a worker may wait
@@ -100,10 +100,10 @@ def robots_fetches(origins: OfflineOrigins) -> dict[tuple[str, str], int]:
     return counts
 
 
-@pytest.mark.timeout(600)  # two bursts of forty searches, each burst up to the search deadline
-def test_forty_searches_keep_one_request_per_origin_and_share_what_they_fetch(fleet):
+@pytest.mark.timeout(600)  # two bursts of searches, each burst up to the search deadline
+def test_a_burst_of_searches_keeps_one_request_per_origin_and_shares_what_it_fetches(fleet):
     served, origins, _redis, _prefix = fleet
-    queries = (titles() * 3)[:40]
+    queries = (titles() * 3)[:24]
     origins.reset_log()
     first = burst(served.url, queries)
     assert all(body["ok"] for body in first), [b.get("error") for b in first if not b["ok"]]
@@ -117,10 +117,10 @@ def test_forty_searches_keep_one_request_per_origin_and_share_what_they_fetch(fl
     from urllib.parse import urlsplit
 
     read = {urlsplit(u)[:3] for b in first for u in b["output"]["meta"]["lightSearch"]["hops"]["documents"]}
-    assert len(read) >= 20
+    assert len(read) >= 12
     found = sum(1 for q, body in zip(queries, first, strict=True)
                 if any(q.lower()[:20] in (h["title"] or "").lower() for h in body["output"]["hits"]))
-    assert found >= 30
+    assert found >= 18
 
     origins.reset_log()
     again = burst(served.url, list(reversed(queries)))  # other workers answer most of them now
