@@ -22,10 +22,17 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from lightsearch.cache import clear_process_caches
 from lightsearch.isolation import lanes, pool
 from lightsearch.offline_origins.server import OfflineOrigins
+
+# Property tests without examples of their own take 40 (the suite's time on 2 cores);
+# `--hypothesis-profile thorough` runs hypothesis's default 100.
+hypothesis_settings.register_profile("suite", max_examples=40)
+hypothesis_settings.register_profile("thorough")
+hypothesis_settings.load_profile("suite")
 
 SHARED_DATA = Path(os.environ.get("LIGHTSEARCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 

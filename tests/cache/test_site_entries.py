@@ -66,7 +66,7 @@ def test_the_record_cache_keeps_entries_in_its_discovery_share_until_they_expire
     assert cache.get_site("walrus.test") is None
 
 
-@settings(max_examples=100, deadline=None, derandomize=True)
+@settings(max_examples=40, deadline=None, derandomize=True)
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=30),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
                                                                                max_size=6), max_leaves=20),

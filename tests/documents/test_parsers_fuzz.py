@@ -118,7 +118,7 @@ def mutated(draw: st.DrawFn, samples: list[bytes]) -> bytes:
     return bytes(data)
 
 
-FUZZ = settings(derandomize=True, database=None, deadline=None, max_examples=100,
+FUZZ = settings(derandomize=True, database=None, deadline=None, max_examples=40,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.large_base_example])
 
@@ -187,7 +187,7 @@ def test_read_feed_returns_a_feed_or_feed_error(body):
             _requestable(joined)
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=32)
 @given(mutated(FEEDS))
 @example(b"<>&#xD800;")
 @example(b'<?xml version="1.0" encoding="\x00"?><rss><>&#xD800;')
@@ -268,7 +268,7 @@ def test_page_scan_returns_requestable_links(body):
         _requestable(url)
 
 
-@settings(FUZZ, max_examples=75)
+@settings(FUZZ, max_examples=30)
 @given(st.sampled_from([BASE, "http://fuzz.example", "https://fuzz.example:8443/a/b?c#d"]),
        st.one_of(st.text(max_size=80), st.sampled_from([h.decode("latin-1") for h in HOSTILE]),
                  st.builds(lambda a, b: a + b, st.sampled_from(["http://", "https://", "//", "/", "h://"]),

@@ -78,7 +78,7 @@ async def test_relative_links_follow_the_pages_path_and_its_base_href(site):
     assert f"https://{SITE}/manual/tides/plain#calibration" in plain
 
 
-@hsettings(max_examples=100, deadline=None)
+@hsettings(max_examples=40, deadline=None)
 @given(href=st.text(max_size=80), base=st.text(max_size=40))
 def test_resolving_hostile_links_never_raises(href, base):
     tree = fromstring("<html><head><base href='x'></head><body><a href='y'>a</a></body></html>")
@@ -171,7 +171,7 @@ async def test_engine_hits_lose_the_site_name_the_page_title_carries(replay):
     assert all(h["title"] in searx["text"] for h in searx["hits"])
 
 
-@hsettings(max_examples=150, deadline=None)
+@hsettings(max_examples=60, deadline=None)
 @given(title=st.text(max_size=120), url=st.one_of(st.none(), st.text(max_size=60)),
        name=st.one_of(st.none(), st.text(max_size=30)))
 def test_a_hit_title_loses_at_most_its_site_parts_whatever_it_holds(title, url, name):
@@ -216,7 +216,7 @@ _PAGE_PIECES = st.sampled_from([
     "\x00", "\x0b", "\x1f", "\ufffe", "\uffff", "\t", "<p>x</p>", "é", "日本", "<body>", " "])
 
 
-@hsettings(max_examples=200, deadline=None)
+@hsettings(max_examples=80, deadline=None)
 @given(st.lists(_PAGE_PIECES, max_size=14).map("".join))
 def test_the_readers_repair_of_a_page_is_trafilaturas(html):
     """The reader repairs a page as trafilatura's loader does (``repair_faulty_html``),

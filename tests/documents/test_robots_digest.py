@@ -28,7 +28,7 @@ from lightsearch.documents.robots_digest import (
 )
 from tests.conftest import SHARED_DATA
 
-PROPERTY = settings(max_examples=60, deadline=None, derandomize=True,
+PROPERTY = settings(max_examples=24, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 AGENTS = ["lightbot", "lightsearch/0.1 (+https://github.com/lightsearch/lightsearch; lightbot)", "otherbot"]
 URLS = ["https://r.test/", "https://r.test/private/x", "https://r.test/a/b.html?q=1", "https://r.test/index.html",

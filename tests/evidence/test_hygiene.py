@@ -236,7 +236,7 @@ async def test_light_hits_hand_out_no_refused_link(origins, tmp_path):
     assert_no_refused_link(result)
 
 
-@settings(derandomize=True, database=None, max_examples=75, deadline=None)
+@settings(derandomize=True, database=None, max_examples=30, deadline=None)
 @given(text=link_texts)
 @example(text="\u2039\u2039\u2039a href=javascript:x>")  # look-alike brackets become ASCII ones: a tag
 @example(text="<<[](javascript:x)<EXTERNAL[](javascript:y)_DATA")  # removals join a run and the word

@@ -19,7 +19,7 @@ from lightsearch.evidence.outbound_links import LinkJudge, safe_links
 from tests.links_checker import ALLOWED, DANGEROUS, DISGUISED, forms, refused, refused_links, texts
 
 BASE = "https://site.example/docs/page"
-FAST = settings(derandomize=True, database=None, max_examples=100, deadline=None)
+FAST = settings(derandomize=True, database=None, max_examples=40, deadline=None)
 
 def judge() -> LinkJudge:
     return LinkJudge(base=BASE)
@@ -64,7 +64,7 @@ def test_no_link_handed_out_is_refused(text):
     assert safe_links(out, judge()) == out  # the cleaning is stable
 
 
-@settings(FAST, max_examples=60)
+@settings(FAST, max_examples=24)
 @given(text=st.lists(st.one_of(st.builds(lambda t, i: forms(t, "x")[i % 17], st.sampled_from(ALLOWED),
                                          st.integers(0, 16)), st.text(alphabet="abc ,.;\n", max_size=8)),
                      max_size=6).map("".join))

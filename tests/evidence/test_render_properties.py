@@ -25,7 +25,7 @@ from tests import render_strategies as rs
 
 # Hostile pages are long by design; hypothesis warns when it prints one.
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
-FAST = settings(derandomize=True, max_examples=125, deadline=None)
+FAST = settings(derandomize=True, max_examples=50, deadline=None)
 ISSUE_PAGE = {"url": "https://he.example/x", "status": 200, "contentType": "text/html", "title": "עמוד",
               "content": rs.issue_page(False), "totalChars": 7956, "startIndex": 0, "truncated": False,
               "nextStartIndex": None}

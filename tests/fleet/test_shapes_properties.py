@@ -24,7 +24,7 @@ from lightsearch.fleet.store import RedisStore
 from lightsearch.providers.engines.answers import Answer, answer_from_record
 
 NOW = time.time()
-PROPERTY = settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=40),

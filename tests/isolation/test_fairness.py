@@ -121,7 +121,7 @@ operations = st.lists(st.one_of(
 
 
 @given(operations, st.integers(1, 3))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 def test_turns_keep_their_promises(ops, share):
     queue: FairQueue[tuple[str, int]] = FairQueue(share=share)
     pushed: dict[str, list[int]] = {}

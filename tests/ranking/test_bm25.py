@@ -13,7 +13,7 @@ corpora = st.lists(st.lists(words, max_size=30), min_size=1, max_size=12)
 queries = st.lists(words, max_size=6)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(corpora, queries, st.lists(words, max_size=4))
 def test_a_model_of_the_query_terms_scores_as_the_model_of_every_term(corpus, query, other):
     full = LuceneBM25(corpus)

@@ -66,7 +66,7 @@ def test_the_document_frequencies_and_lengths_are_rank_bm25s(corpus, query):
     assert all(math.isclose(model.idf[t], ref.idf[t]) for t in model.idf)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(DOCS, QUERY)
 def test_postings_for_the_asked_terms_only_score_the_same(corpus, query):
     """A search builds postings only for its query terms: the same scores as the full model."""
@@ -75,7 +75,7 @@ def test_postings_for_the_asked_terms_only_score_the_same(corpus, query):
     assert close(model_scores(asked, len(corpus), query), model_scores(full, len(corpus), query))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(st.lists(st.lists(WORDS, max_size=30), min_size=1, max_size=25), QUERY)
 def test_an_empty_document_counts_as_one_empty_word(corpus, query):
     """``bm25_scores`` reads an empty document as one empty word (it lengthens the average

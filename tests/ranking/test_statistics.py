@@ -42,7 +42,7 @@ def test_the_share_is_a_share_and_the_idf_positive(case, prior):
     assert lucene_idf(share * (entries + observed.ranked), entries + observed.ranked) > 0
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=32, deadline=None)
 @given(counts(), priors, st.integers(1, 50))
 def test_more_described_entries_carrying_a_term_never_make_it_rarer(case, prior, more):
     observed, rows, entries = case
@@ -52,7 +52,7 @@ def test_more_described_entries_carrying_a_term_never_make_it_rarer(case, prior,
     assert after >= before * (1 - 1e-3)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=32, deadline=None)
 @given(counts(), priors)
 def test_more_ranked_pages_holding_a_term_never_make_it_rarer(case, prior):
     observed, rows, entries = case
@@ -61,7 +61,7 @@ def test_more_ranked_pages_holding_a_term_never_make_it_rarer(case, prior):
     assert collection_share(more, rows, entries, prior) >= collection_share(observed, rows, entries, prior) * (1 - 1e-3)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=32, deadline=None)
 @given(counts(), priors)
 def test_a_term_in_the_titles_of_the_pages_that_hold_it_is_a_topic_word_not_prose(case, prior):
     """The same pages hold it; carried in more of their titles, it is more visible in the
@@ -92,7 +92,7 @@ corpora = st.lists(st.lists(st.sampled_from(["lens", "human", "flow", "wing", "t
                    min_size=1, max_size=12)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=32, deadline=None)
 @given(corpora)
 def test_without_a_description_the_ranked_pages_own_statistics_decide(corpus):
     terms = {"lens", "human", "flow", "absent"}

@@ -457,14 +457,14 @@ def test_idle_sessions_expire(origins):
 
 # ------------------------------------------------------------------ parsers
 @given(st.text(max_size=80))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_split_host_never_raises(value):
     parsed = split_host(value)
     assert parsed is None or (isinstance(parsed[0], str) and (parsed[1] is None or 0 < parsed[1] < 65536))
 
 
 @given(st.binary(max_size=400) | st.text(alphabet="[]{}:,\"0a ", max_size=400).map(str.encode))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_load_json_answers_a_value_or_invalid_json(raw):
     try:
         value = load_json(raw, 8)

@@ -19,7 +19,7 @@ json_values = st.recursive(
 
 
 @given(json_values)
-@settings(max_examples=75, deadline=None)
+@settings(max_examples=30, deadline=None)
 def test_any_body_is_one_of_the_uses(body):
     assert use_of({"method": "POST", BODY_KEY: body}) in (OPENED, ASKED, CALLED)
 

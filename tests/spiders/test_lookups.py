@@ -36,7 +36,7 @@ def test_no_content_word_no_lookup(query):
     assert lookup_titles(query, WIKI) == []
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.text(max_size=120), st.lists(st.text(max_size=12), max_size=4))
 def test_any_query_gives_at_most_three_names_without_spaces(query, site):
     titles = lookup_titles(query, site)

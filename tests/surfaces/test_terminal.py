@@ -32,7 +32,7 @@ def bad_characters(text: str, *, lines: bool) -> list[str]:
     return [ch for ch in text if ch not in allowed and unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")]
 
 
-@settings(max_examples=150, derandomize=True, deadline=None)
+@settings(max_examples=60, derandomize=True, deadline=None)
 @given(hostile, st.booleans())
 @example(TITLE, False)
 @example(OSC8 * 3, True)
@@ -66,7 +66,7 @@ json_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), ho
                            max_leaves=12)
 
 
-@settings(max_examples=100, derandomize=True, deadline=None)
+@settings(max_examples=40, derandomize=True, deadline=None)
 @given(json_values, st.sampled_from([None, 2]))
 @example({"title": TITLE, "bidi": "a\u202eb", "tag": "\U000e0041", "sep": "\u2028"}, 2)
 def test_json_for_a_terminal_reads_back_the_same_and_shows_no_control_character(value, indent):

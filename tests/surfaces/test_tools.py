@@ -374,7 +374,7 @@ _SINGLE_QUOTED = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, bl
                          min_size=1, max_size=60) | st.sampled_from(["is the null hypothesis true", "a, ]b"])
 
 
-@settings(max_examples=75, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(query=_QUERY_TEXT.filter(lambda q: q.strip() == q and q.strip()), n=st.integers(1, 20),
        form=st.sampled_from(sorted(_FORMS)))
 def test_repair_round_trips_a_valid_call_exactly(query, n, form):
@@ -448,7 +448,7 @@ def test_arguments_as_the_json_text_openai_returns_are_the_call_they_spell():
     assert info.value.details["parameter"] == "arguments"
 
 
-@settings(max_examples=75, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.text(max_size=300) | st.builds(json.dumps, st.dictionaries(st.text(max_size=10), st.text(max_size=10)
                                                                       | st.integers(), max_size=4)))
 def test_any_arguments_text_is_a_call_or_the_invalid_input_error(text):

@@ -308,7 +308,7 @@ def _assert_structured(url: str) -> None:
 @example("http://.①:")
 @example("http://%31%32%37.0.0.1/")
 @given(URLS)
-@hypothesis_settings(derandomize=True, max_examples=150, deadline=None)
+@hypothesis_settings(derandomize=True, max_examples=60, deadline=None)
 def test_check_url_property_any_string_gets_a_structured_answer(url):
     _assert_structured(url)
 
@@ -316,7 +316,7 @@ def test_check_url_property_any_string_gets_a_structured_answer(url):
 @example(DIGIT_LIMIT_HOST)
 @example("http://.①:")
 @given(URLS)
-@hypothesis_settings(derandomize=True, max_examples=100, deadline=None)
+@hypothesis_settings(derandomize=True, max_examples=40, deadline=None)
 def test_check_url_property_on_what_scrapy_requests(url):
     try:
         request_url = Request(url).url

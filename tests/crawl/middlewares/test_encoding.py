@@ -107,7 +107,7 @@ def test_the_charset_parameter_is_read_as_mime_writes_it(value, label):
     assert charset_param(value) == label
 
 
-@settings(max_examples=150, deadline=None, derandomize=True)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.text(max_size=300))
 def test_the_charset_parameter_reader_never_raises(value):
     from lightsearch.crawl.middlewares.encoding import charset_param
