@@ -398,14 +398,14 @@ class FrontierScheduler:
 
     def _discovery_in_flight(self, *, first_only: bool = False) -> bool:
         return any(
-            "source_id" in r.meta and not _is_candidate(r) and not (first_only and r.meta.get("reserve"))
+            _is_discovery(r) and not (first_only and r.meta.get("reserve"))
             for r in self._in_flight()
         )
 
     def _discovery_parsing(self) -> bool:
         """A discovery document downloaded whose links are being read (in the worker pool
         when it is not small)."""
-        return any("source_id" in r.meta and not _is_candidate(r) for r in self.downloader.parsing())
+        return any(_is_discovery(r) for r in self.downloader.parsing())
 
     def _sitemap_in_flight(self) -> bool:
         return any(r.meta.get("stage") == "sitemap" for r in self._in_flight())
@@ -429,3 +429,8 @@ def idle_first(readable: Sequence[tuple[float, int, str, Any]], busy: set[str]) 
 
 def _is_candidate(request: Request) -> bool:
     return "candidate" in request.meta
+
+
+def _is_discovery(request: Request) -> bool:
+    """A source's document read for what it names (a feed, map, hub or listing page)."""
+    return "source_id" in request.meta and not _is_candidate(request)
