@@ -32,19 +32,28 @@ look-alike: the links handed out are counted), ``text-500k`` (a fetch of a tiny 
 500 KiB of text), ``burst-30`` (30 fetches at once).
 
 Phases: a warm-up (each well-behaved call once: imports, the worker pool, caches), then
-the well-behaved clients alone (``--alone-share`` of the time), then the same clients
-beside the hostile one. Sampled every ``--sample-secs`` from /proc: the server's RSS, the
-pool's workers' RSS (summed), open files and child processes. Reported: each client's
-p50/p99 alone and beside the hostile client and their ratio, errors, the RSS slope over
-the second half of the run (least squares, MiB a minute), files and processes, the
-hostile calls past their deadline + 1 s. One table on stdout, JSON under benchmarks/out/.
+windows of ``--window-secs`` (60 s) that alternate: the well-behaved clients alone, then
+the same clients beside the hostile one (``--alone-share`` of the windows alone, half by
+default). Alternating windows put the machine's drifting load on both phases alike and
+give both about as many calls. Between two windows the hostile client stops starting
+shapes and the calls of the window before end; a call started meanwhile counts in neither
+phase, so no call of one phase overlaps the other, and each window then has its whole
+length (the run takes ``--minutes`` plus these switches). Sampled every ``--sample-secs`` from
+/proc: the server's RSS, the pool's workers' RSS (summed), open files and child
+processes. Reported: each client's calls, p50/p95/p99 alone and beside the hostile client
+and their ratios, each p99 with its distribution-free 95% interval (from fewer than 367
+calls the slowest call does not bound a p99 from above: the interval says so), the slowest
+calls beside the hostile client with the hostile shapes they overlapped, errors, the RSS
+slope over the second half of the run (least squares, MiB a minute), files and processes,
+the hostile calls past their deadline + 1 s. One table on stdout, JSON under
+benchmarks/out/.
 
 Targets (exit 1 when one fails, named in the table): every well-behaved client's
 p99 beside / p99 alone <= 2 with 0 errors; RSS slope <= 2 MiB a minute, for the server
 and for its workers.
 
     python benchmarks/soak.py                                  # 10 minutes
-    python benchmarks/soak.py --minutes 3 --alone-share 0.3
+    python benchmarks/soak.py --minutes 3 --window-secs 30
     python benchmarks/soak.py --minutes 3 --python /path/to/other/venv/bin/python   # another install's serve
 
 The run always ends: every call has a timeout, a watchdog stops the run at its time plus a
@@ -470,7 +479,8 @@ class Record:
 
 
 class Run:
-    """Shared state of one soak: the phase, the records, the stop flag."""
+    """Shared state of one soak: the phase, the records, the stop flag, the calls in flight
+    of each phase, and the hostile client's switch."""
 
     def __init__(self) -> None:
         self.phase = "warmup"
@@ -479,6 +489,11 @@ class Run:
         self.lock = threading.Lock()
         self.t0 = time.monotonic()
         self.dangerous_links: list[int] = []
+        self.in_flight: dict[str, int] = {}  # phase -> well-behaved calls started in it, still running
+        self.hostile_on = threading.Event()  # the hostile client starts a shape only while set
+        self.hostile_idle = threading.Event()  # set while the hostile client has no call running
+        self.hostile_idle.set()
+        self.windows: list[tuple[str, float, float]] = []  # (phase, start, end) seconds from the run's start
 
     def record(self, client: str, what: str, started: float, ok: bool, code: str, phase: str) -> None:
         with self.lock:
@@ -486,15 +501,43 @@ class Run:
                                        round(time.monotonic() - started, 3), ok, code))
 
     def timed(self, client: str, what: str, fn: Callable[[], tuple[bool, str, Any]]) -> Any:
-        phase, started = self.phase, time.monotonic()
+        with self.lock:
+            phase, started = self.phase, time.monotonic()
+            self.in_flight[phase] = self.in_flight.get(phase, 0) + 1
         try:
             ok, code, value = fn()
         except Exception as exc:  # a timeout or a dropped connection is an error of this call
             ok, code, value = False, type(exc).__name__, None
+        finally:
+            with self.lock:
+                self.in_flight[phase] -= 1
         if not ok and self.stop.is_set():
             phase = "shutdown"  # cut short by the end of an interrupted run, not the server's doing
         self.record(client, what, started, ok, code, phase)
         return value
+
+    def running(self, phase: str) -> int:
+        with self.lock:
+            return self.in_flight.get(phase, 0)
+
+    def switch(self, phase: str, limit: float) -> None:
+        """Go to ``phase`` ("alone" or "hostile") cleanly: the hostile client stops starting
+        shapes and its call in flight ends, and every well-behaved call started in the
+        phase before ends, before the new phase begins. Calls started meanwhile are
+        recorded as "switching" and counted in neither phase, so no call of one phase
+        overlaps the other (an "alone" call running into a hostile shape, or the reverse)."""
+        previous = self.phase
+        with self.lock:
+            self.phase = "switching"
+        self.hostile_on.clear()
+        until = time.monotonic() + limit
+        while not self.stop.is_set() and time.monotonic() < until and (
+                not self.hostile_idle.is_set() or (previous != "switching" and self.running(previous))):
+            time.sleep(0.05)
+        with self.lock:
+            self.phase = phase
+        if phase == "hostile":
+            self.hostile_on.set()
 
 
 def well_behaved(port: int, queries: list[str], urls: list[str], hostile_hosts: list[str]
@@ -587,10 +630,29 @@ def hostile_loop(run: Run, port: int, hostile: Hostile) -> None:
     ]
     i = 0
     while not run.stop.is_set():
+        if not run.hostile_on.wait(0.5):
+            continue
+        run.hostile_idle.clear()
+        if not run.hostile_on.is_set():  # switched off in the same moment: the shape waits
+            run.hostile_idle.set()
+            continue
         what, fn = shapes[i % len(shapes)]
-        run.timed("hostile", what, fn)
+        try:
+            run.timed("hostile", what, fn)
+        finally:
+            run.hostile_idle.set()
         i += 1
         run.stop.wait(0.5)
+
+
+def schedule(total: float, window: float, alone_share: float) -> list[str]:
+    """The run's windows in order, each "alone" or "hostile": about ``total / window`` of
+    them (two at least), ``alone_share`` of them alone, spread evenly and the first one
+    alone. Alternating windows put the machine's load (other work drifting over minutes)
+    on both phases alike, where one alone phase before one hostile phase put the first
+    minutes' load on the one and the last minutes' on the other."""
+    count = max(2, round(total / window))
+    return ["alone" if (i * alone_share) % 1.0 < alone_share - 1e-9 else "hostile" for i in range(count)]
 
 
 def _safe(fn: Callable[[], tuple[bool, str, Any]]) -> tuple[bool, str, Any]:
@@ -618,6 +680,55 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)] if ordered else float("nan")
 
 
+def _binomial_cdf(k: int, n: int, q: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, q)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    total = 0.0
+    for i in range(k + 1):
+        total += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                          + i * math.log(q) + (n - i) * math.log1p(-q))
+    return min(1.0, total)
+
+
+def quantile_interval(values: list[float], q: float, level: float = 0.95) -> tuple[float | None, float | None]:
+    """A distribution-free ``level`` confidence interval of the ``q`` quantile from the order
+    statistics of ``values`` (the number of calls under the quantile is binomial): None on a
+    side the calls cannot bound, such as the upper side of a p99 from fewer than 367 calls
+    (the slowest of them is then below the true p99 too often)."""
+    ordered = sorted(values)
+    n = len(ordered)
+    if not n:
+        return None, None
+    alpha = (1 - level) / 2
+    lower = upper = None
+    for j in range(n, 0, -1):  # the highest order statistic still below the quantile often enough
+        if _binomial_cdf(j - 1, n, q) <= alpha:
+            lower = ordered[j - 1]
+            break
+    for j in range(1, n + 1):
+        if _binomial_cdf(j - 1, n, q) >= 1 - alpha:
+            upper = ordered[j - 1]
+            break
+    return lower, upper
+
+
+def slowest_beside(run: Run, client: str, count: int = 3) -> list[dict[str, Any]]:
+    """The client's slowest calls beside the hostile client, each with the hostile shapes
+    running while it ran: what the slow calls waited beside."""
+    rows = sorted((r for r in run.records if r.client == client and r.phase == "hostile"),
+                  key=lambda r: -r.seconds)[:count]
+    out = []
+    for r in rows:
+        end = r.started + r.seconds
+        shapes = sorted({h.what for h in run.records if h.client == "hostile"
+                         and h.started < end and h.started + h.seconds > r.started})
+        out.append({"what": r.what, "started": r.started, "seconds": r.seconds, "beside": shapes})
+    return out
+
+
 def report(run: Run, samples: list[tuple[float, dict[str, float]]], opts: argparse.Namespace,
            started_hostile: float, ended: float, server_alive: bool, server_log: list[str]) -> dict[str, Any]:
     clients: dict[str, Any] = {}
@@ -630,13 +741,20 @@ def report(run: Run, samples: list[tuple[float, dict[str, float]]], opts: argpar
         errors = [f"{r.what}: {r.code}" for p in ("alone", "hostile") for r in rows[p] if not r.ok]
         entry = {"callsAlone": len(alone), "callsBeside": len(beside),
                  "p50Alone": round(statistics.median(alone), 3) if alone else None,
+                 "p95Alone": round(percentile(alone, 0.95), 3) if alone else None,
                  "p99Alone": round(percentile(alone, 0.99), 3) if alone else None,
                  "p50Beside": round(statistics.median(beside), 3) if beside else None,
+                 "p95Beside": round(percentile(beside, 0.95), 3) if beside else None,
                  "p99Beside": round(percentile(beside, 0.99), 3) if beside else None,
+                 "p99AloneInterval": quantile_interval(alone, 0.99),
+                 "p99BesideInterval": quantile_interval(beside, 0.99),
+                 "slowestBeside": slowest_beside(run, name),
                  "errors": len(errors), "errorSamples": errors[:5],
                  "warmupErrors": sum(1 for r in rows["warmup"] if not r.ok)}
         ratio = (entry["p99Beside"] / entry["p99Alone"]) if alone and beside and entry["p99Alone"] else float("nan")
         entry["p99Ratio"] = round(ratio, 2)
+        p95 = (entry["p95Beside"] / entry["p95Alone"]) if alone and beside and entry["p95Alone"] else float("nan")
+        entry["p95Ratio"] = round(p95, 2)
         clients[name] = entry
         if not (ratio <= 2.0):
             failures.append(f"{name}: p99 beside the hostile client / alone = {ratio:.2f} (target <= 2)")
@@ -677,7 +795,8 @@ def report(run: Run, samples: list[tuple[float, dict[str, float]]], opts: argpar
         failures.append("the server exited during the run")
     return {
         "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "python": opts.python, "minutes": opts.minutes,
-        "aloneShare": opts.alone_share, "hostileStartedSecs": round(started_hostile, 1),
+        "aloneShare": opts.alone_share, "windowSecs": opts.window_secs, "windows": run.windows,
+        "hostileStartedSecs": round(started_hostile, 1),
         "endedSecs": round(ended, 1), "loadAverage": os.getloadavg(),
         "clients": clients, "hostile": hostile,
         "dangerousLinksHandedOut": {"calls": len(run.dangerous_links), "links": sum(run.dangerous_links)},
@@ -691,11 +810,27 @@ def report(run: Run, samples: list[tuple[float, dict[str, float]]], opts: argpar
 def print_table(out: dict[str, Any]) -> None:
     print(f"soak: {out['minutes']} min, python {out['python']}, hostile from {out['hostileStartedSecs']} s, "
           f"load average {', '.join(f'{x:.1f}' for x in out['loadAverage'])}")
-    print("| client | calls alone | calls beside | p50 alone | p50 beside | p99 alone | p99 beside | p99 ratio | errors |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    phases = [w[0] for w in out.get("windows", [])]
+    print(f"windows of {out.get('windowSecs')} s: {phases.count('alone')} alone and {phases.count('hostile')} beside "
+          "the hostile client, alternating; a call is counted in the window it started in, and the calls "
+          "started while one window ended and the next began (the calls of the window before still running) "
+          "in neither")
+    print("| client | calls alone | calls beside | p50 alone | p50 beside | p95 ratio | p99 alone [95% CI] | "
+          "p99 beside [95% CI] | p99 ratio | errors |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+    def interval(pair: Any) -> str:
+        lo, hi = pair
+        return f"[{lo if lo is not None else '-'}, {hi if hi is not None else 'past the slowest'}]"
+
     for name, c in out["clients"].items():
         print(f"| {name} | {c['callsAlone']} | {c['callsBeside']} | {c['p50Alone']} | {c['p50Beside']} | "
-              f"{c['p99Alone']} | {c['p99Beside']} | {c['p99Ratio']} | {c['errors']} |")
+              f"{c['p95Ratio']} | {c['p99Alone']} {interval(c['p99AloneInterval'])} | "
+              f"{c['p99Beside']} {interval(c['p99BesideInterval'])} | {c['p99Ratio']} | {c['errors']} |")
+    for name, c in out["clients"].items():
+        slow = "; ".join(f"{s['seconds']} s at {s['started']} s beside {', '.join(s['beside']) or 'nothing'}"
+                         for s in c["slowestBeside"])
+        print(f"slowest {name} calls beside the hostile client: {slow}")
     print("| hostile shape | calls | ok | max s | past deadline + 1 s | outcomes |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name, h in out["hostile"].items():
@@ -721,8 +856,10 @@ def print_table(out: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="the measured run (after the warm-up)")
-    parser.add_argument("--alone-share", type=float, default=0.25,
-                        help="share of the run with the well-behaved clients alone, before the hostile client")
+    parser.add_argument("--alone-share", type=float, default=0.5,
+                        help="share of the windows with the well-behaved clients alone (the hostile client idle)")
+    parser.add_argument("--window-secs", type=float, default=60.0,
+                        help="length of one window; alone and hostile windows alternate")
     parser.add_argument("--sample-secs", type=float, default=2.0)
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose lightsearch serves")
     parser.add_argument("--out", type=Path, default=None, help="the JSON report (default: benchmarks/out/)")
@@ -777,7 +914,8 @@ def main() -> int:
                 pass
         print(f"warm-up done in {time.monotonic() - run.t0:.0f} s", file=sys.stderr, flush=True)
 
-        run.phase, start = "alone", time.monotonic()
+        start = time.monotonic()
+        run.switch("alone", CALL_TIMEOUT)
         stopping = threading.Event()
 
         def sampler() -> None:
@@ -787,18 +925,26 @@ def main() -> int:
 
         sampler_thread = threading.Thread(target=sampler, daemon=True, name="sampler")
         sampler_thread.start()
-        while time.monotonic() - start < total * opts.alone_share and not run.stop.is_set() and serve.alive():
-            time.sleep(0.5)
-        run.phase, hostile_started = "hostile", time.monotonic() - start
-        print(f"hostile client from {hostile_started:.0f} s", file=sys.stderr, flush=True)
         hostile_thread = threading.Thread(target=hostile_loop, args=(run, serve.port, hostile), daemon=True,
                                           name="hostile")
         hostile_thread.start()
         threads.append(hostile_thread)
-        while time.monotonic() - start < total and not run.stop.is_set() and serve.alive():
-            time.sleep(0.5)
+        windows = schedule(total, opts.window_secs, opts.alone_share)
+        for index, phase in enumerate(windows):
+            if run.stop.is_set() or not serve.alive():
+                break
+            if phase != run.phase:
+                run.switch(phase, CALL_TIMEOUT + 5)
+            began = time.monotonic() - start
+            if phase == "hostile" and not hostile_started:
+                hostile_started = began
+            print(f"window {index + 1}: {phase} from {began:.0f} s", file=sys.stderr, flush=True)
+            ends = time.monotonic() + total / len(windows)  # a whole window, however long the switch took
+            while time.monotonic() < ends and not run.stop.is_set() and serve.alive():
+                time.sleep(0.2)
+            run.windows.append((phase, round(began, 1), round(time.monotonic() - start, 1)))
+        run.switch("done", CALL_TIMEOUT + 5)
         ended = time.monotonic() - start
-        run.phase = "done"
         stopping.set()
         sampler_thread.join(10)
     except KeyboardInterrupt:

@@ -4,9 +4,11 @@ The bound: at most 24 hours, 64 origins, 4 MiB of rules, least recently used out
 An entry weighs what it holds: the rules protego parsed from the digest of the file
 (the group that binds the crawler and the sitemaps, documents/robots_digest.py), estimated from
 them (:func:`~lightsearch.documents.robots_digest.parsed_bytes`), never the body they came
-from. Only definite answers are kept (rules from a complete 2xx body, or "allow all" for
-a 4xx); a failed fetch blocks the origin for that search only, so the next search asks
-again.
+from. Only definite answers are kept (rules from a complete 2xx body, "allow all" for a
+4xx, and the block a complete file gives when the rules that bind us are past their
+bounds: that file says the same to every search until it changes, and reading it again is
+the heaviest robots work there is, a 500 KiB body through a worker); a failed fetch blocks
+the origin for that search only, so the next search asks again.
 """
 
 from __future__ import annotations
@@ -25,13 +27,17 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 
+OVER_BOUNDS = "robots_rules"  # the reason of a block a complete file gives: its rules for us are past their bounds
+
+
 @dataclass
 class RobotsRules:
     """What an origin's robots.txt says, as used by the robots middleware.
 
     ``verdict`` is ``rules`` (a parsed file), ``allow`` (unavailable: 4xx, too many
     redirects) or ``block`` (unreachable, incomplete or past the rules' bounds: 5xx,
-    timeout, cut or oversized). ``text`` is what protego parses: for rules read from an
+    timeout, cut or oversized; ``reason`` :data:`OVER_BOUNDS` for a complete file whose
+    rules for ``agent`` are past their bounds). ``text`` is what protego parses: for rules read from an
     origin, the digest of its file for ``agent`` (documents/robots_digest.py); ``agent`` is ""
     for rules that bind every crawler as written. ``rp`` mirrors Scrapy's robot parsers,
     so ``robots_parsed`` receivers can read ``robotparser.rp.sitemaps``.
@@ -59,6 +65,12 @@ class RobotsRules:
     @property
     def sitemaps(self) -> list[str]:
         return list(self.rp.sitemaps) if self.rp is not None else []
+
+    @property
+    def storable(self) -> bool:
+        """Whether this is the file's own answer, the same for every search while the file is
+        fresh (rules, "allow", or rules past their bounds), not a failed or cut fetch's."""
+        return self.verdict != "block" or self.reason == OVER_BOUNDS
 
     def binds(self, agent: str) -> bool:
         """Whether these rules were read for ``agent`` (or for every crawler)."""
@@ -91,7 +103,7 @@ class MemoryRobotsCache(SharedInstances):
         return self.lru.get(origin)
 
     def put(self, origin: str, rules: RobotsRules, expires_at: float) -> bool:
-        if rules.verdict == "block":
+        if not rules.storable:
             return False
         return self.lru.put(origin, rules, rules.size, expires_at)
 

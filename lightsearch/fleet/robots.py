@@ -1,7 +1,8 @@
 """Robots rules shared by the fleet: 24 hours, 64 origins, 4 MiB, fleet-wide.
 
 The rules travel as their digest (the group that binds the crawler and the sitemaps,
-documents/robots_digest.py), verdict and crawler (JSON, sealed with the fleet's key, read back
+documents/robots_digest.py; none for a file whose rules are past their bounds, kept as
+its block), verdict and crawler (JSON, sealed with the fleet's key, read back
 against :class:`~lightsearch.fleet.shapes.RulesRecord`) and are parsed again by protego
 where they are read; a worker keeps what it parsed, keyed by origin and expiry. A record
 that does not verify or fit (a text past a digest's bounds included), or says it
@@ -17,7 +18,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.cache import SharedInstances
-from lightsearch.cache.robots import MemoryRobotsCache, RobotsRules
+from lightsearch.cache.robots import OVER_BOUNDS, MemoryRobotsCache, RobotsRules
 from lightsearch.documents.robots_digest import MAX_RULES, MAX_SITEMAPS
 from lightsearch.fleet.integrity import Misfit
 from lightsearch.fleet.link import FleetLink, SharedStateUnavailable
@@ -46,6 +47,8 @@ def decode_rules(raw: bytes, now: float) -> RobotsRules:
         raise Misfit("expired")
     if len(data.text.splitlines()) > MAX_LINES:
         raise Misfit("shape")
+    if data.verdict == "block" and (data.reason != OVER_BOUNDS or data.text):
+        raise Misfit("shape")  # the one block stored: rules past their bounds, with no rules
     return RobotsRules(data.verdict, text=data.text, detail=data.detail, cause=data.cause, reason=data.reason,
                        agent=data.agent)
 
@@ -70,7 +73,7 @@ class RedisRobotsCache(SharedInstances):
             return self.fallback.get(origin)
 
     def put(self, origin: str, rules: RobotsRules, expires_at: float) -> bool:
-        if rules.verdict == "block":
+        if not rules.storable:
             return False
         try:
             return self.store.put(origin, encode_rules(rules, expires_at), rules.size, expires_at)

@@ -70,7 +70,7 @@ class ResponseRecord(Record):
 
 
 class RulesRecord(Record):
-    verdict: Annotated[str, Field(pattern=r"^(rules|allow)$")]
+    verdict: Annotated[str, Field(pattern=r"^(rules|allow|block)$")]
     text: Annotated[str, Field(max_length=ROBOTS_TEXT)]  # a digest (documents/robots_digest.py)
     detail: Annotated[str, Field(max_length=4096)]
     cause: Annotated[str, Field(max_length=64)]

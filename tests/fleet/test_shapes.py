@@ -441,3 +441,26 @@ def test_robots_rules_longer_than_a_digest_are_dropped_before_protego_reads_them
     assert decode_rules(record(400), time.time()).allowed("https://r.test/x5y", "lightbot") is False
     with pytest.raises(Misfit):
         decode_rules(record(3000), time.time())
+
+
+def test_the_one_block_a_rules_record_may_carry_is_a_file_past_its_bounds():
+    """The robots cache keeps the block of a complete file whose rules for us are past their
+    bounds (the file's own answer), never a failed fetch's: read back from the fleet, a block
+    is that one, with no rules, or a misfit."""
+    from lightsearch.cache.robots import OVER_BOUNDS, RobotsRules
+    from lightsearch.fleet.integrity import Misfit
+    from lightsearch.fleet.robots import decode_rules, encode_rules
+
+    over = RobotsRules("block", detail="robots.txt: more than 500 rules apply to lightbot", reason=OVER_BOUNDS,
+                       agent="lightbot")
+    assert over.storable
+    back = decode_rules(encode_rules(over, time.time() + 60), time.time())
+    assert (back.verdict, back.reason, back.agent) == ("block", OVER_BOUNDS, "lightbot")
+    assert back.allowed("https://r.test/", "lightbot") is False
+    failed = RobotsRules("block", detail="HTTP 503")
+    assert not failed.storable
+    with pytest.raises(Misfit):
+        decode_rules(encode_rules(failed, time.time() + 60), time.time())
+    with pytest.raises(Misfit):  # a block that carries rules is no block this code writes
+        decode_rules(encode_rules(RobotsRules("block", text="User-agent: *\nAllow: /", reason=OVER_BOUNDS),
+                                  time.time() + 60), time.time())

@@ -16,8 +16,10 @@ small one here, a larger one in the call's lane of the worker pool
 
 Robots fetches and each of their redirects go through the downloader like any hop, so
 the download handler counts them against the hop budget and the transport guard vets
-them. Definite answers go to the process-wide robots cache (``LIGHT_ROBOTS_CACHE``); a
-failure blocks the origin for this search only.
+them. Definite answers go to the process-wide robots cache (``LIGHT_ROBOTS_CACHE``): rules,
+"allow", and the block of a complete file whose rules are past their bounds (the same file
+gives it to every search; it is not fetched and read again while fresh); a failure blocks
+the origin for this search only.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
-from lightsearch.cache.robots import RobotsRules
+from lightsearch.cache.robots import OVER_BOUNDS, RobotsRules
 from lightsearch.crawl.budget import BudgetExceeded
 from lightsearch.crawl.failures import CodedRefusal, classify
 from lightsearch.documents.robots_digest import RobotsDigest, digest_robots
@@ -82,7 +84,7 @@ def rules_of(digest: RobotsDigest) -> RobotsRules:
     origin like an incomplete one instead of failing the request raw.
     """
     if digest.over:
-        return RobotsRules("block", detail=f"robots.txt: {digest.over}", reason="robots_rules")
+        return RobotsRules("block", detail=f"robots.txt: {digest.over}", reason=OVER_BOUNDS, agent=digest.agent)
     try:
         return RobotsRules("rules", text=digest.text, agent=digest.agent)
     except Exception as exc:  # see the docstring
@@ -264,7 +266,7 @@ class RobotsMiddleware:
                     or len(response.body) > self.max_bytes:
                 return RobotsRules("block", detail="incomplete robots.txt body")
             rules = await self._read(origin, response.body)
-            if rules.verdict == "block":
+            if not rules.storable:  # not read (the pool's limits, the call's deadline), or unparseable
                 return rules
         elif 400 <= status < 500:
             rules = RobotsRules("allow", detail=f"HTTP {status}")

@@ -140,6 +140,29 @@ async def test_failed_robots_is_not_cached(origins, tmp_path):
 
 
 @coroutine_test
+async def test_a_file_whose_rules_are_past_their_bounds_is_read_once_and_its_block_kept(origins, tmp_path):
+    """A complete robots.txt whose group for us holds more than 500 rules says the same to
+    every search while it is fresh: the block is cached like rules are, so the next search
+    neither fetches nor reads the file again (a 500 KiB one costs a worker's reading)."""
+    host = "robots-over.test"
+    body = "User-agent: *\n" + "Allow:/\n" * 501  # 501 rules in 4,021 bytes: read here, no worker
+    cfg = world(origins, tmp_path, host, case_routes(**{"/robots.txt": {"body": body, "type": "text/plain"}}))
+    engine = LightSearch.from_settings(cfg)
+    first = await engine.search(QUERY)
+    (blocked,) = errors(first)
+    assert blocked["code"] == "robots_unreachable"
+    assert "more than 500 rules apply to lightbot" in blocked["message"]
+    assert paths(origins, host) == ["/robots.txt"]
+    origins.reset_log()
+    second = await engine.search("moraine sediment glacier")
+    assert paths(origins, host) == []  # not fetched again, and nothing else of the origin either
+    assert counts(second)["robotsFetches"] == 0
+    assert counts(second)["robotsCacheHits"] == 2
+    assert [e["code"] for e in errors(second)] == ["robots_unreachable"]
+    assert counts(second)["robotsBlocked"] >= 1
+
+
+@coroutine_test
 async def test_requests_of_one_origin_leave_the_robots_stage_in_the_order_they_came():
     """Requests wait while another search fetches the origin's rules (it holds the claim),
     then go on in the order they came, though announcing the rules (``robots_parsed``, to
