@@ -34,6 +34,7 @@ MAX_URL_CHARS = 2048
 URL_ERRORS = (ValueError, UnicodeError, TypeError)
 
 _SLUG_SPLIT = re.compile(r"[/_\-.+%,;=]+")
+SLUG_CHARS = 256  # a URL's slug terms come from at most the last this many characters of its path
 _NOISE_PATH = re.compile(
     r"/(tag|tags|author|authors|login|signin|register|account|search|share|print|feed|rss|"
     r"privacy|terms|cookies?|contact|about|subscribe|newsletter|privacy-policy|privacy-notice|"
@@ -116,7 +117,15 @@ def slug_terms(url: str) -> tuple[str, ...]:
 @short_memo(16384, URL_CHARS)
 def _slug_terms(url: str) -> tuple[str, ...]:
     path = unquote(urlsplit(url).path)
-    return tuple(tokenize(" ".join(_SLUG_SPLIT.split(path))))
+    if len(path) <= SLUG_CHARS:
+        words = _SLUG_SPLIT.split(path)
+    else:
+        # Only the path's last SLUG_CHARS characters are read, less the word the cut falls
+        # in: a slug names its page at the end, and the frontier scores up to 2,000 links of
+        # a page in the event loop, where a path of 2,000 characters costs several times a
+        # short one and is never memoised (cache/memo.py).
+        words = _SLUG_SPLIT.split(path[-SLUG_CHARS:])[1:]
+    return tuple(tokenize(" ".join(words)))
 
 
 @short_memo(16384, URL_CHARS)
