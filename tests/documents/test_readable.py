@@ -286,3 +286,25 @@ def test_each_cleaning_step_can_be_switched_off_by_name():
     assert extract_readable(html, URL, skip=STEPS).text  # everything off: trafilatura's reading
     with pytest.raises(ValueError, match="skip"):
         extract_readable(html, URL, skip=("headline",))
+
+
+def test_the_sites_legal_notice_does_not_end_the_article():
+    """Class: the page's template closes the story's text with the site's legal notice
+    (no footer markup): a copyright line and the short trademark and licence lines after
+    it."""
+    text = read("legal_notice.html").text
+    for gone in ("Copyright", "belong to the readers", "registered trademark"):
+        assert gone not in text
+    assert text.endswith("how the gates are hung and balanced.")
+
+
+def test_a_paragraph_after_a_copyright_line_is_no_legal_notice():
+    """The other side: a long line after a copyright line is prose, kept with it."""
+    from lightsearch.documents.readable import _parsed
+    from lightsearch.documents.sections import strip_tail
+
+    body = "The lock reopens to boats on Friday morning once the new seals have settled. " * 3
+    after = ("The photographs in this story were taken by readers along the towpath on Tuesday, and the "
+             "trust thanks everyone who sent them in.")
+    text = "\n".join([body, "Copyright 2026 Canal News", after])
+    assert strip_tail(text, _parsed("<html><body><p>x</p></body></html>")) == text
