@@ -139,31 +139,80 @@ def offline_settings(origins) -> dict[str, Any]:
     return {**origins.settings(), "LOG_LEVEL": "ERROR"}
 
 
+def _process_environ(patch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    """The environment a test's subprocess gets (no ``WEB_``, ``LIGHTSEARCH_``... variable of
+    the shell that runs the suite), ``env`` added; and ``asyncio.run`` on the tests' one loop
+    (the reactor's); the process-wide caches empty, as a new process's are."""
+    clear_process_caches()
+    for key in [k for k in os.environ if k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_", "TAVILY_",
+                                                        "OPENROUTER_")) and k != "LIGHTSEARCH_SHARED_DATA"]:
+        patch.delenv(key)
+    for key, value in env.items():
+        patch.setenv(key, value)
+    patch.setattr(asyncio, "run", lambda coro, **_: loop_of_tests().run_until_complete(coro))
+
+
+def _exit_status(exc: SystemExit, usage: int) -> int:
+    return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else usage)
+
+
 @pytest.fixture
 def in_process(monkeypatch, capsys):
     """``in_process(*args, **env)``: ``lightsearch *args`` run by its ``main`` in this process,
-    with the environment a test's subprocess gets (no ``WEB_``, ``LIGHTSEARCH_``... variable
-    of the shell that runs the suite), ``env`` added; its exit
-    status and what it printed, as ``returncode``, ``stdout`` and ``stderr``. Its
-    ``asyncio.run`` runs on the tests' one loop (the reactor's). A command costs its work,
-    not a process start (a second or more, several on a busy machine)."""
+    with the environment a test's subprocess gets, ``env`` added; its exit status and what it
+    printed, as ``returncode``, ``stdout`` and ``stderr``. A command costs its work, not a
+    process start (a second or more, several on a busy machine)."""
     from lightsearch.surfaces.cli import main
 
     def command(*args: str, **env: str) -> SimpleNamespace:
         with monkeypatch.context() as patch:
-            for key in [k for k in os.environ if k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_", "TAVILY_",
-                                                                "OPENROUTER_")) and k != "LIGHTSEARCH_SHARED_DATA"]:
-                patch.delenv(key)
-            for key, value in env.items():
-                patch.setenv(key, value)
-            patch.setattr(asyncio, "run", lambda coro, **_: loop_of_tests().run_until_complete(coro))
+            _process_environ(patch, env)
             capsys.readouterr()
             try:
                 status = main(list(args))
             except SystemExit as exc:  # argparse: --help, a usage error
-                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+                status = _exit_status(exc, 2)
             printed = capsys.readouterr()
         return SimpleNamespace(returncode=status, stdout=printed.out, stderr=printed.err)
+
+    return command
+
+
+@pytest.fixture
+def scrapy(monkeypatch, capsys):
+    """``scrapy(*args, cwd=..., name="search", **env)``: ``scrapy NAME *args`` run by Scrapy's
+    own entry point in this process, in ``cwd``, with the environment a test's subprocess
+    gets, ``env`` added; its exit status and what it printed."""
+    from scrapy.cmdline import execute
+
+    def command(*args: str, cwd, name: str = "search", **env: str) -> SimpleNamespace:
+        with monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            patch.delenv("SCRAPY_SETTINGS_MODULE", raising=False)
+            _process_environ(patch, env)
+            capsys.readouterr()
+            try:
+                execute(["scrapy", name, *args])
+                status = 0
+            except SystemExit as exc:
+                status = _exit_status(exc, 1)
+            printed = capsys.readouterr()
+        return SimpleNamespace(returncode=status, stdout=printed.out, stderr=printed.err)
+
+    return command
+
+
+def mapped(origins) -> list[str]:
+    """The settings that take a command to the offline origins, and only there."""
+    return ["-s", f"LIGHT_HOST_MAP={json.dumps(origins.host_map())}", "-s", "LIGHT_HOST_MAP_ONLY=True",
+            "-s", f"LIGHT_TLS_CA_FILE={origins.ca_file}"]
+
+
+@pytest.fixture
+def read(origins, scrapy):
+    """``read(*args, cwd=...)``: ``scrapy read`` on the offline origins, in this process."""
+    def command(*args: str, cwd):
+        return scrapy(*mapped(origins), *args, cwd=cwd, name="read")
 
     return command
 
