@@ -66,32 +66,36 @@ def _loose_runs(container: HtmlElement, blocks: Blocks, keys: dict[str, int], fl
     block children of ``container`` that reads as a missing paragraph."""
     found: list[tuple[int, str]] = []
     at = -1  # the line after which the current run goes
-    run: list[str] = [container.text or ""]
+    run: list[str] = [container.text or ""]  # the run as the reading writes it
+    plain: list[str] = [container.text or ""]  # ... and its text alone
     links = 0
     media = False
 
     def flush() -> None:
-        loose = " ".join("".join(run).split())
+        loose = " ".join("".join(plain).split())
         if not media and len(loose) >= MIN_LOOSE_CHARS and loose.endswith(_SENTENCE_END) and \
                 links <= MAX_LINK_SHARE * len(loose) and loose[:MIN_LOOSE_CHARS] not in flat:
-            found.append((at, loose))
+            found.append((at, " ".join("".join(run).split())))
 
     for child in container:
         if not isinstance(child.tag, str):
             run.append(child.tail or "")
+            plain.append(child.tail or "")
             continue
         if child.tag in _INLINE:
             media = media or next(child.iter(*_MEDIA), None) is not None
             inner = child.text_content()
-            run.append(inner)
+            plain.extend((inner, child.tail or ""))
             if child.tag == "a":
                 links += len(" ".join(inner.split()))
-            run.append(child.tail or "")
+                if markdown and child.get("href") and inner.strip():
+                    inner = f"[{' '.join(inner.split())}]({child.get('href')})"  # as the reading writes links
+            run.extend((inner, child.tail or ""))
             continue
         flush()
         value = blocks.get(child)
         if value and block_key(value, markdown) in keys:
             at = max(at, keys[block_key(value, markdown)])
-        run, links, media = [child.tail or ""], 0, False
+        run, plain, links, media = [child.tail or ""], [child.tail or ""], 0, False
     flush()
     return found

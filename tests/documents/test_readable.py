@@ -318,6 +318,9 @@ def test_a_paragraph_written_straight_into_the_article_container_is_kept_in_plac
     assert "covers hail, not frost." in text
     assert text.index("four degrees below zero") < text.index("Growers who ran fans") \
         < text.index("help with the cost of replanting")
+    marked = read("loose_paragraph.html", markdown=True).text  # its link written as the reading's are
+    assert "The [insurance](https://news.example.org/topics/insurance) most of them carry" in marked
+    assert marked.count("Growers who ran fans") == 1
 
 
 def test_an_inline_images_caption_and_a_run_of_links_are_no_loose_paragraph():
