@@ -37,6 +37,35 @@ hypothesis_settings.load_profile("suite")
 SHARED_DATA = Path(os.environ.get("LIGHTSEARCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
+# Modules whose module-scoped fixtures start servers, fleets or worlds: with ``-n`` each runs
+# on one worker, so what it starts is started once (under xdist's ``load`` a module's tests
+# go to every worker, and each starts its own). Every other test is scheduled on its own.
+ONE_WORKER_MODULES = frozenset({
+    "tests/serving/test_app.py", "tests/serving/test_connection_limits.py",
+    "tests/serving/test_request_checks.py", "tests/serving/test_workers.py",
+    "tests/surfaces/test_mcp_server.py", "tests/test_packaging.py", "tests/offline_origins/test_worlds.py",
+    "tests/fleet/test_deadline.py", "tests/fleet/test_fleet.py", "tests/fleet/test_shapes.py",
+    "tests/crawl/guard/test_redirects.py", "tests/crawl/guard/test_resolver.py", "tests/crawl/guard/test_urls.py",
+    "tests/documents/test_reader_details.py", "tests/providers/test_fetch_links.py",
+})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
+    """xdist's ``load`` distribution, but the tests of each of :data:`ONE_WORKER_MODULES`
+    as one unit of work (those units are handed out first: they are the largest)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER_MODULES else nodeid
+
+    return ModulesTogether(config, log)
+
+
 # A coroutine test that has not finished by then is cancelled and fails (pytest-timeout's
 # limit, set in pyproject.toml, is the backstop for a test that blocks the loop itself).
 COROUTINE_TIMEOUT = 150.0
@@ -174,6 +203,25 @@ def in_process(monkeypatch, capsys):
                 status = _exit_status(exc, 2)
             printed = capsys.readouterr()
         return SimpleNamespace(returncode=status, stdout=printed.out, stderr=printed.err)
+
+    return command
+
+
+@pytest.fixture
+def refused_serve(in_process, monkeypatch):
+    """``refused_serve(*args, **env)``: ``lightsearch serve --port 0 *args`` in this process,
+    where it must refuse to start: were its checks passed, the first step of serving fails
+    the test instead of listening."""
+    from lightsearch.serving import app, workers
+
+    def started(*_: Any, **__: Any) -> None:
+        raise AssertionError("serve passed its checks and started")
+
+    def command(*args: str, **env: str) -> SimpleNamespace:
+        with monkeypatch.context() as patch:
+            patch.setattr(app, "serve", started)
+            patch.setattr(workers, "serve_workers", started)
+            return in_process("serve", "--port", "0", *args, **env)
 
     return command
 
