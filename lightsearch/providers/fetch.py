@@ -169,8 +169,19 @@ class WebFetch(Provider):
                 # a result like the pages beside it: every string cleaned (details may hold a header)
                 return clean_structured({"url": url if isinstance(url, str) else repr(url)[:200], **exc.to_dict()})
 
+        tasks: list[asyncio.Task[dict[str, Any]]] = []
         try:
-            pages = await asyncio.gather(*(one(u) for u in unique))
+            for url in unique:
+                tasks.append(asyncio.ensure_future(one(url)))
+                # Each page's crawl starts in a turn of the event loop of its own: setting a
+                # crawl up is tens of milliseconds of the loop, and the pages' crawls started
+                # together held every other caller's events for all of them at once.
+                await asyncio.sleep(0)
+            pages = await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:  # cancelled while the crawls were starting: none is left running
+                task.cancel()
+            raise
         finally:
             lane.close()
         by_url = dict(zip(unique, pages, strict=True))

@@ -4,6 +4,8 @@ per-origin limit, and one bounded text for the model."""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 
 import pytest
@@ -73,6 +75,37 @@ async def test_pages_of_different_origins_are_fetched_together_and_one_origin_on
     b = [e["time"] for e in origins.requests_for(SLOW_B) if e["path"] != "/robots.txt"]
     # the two origins overlapped: B's first page was requested before A's second was done
     assert min(b) < max(a)
+
+
+@coroutine_test
+async def test_the_pages_crawls_start_each_in_a_turn_of_the_event_loop(settings, monkeypatch):
+    """Setting a crawl up is tens of milliseconds of the event loop every caller shares: the
+    pages' crawls start one a turn, so another caller's events run between them, not after
+    all of them."""
+    events: list[str] = []
+    real = WebFetch._crawl_settings
+
+    def recording(self, *args, **kwargs):
+        events.append("crawl")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(WebFetch, "_crawl_settings", recording)
+
+    async def another_caller() -> None:
+        while True:
+            events.append("other")
+            await asyncio.sleep(0)
+
+    other = asyncio.ensure_future(another_caller())
+    try:
+        out = await WebFetch.from_settings(settings).fetch_many(
+            [f"{WALLS}/article", f"{WALLS}/notes.txt", f"{WALLS}/article?again"])
+    finally:
+        other.cancel()
+    assert out["fetched"] == 3
+    starts = [i for i, event in enumerate(events) if event == "crawl"][:3]
+    assert len(starts) == 3
+    assert all("other" in events[a:b] for a, b in itertools.pairwise(starts))
 
 
 @coroutine_test
