@@ -11,11 +11,14 @@ them). Per query it then compares three nDCG@10:
 
 ``oracle - pooled`` is lost to reach (relevant pages never read), ``pooled - light`` to
 ranking (pages read but ranked below others). Prints the totals, the queries losing the
-most, and writes ``split.json`` beside the report.
+most, and writes ``split.json`` beside the report, with each search's pool size and the
+sitemaps it read (``sitemapsRead``). ``--set NAME=VALUE`` runs Light with a setting
+changed (``scrapy evaluate -s``), to measure a departure the same way.
 
     python benchmarks/reach_split.py --world cranfield --max-queries 100            # stream
     python benchmarks/reach_split.py --world cranfield --max-queries 100 --cold --concurrency 1
     python benchmarks/reach_split.py --world cranfield --shape large --cold --concurrency 1
+    python benchmarks/reach_split.py --world cranfield --set LIGHT_MAX_PAGE_HOPS=10 --tag=-p10
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ def main() -> int:
     from lightsearch.providers import query_controller
 
     pools: dict[str, set[str]] = {}
+    read: dict[str, list[str]] = {}
     captured: dict[str, Any] = {}
     rank = query_controller.QueryController.rank
 
@@ -56,6 +60,15 @@ def main() -> int:
         return await rank(self, crawled)
 
     query_controller.QueryController.rank = recording_rank
+    from lightsearch.spiders.discovery import DiscoverySpider
+
+    parse_sitemap = DiscoverySpider.parse_sitemap
+
+    async def recording_parse_sitemap(self: Any, response: Any) -> Any:
+        read.setdefault(self.plan.queries[0], []).append(response.url)
+        return await parse_sitemap(self, response)
+
+    DiscoverySpider.parse_sitemap = recording_parse_sitemap
     init = oracle.OracleProvider.__init__
 
     def keeping_init(self: Any, documents: Any) -> None:
@@ -106,7 +119,8 @@ def main() -> int:
         rows.append({"id": qid, "query": query[:70], "oracle": ndcg_at(full, judged), "pooled": ndcg_at(pooled, judged),
                      "light": run.ndcg10, "pool": len(pool), "relevantInPool": len(relevant & pool),
                      "relevantInOracleTop10": len(relevant & set(full)),
-                     "oracleTop10InPool": len(relevant & set(full) & pool)})
+                     "oracleTop10InPool": len(relevant & set(full) & pool),
+                     "sitemapsRead": read.get(query, [])})
     n = max(1, len(rows))
     mean = {k: sum(r[k] for r in rows) / n for k in ("oracle", "pooled", "light")}
     print(f"\n{opts.world} {opts.shape} {mode}, {len(rows)} queries")
