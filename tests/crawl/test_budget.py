@@ -229,13 +229,14 @@ async def test_thousand_links_keep_the_best_256_candidates(origins, tmp_path):
 
 @coroutine_test
 async def test_a_search_reads_at_most_ten_pages_and_lets_the_rest_go(origins, tmp_path):
-    """LIGHT_MAX_PAGE_HOPS bounds the pages read as evidence, whatever hops are left: the
-    best ten of forty are read and the search ends with twelve hops unused."""
+    """LIGHT_MAX_PAGE_HOPS (ten here) bounds the pages read as evidence, whatever hops are
+    left: the best ten of forty are read and the search ends with twelve hops unused."""
     host = "pages.test"
     links = [(f"/owl-{i}", f"owl pellet survey {i}") for i in range(30)]
     links += [(f"/owl-{i}", f"owl pellet survey barn owl diet {i}") for i in range(30, 40)]
     result, counts, read = await search_one_page_of_links(origins, tmp_path, host, links,
-                                                          "owl pellet survey barn owl diet", LIGHT_ARTICLE_HOPS=12)
+                                                          "owl pellet survey barn owl diet", LIGHT_ARTICLE_HOPS=12,
+                                                          LIGHT_MAX_PAGE_HOPS=10)
     assert sorted(int(p.split("-")[1]) for p in read) == list(range(30, 40))
     assert result["stopReason"] == "page_hops"
     assert counts["requests"] == 12  # robots.txt, the home page, ten pages
