@@ -37,6 +37,35 @@ hypothesis_settings.load_profile("suite")
 SHARED_DATA = Path(os.environ.get("LIGHTSEARCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
+# Modules whose module-scoped fixtures start servers, fleets or worlds: with ``-n`` each runs
+# on one worker, so what it starts is started once (under xdist's ``load`` a module's tests
+# go to every worker, and each starts its own). Every other test is scheduled on its own.
+ONE_WORKER_MODULES = frozenset({
+    "tests/serving/test_app.py", "tests/serving/test_connection_limits.py",
+    "tests/serving/test_request_checks.py", "tests/serving/test_workers.py",
+    "tests/surfaces/test_mcp_server.py", "tests/test_packaging.py", "tests/offline_origins/test_worlds.py",
+    "tests/fleet/test_deadline.py", "tests/fleet/test_fleet.py", "tests/fleet/test_shapes.py",
+    "tests/crawl/guard/test_redirects.py", "tests/crawl/guard/test_resolver.py", "tests/crawl/guard/test_urls.py",
+    "tests/documents/test_reader_details.py", "tests/providers/test_fetch_links.py",
+})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
+    """xdist's ``load`` distribution, but the tests of each of :data:`ONE_WORKER_MODULES`
+    as one unit of work (those units are handed out first: they are the largest)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER_MODULES else nodeid
+
+    return ModulesTogether(config, log)
+
+
 # A coroutine test that has not finished by then is cancelled and fails (pytest-timeout's
 # limit, set in pyproject.toml, is the backstop for a test that blocks the loop itself).
 COROUTINE_TIMEOUT = 150.0
@@ -139,31 +168,99 @@ def offline_settings(origins) -> dict[str, Any]:
     return {**origins.settings(), "LOG_LEVEL": "ERROR"}
 
 
+def _process_environ(patch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    """The environment a test's subprocess gets (no ``WEB_``, ``LIGHTSEARCH_``... variable of
+    the shell that runs the suite), ``env`` added; and ``asyncio.run`` on the tests' one loop
+    (the reactor's); the process-wide caches empty, as a new process's are."""
+    clear_process_caches()
+    for key in [k for k in os.environ if k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_", "TAVILY_",
+                                                        "OPENROUTER_")) and k != "LIGHTSEARCH_SHARED_DATA"]:
+        patch.delenv(key)
+    for key, value in env.items():
+        patch.setenv(key, value)
+    patch.setattr(asyncio, "run", lambda coro, **_: loop_of_tests().run_until_complete(coro))
+
+
+def _exit_status(exc: SystemExit, usage: int) -> int:
+    return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else usage)
+
+
 @pytest.fixture
 def in_process(monkeypatch, capsys):
     """``in_process(*args, **env)``: ``lightsearch *args`` run by its ``main`` in this process,
-    with the environment a test's subprocess gets (no ``WEB_``, ``LIGHTSEARCH_``... variable
-    of the shell that runs the suite), ``env`` added; its exit
-    status and what it printed, as ``returncode``, ``stdout`` and ``stderr``. Its
-    ``asyncio.run`` runs on the tests' one loop (the reactor's). A command costs its work,
-    not a process start (a second or more, several on a busy machine)."""
+    with the environment a test's subprocess gets, ``env`` added; its exit status and what it
+    printed, as ``returncode``, ``stdout`` and ``stderr``. A command costs its work, not a
+    process start (a second or more, several on a busy machine)."""
     from lightsearch.surfaces.cli import main
 
     def command(*args: str, **env: str) -> SimpleNamespace:
         with monkeypatch.context() as patch:
-            for key in [k for k in os.environ if k.startswith(("WEB_", "LIGHTSEARCH_", "BRAVE_", "TAVILY_",
-                                                                "OPENROUTER_")) and k != "LIGHTSEARCH_SHARED_DATA"]:
-                patch.delenv(key)
-            for key, value in env.items():
-                patch.setenv(key, value)
-            patch.setattr(asyncio, "run", lambda coro, **_: loop_of_tests().run_until_complete(coro))
+            _process_environ(patch, env)
             capsys.readouterr()
             try:
                 status = main(list(args))
             except SystemExit as exc:  # argparse: --help, a usage error
-                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+                status = _exit_status(exc, 2)
             printed = capsys.readouterr()
         return SimpleNamespace(returncode=status, stdout=printed.out, stderr=printed.err)
+
+    return command
+
+
+@pytest.fixture
+def refused_serve(in_process, monkeypatch):
+    """``refused_serve(*args, **env)``: ``lightsearch serve --port 0 *args`` in this process,
+    where it must refuse to start: were its checks passed, the first step of serving fails
+    the test instead of listening."""
+    from lightsearch.serving import app, workers
+
+    def started(*_: Any, **__: Any) -> None:
+        raise AssertionError("serve passed its checks and started")
+
+    def command(*args: str, **env: str) -> SimpleNamespace:
+        with monkeypatch.context() as patch:
+            patch.setattr(app, "serve", started)
+            patch.setattr(workers, "serve_workers", started)
+            return in_process("serve", "--port", "0", *args, **env)
+
+    return command
+
+
+@pytest.fixture
+def scrapy(monkeypatch, capsys):
+    """``scrapy(*args, cwd=..., name="search", **env)``: ``scrapy NAME *args`` run by Scrapy's
+    own entry point in this process, in ``cwd``, with the environment a test's subprocess
+    gets, ``env`` added; its exit status and what it printed."""
+    from scrapy.cmdline import execute
+
+    def command(*args: str, cwd, name: str = "search", **env: str) -> SimpleNamespace:
+        with monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            patch.delenv("SCRAPY_SETTINGS_MODULE", raising=False)
+            _process_environ(patch, env)
+            capsys.readouterr()
+            try:
+                execute(["scrapy", name, *args])
+                status = 0
+            except SystemExit as exc:
+                status = _exit_status(exc, 1)
+            printed = capsys.readouterr()
+        return SimpleNamespace(returncode=status, stdout=printed.out, stderr=printed.err)
+
+    return command
+
+
+def mapped(origins) -> list[str]:
+    """The settings that take a command to the offline origins, and only there."""
+    return ["-s", f"LIGHT_HOST_MAP={json.dumps(origins.host_map())}", "-s", "LIGHT_HOST_MAP_ONLY=True",
+            "-s", f"LIGHT_TLS_CA_FILE={origins.ca_file}"]
+
+
+@pytest.fixture
+def read(origins, scrapy):
+    """``read(*args, cwd=...)``: ``scrapy read`` on the offline origins, in this process."""
+    def command(*args: str, cwd):
+        return scrapy(*mapped(origins), *args, cwd=cwd, name="read")
 
     return command
 

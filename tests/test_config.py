@@ -136,17 +136,20 @@ async def test_the_layers_underneath_refuse_too(origins, offline_settings, monke
     assert origins.log == []
 
 
-# ------------------------------------------------------------------ the commands, as processes
-def scrapy(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scrapy", *args], env=clean_env(**env), capture_output=True,
-                          text=True, timeout=120, check=False)
-
-
-def disabled_json(proc: subprocess.CompletedProcess) -> dict:
+# ------------------------------------------------------------------ the commands
+def disabled_json(proc) -> dict:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert result["error"]["code"] == "disabled", result
     return result
+
+
+def test_scrapy_search_as_a_process_obeys_the_switch(tmp_path):
+    """The switch in a new process's environment (the runs below go through the same entry
+    point in this process)."""
+    disabled_json(subprocess.run([sys.executable, "-m", "scrapy", "search", "--offline", "-o", "json",
+                                  "NASA artemis moon"], cwd=tmp_path, env=clean_env(LIGHTSEARCH_NO_WEB="1"),
+                                 capture_output=True, text=True, timeout=120, check=False))
 
 
 SCRAPY_RUNS = [  # (command line, environment): each switch on each command at least once
@@ -159,31 +162,30 @@ SCRAPY_RUNS = [  # (command line, environment): each switch on each command at l
 
 
 @pytest.mark.parametrize(("args", "env"), SCRAPY_RUNS, ids=["search-env", "read-many-env", "news-env", "search-s"])
-def test_scrapy_commands_obey_the_switch(args, env):
-    disabled_json(scrapy(*args, **env))  # refused: a search that ran would end otherwise
+def test_scrapy_commands_obey_the_switch(args, env, scrapy, tmp_path):
+    disabled_json(scrapy(*args[1:], cwd=tmp_path, name=args[0], **env))  # a search that ran would end otherwise
 
 
-def test_scrapy_read_prints_the_disabled_line():
-    read = scrapy("read", "--offline", "-o", "text", "-s", "WEB_RETRIEVAL_ENABLED=false", PAGE,
+def test_scrapy_read_prints_the_disabled_line(scrapy, tmp_path):
+    read = scrapy("--offline", "-o", "text", "-s", "WEB_RETRIEVAL_ENABLED=false", PAGE, cwd=tmp_path, name="read",
                   WEB_RETRIEVAL_ENABLED="false")
     assert read.returncode == 1
     assert read.stdout.startswith("ERROR: disabled: web retrieval is disabled by configuration")  # what a model reads
 
 
-def test_scrapy_evaluate_stops_with_one_line(tmp_path):
+def test_scrapy_evaluate_stops_with_one_line(tmp_path, scrapy):
     (tmp_path / "q.jsonl").write_text('{"id": "1", "query": "NASA artemis"}\n', encoding="utf-8")
     (tmp_path / "qrels").write_text("1 0 https://www.nasa.gov/ 1\n", encoding="utf-8")
-    proc = scrapy("evaluate", "--runs", "light", "--queries", str(tmp_path / "q.jsonl"), "--qrels",
+    proc = scrapy("--runs", "light", "--queries", str(tmp_path / "q.jsonl"), "--qrels",
                   str(tmp_path / "qrels"), "--out", str(tmp_path / "out"), "-s", "LIGHT_HOST_MAP_ONLY=True",
-                  LIGHTSEARCH_NO_WEB="1")
+                  cwd=tmp_path, name="evaluate", LIGHTSEARCH_NO_WEB="1")
     assert proc.returncode == 1
     assert "ERROR: disabled:" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def test_lightsearch_commands(origins, in_process):
-    """Through the command's main in this process (the scrapy commands above are the
-    processes)."""
+    """Through the command's main in this process."""
     world = setting_args({**origins.settings(), "LOG_LEVEL": "ERROR"})
     for args, env in ((["search", "-o", "json", *world, "NASA artemis"], {"LIGHTSEARCH_NO_WEB": "1"}),
                       (["news", "-o", "json", *world, "artemis"], {"WEB_RETRIEVAL_ENABLED": "false"}),

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-import subprocess
-import sys
 
 import pytest
 from scrapy.exceptions import (
@@ -125,9 +123,8 @@ def test_an_api_parameter_error_names_the_flag_on_the_command_line():
     (["read", "--max-chars", "0", "https://example.org/"], "--max-chars"),
     (["read", "--start-index", "-3", "https://example.org/"], "--start-index"),
 ])
-def test_scrapy_read_names_its_flags(tmp_path, args, flag):
-    proc = subprocess.run([sys.executable, "-m", "scrapy", *args], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120, check=False)
+def test_scrapy_read_names_its_flags(tmp_path, args, flag, scrapy):
+    proc = scrapy(*args[1:], cwd=tmp_path, name=args[0])
     assert proc.returncode == 2  # a value the command cannot take
     line = [x for x in proc.stdout.splitlines() + proc.stderr.splitlines() if "invalid_input" in x]
     assert line, proc.stdout + proc.stderr

@@ -16,7 +16,6 @@ from lightsearch.providers.light import LightSearch
 from tests import render_strategies as rs
 from tests.conftest import ROBOTS_ALLOW, coroutine_test
 from tests.hygiene_world import QUERY, case_routes, errors, world
-from tests.surfaces.commands.test_read import scrapy_read
 
 HOST = "fence.fetch.test"
 PAGE_HTML = ("<!doctype html><html lang='he' dir='rtl'><head><meta charset='utf-8'><title>עמוד ארוך</title>"
@@ -155,22 +154,22 @@ async def test_a_refused_redirect_target_is_quoted_and_capped(origins, tmp_path)
     assert check_render_invariants(result, 16 * 1024, text=result["text"]) == []
 
 
-def test_scrapy_read_prints_the_capped_error_line(origins, tmp_path):
+def test_scrapy_read_prints_the_capped_error_line(origins, tmp_path, read):
     origins.add_site(HOST, {"/robots.txt": ROBOTS_ALLOW,
                             "/note": {"body": b"hello", "type": HOSTILE_CTYPE}})
-    proc = scrapy_read(origins, "-o", "text", f"https://{HOST}/note", cwd=tmp_path)
+    proc = read("-o", "text", f"https://{HOST}/note", cwd=tmp_path)
     assert proc.returncode == 1
     (line,) = proc.stdout.splitlines()  # what a model reads
     assert line == (f"ERROR: unsupported_content_type: content type 'text/x-note…' ({CTYPE_BYTES} bytes) "
                     "is not read by web_fetch")
 
 
-def test_scrapy_read_prints_the_text_web_fetch_returned(origins, tmp_path):
+def test_scrapy_read_prints_the_text_web_fetch_returned(origins, tmp_path, read):
     """(d): ``-o text`` is the result's ``text``, the one its receipt describes."""
     import json
 
     origins.add_site(HOST, {"/robots.txt": ROBOTS_ALLOW, "/long": {"body": PAGE_HTML}})
-    proc = scrapy_read(origins, "-o", "json", "-s", "RESULT_TEXT_MAX_BYTES=9000", f"https://{HOST}/long",
+    proc = read("-o", "json", "-s", "RESULT_TEXT_MAX_BYTES=9000", f"https://{HOST}/long",
                        cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
@@ -178,7 +177,7 @@ def test_scrapy_read_prints_the_text_web_fetch_returned(origins, tmp_path):
     assert len(result["text"].encode()) <= 9000
     assert result["content"].startswith("עמוד ארוך") or rs.LETTERS[:10] in result["content"]
     assert result["meta"]["webSources"]["entries"][0]["presentation"] == "content"
-    text = scrapy_read(origins, "-o", "text", "-s", "RESULT_TEXT_MAX_BYTES=9000", f"https://{HOST}/long",
+    text = read("-o", "text", "-s", "RESULT_TEXT_MAX_BYTES=9000", f"https://{HOST}/long",
                        cwd=tmp_path)
     assert text.returncode == 0
     token = re.search(r"<<<EXTERNAL_DATA ([0-9a-f]+) BEGIN>>>", text.stdout).group(1)

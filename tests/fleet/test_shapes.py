@@ -413,14 +413,9 @@ async def test_hostile_limiter_state_does_not_break_a_transfer(redis_server, pre
     assert lim.leases == 1
 
 
-def test_serve_refuses_to_start_with_an_unkeyed_remote_fleet():
+def test_serve_refuses_to_start_with_an_unkeyed_remote_fleet(refused_serve):
     """No connection is made: the refusal comes before any worker or socket."""
-    import subprocess
-
-    from tests.surfaces.test_mcp_server import CLI, clean_env
-
-    env = clean_env(LIGHTSEARCH_REDIS_URL="redis://10.255.0.1:6379/0")
-    done = subprocess.run([*CLI, "serve", "--port", "0"], env=env, capture_output=True, text=True, timeout=120)
+    done = refused_serve(LIGHTSEARCH_REDIS_URL="redis://10.255.0.1:6379/0")
     assert done.returncode == 2
     assert "ERROR: invalid_settings:" in done.stderr
     assert "LIGHTSEARCH_FLEET_KEY" in done.stderr

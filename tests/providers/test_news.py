@@ -49,6 +49,7 @@ async def test_news_rejects_an_unknown_window():
 
 
 def run(*args, cwd):
+    """``scrapy *args`` as a process: the news command's smoke test."""
     return subprocess.run([sys.executable, "-m", "scrapy", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=120, check=False)
 
@@ -58,17 +59,16 @@ def settings_args(engine_replay):
             f"WEB_SEARCH_TLS_CA_FILE={engine_replay.ca_file}"]
 
 
-def test_search_command_with_provider_region_and_engine_table(engine_replay, tmp_path):
-    proc = run("search", *settings_args(engine_replay), "--provider", "auto", "--region", "de-de", "rust oxide colour",
-               cwd=tmp_path)
+def test_search_command_with_provider_region_and_engine_table(engine_replay, tmp_path, scrapy):
+    proc = scrapy(*settings_args(engine_replay), "--provider", "auto", "--region", "de-de", "rust oxide colour",
+                  cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "· duckduckgo" in proc.stdout or "· wikipedia" in proc.stdout
     assert "provider fused" in proc.stdout
     assert engine_replay.requests_for("ddg_html")[-1]["params"]["kl"] == "de-de"
-    as_json = run("search", *settings_args(engine_replay), "--provider", "wikipedia", "-o", "json", "rust",
-                  cwd=tmp_path)
+    as_json = scrapy(*settings_args(engine_replay), "--provider", "wikipedia", "-o", "json", "rust", cwd=tmp_path)
     envelope = json.loads(as_json.stdout)
-    assert envelope["provider"] == "wikipedia"
+    assert envelope.get("provider") == "wikipedia", envelope
     assert envelope["results"]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import urllib.error
 import urllib.request
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 
 from tests.conftest import coroutine_test
 from tests.held_origins import QUICK_URL, HeldPages
-from tests.surfaces.test_mcp_server import CLI, Served, clean_env, world
+from tests.surfaces.test_mcp_server import Served, clean_env, world
 
 TOKEN = "test-token-0123456789abcdef"
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, never a proxy
@@ -94,7 +93,7 @@ def test_token_required_when_configured(origins):
         missing = post(server.url, {"name": "web.search", "input": {"query": "x"}})
         wrong = post(server.url, {"name": "web.search", "input": {"query": "x"}}, token="guess")
         mcp = post(server.url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, path="/mcp")
-        ok = post(server.url, {"name": "web.search", "input": {"query": "europa clipper", "maxResults": 1}},
+        ok = post(server.url, {"name": "web.fetch", "input": {"url": "https://www.nasa.gov/", "maxChars": 40}},
                   token=TOKEN)
     finally:
         server.stop()
@@ -107,9 +106,8 @@ def test_token_required_when_configured(origins):
     assert ok[1]["ok"] is True
 
 
-def test_non_loopback_bind_without_token_refuses_to_start():
-    done = subprocess.run([*CLI, "serve", "--host", "0.0.0.0", "--port", "0"], env=clean_env(),
-                          capture_output=True, text=True, timeout=60)
+def test_non_loopback_bind_without_token_refuses_to_start(refused_serve):
+    done = refused_serve("--host", "0.0.0.0")
     assert done.returncode == 2
     assert "LIGHTSEARCH_API_TOKEN" in done.stderr
 

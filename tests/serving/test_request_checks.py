@@ -16,7 +16,6 @@ import asyncio
 import http.client
 import json
 import socket
-import subprocess
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,7 +34,7 @@ from lightsearch.serving.request_checks import (
     split_host,
 )
 from tests.conftest import coroutine_test
-from tests.surfaces.test_mcp_server import CLI, Served, clean_env, setting_args, world
+from tests.surfaces.test_mcp_server import Served, clean_env, setting_args, world
 
 TOKEN = "boundary-test-token-0123456789"
 FETCH = {"name": "web.fetch", "input": {"url": "https://www.nasa.gov/", "maxChars": 40}}
@@ -122,10 +121,26 @@ ATTACKS = [
 ]
 
 
+def limited(origins, host: str) -> Served:
+    """A server on ``host`` whose clients have two fetches a minute each."""
+    return Served(["--host", host, *world(origins), "-s", "WEB_TOOLS_FETCHES_PER_MINUTE=2"], clean_env())
+
+
+@pytest.fixture(scope="module")
+def loopback(origins):
+    """The 127.0.0.1 server: the tests of every spelling, and those of any one server (each
+    from a client address of its own where it spends the rate limit)."""
+    server = limited(origins, "127.0.0.1")
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="module", params=SPELLINGS)
 def bound(request, origins):
-    server = Served(["--host", request.param, *world(origins), "-s", "WEB_TOOLS_FETCHES_PER_MINUTE=2"],
-                    clean_env())
+    if request.param == "127.0.0.1":
+        yield request.getfixturevalue("loopback")
+        return
+    server = limited(origins, request.param)
     yield server
     server.stop()
 
@@ -180,99 +195,95 @@ async def test_the_sdk_client_works_on_every_loopback_spelling(bound):
     assert sorted(t.name for t in tools.tools) == ["web_fetch", "web_news", "web_search"]
 
 
-def test_a_wildcard_bind_answers_only_to_loopback_and_listed_names(origins):
-    env = clean_env(LIGHTSEARCH_API_TOKEN=TOKEN)
-    server = Served(["--host", "0.0.0.0", "--allowed-hosts", "search.example.org", *world(origins)], env)
-    try:
-        port = urlsplit(server.url).port
-        url = f"http://127.0.0.1:{port}"
-        auth = {"Authorization": f"Bearer {TOKEN}"}
-        named = invoke(url, {"name": "web.browse", "input": {}}, Host="search.example.org", **auth)
-        foreign = invoke(url, {"name": "web.browse", "input": {}}, Host="attacker.example", **auth)
-        address = invoke(url, {"name": "web.browse", "input": {}}, Host="192.0.2.10", **auth)
-    finally:
-        server.stop()
+@pytest.fixture(scope="module")
+def guarded(origins):
+    """A server bound to every address, so with a token; three failed tokens a minute per
+    client. Its loopback URL."""
+    server = Served(["--host", "0.0.0.0", "--allowed-hosts", "search.example.org", *world(origins),
+                     "-s", "WEB_SERVE_AUTH_FAILURES_PER_MINUTE=3"], clean_env(LIGHTSEARCH_API_TOKEN=TOKEN))
+    yield f"http://127.0.0.1:{urlsplit(server.url).port}"
+    server.stop()
+
+
+def test_a_wildcard_bind_answers_only_to_loopback_and_listed_names(guarded):
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    named = invoke(guarded, {"name": "web.browse", "input": {}}, Host="search.example.org", **auth)
+    foreign = invoke(guarded, {"name": "web.browse", "input": {}}, Host="attacker.example", **auth)
+    address = invoke(guarded, {"name": "web.browse", "input": {}}, Host="192.0.2.10", **auth)
     assert named.code == "unknown_tool"
     assert (foreign.status, foreign.code) == (421, "invalid_host")
     assert (address.status, address.code) == (421, "invalid_host")
 
 
 # ------------------------------------------------------------------ bodies
-@pytest.fixture(scope="module")
-def plain(origins):
-    server = Served(world(origins), clean_env())
-    yield server
-    server.stop()
-
-
 @pytest.mark.parametrize("raw", [b"[" * 30_000 + b"]" * 30_000, b'{"a":' * 40 + b"1" + b"}" * 40, b"{not json",
                                  b"\xff\xfe\x00garbage", b'{"name": "web.search", "input": ' + b"9" * 5000 + b"}"])
-def test_malformed_or_deep_json_is_invalid_json_on_every_route(plain, raw):
-    for got in (invoke(plain.url, raw), mcp(plain.url, raw)):
+def test_malformed_or_deep_json_is_invalid_json_on_every_route(loopback, raw):
+    for got in (invoke(loopback.url, raw), mcp(loopback.url, raw)):
         assert got.status == 400, got.raw[:300]
         assert got.code == "invalid_json"
         assert b"Traceback" not in got.raw
 
 
-def test_non_json_bodies_are_refused_on_both_routes(plain):
+def test_non_json_bodies_are_refused_on_both_routes(loopback):
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""):
-        got = invoke(plain.url, FETCH, **{"content-type": content_type})
+        got = invoke(loopback.url, FETCH, **{"content-type": content_type})
         assert (got.status, got.code) == (415, "unsupported_media_type")
-        got = mcp(plain.url, INIT, **{"content-type": content_type})
+        got = mcp(loopback.url, INIT, **{"content-type": content_type})
         assert (got.status, got.code) == (415, "unsupported_media_type")
-    got = invoke(plain.url, {"name": "web.browse", "input": {}}, **{"content-type": "Application/JSON; charset=utf-8"})
+    got = invoke(loopback.url, {"name": "web.browse", "input": {}}, **{"content-type": "Application/JSON; charset=utf-8"})
     assert got.code == "unknown_tool"
 
 
 # ------------------------------------------------------------------ tokens
-def test_a_short_token_refuses_to_start():
-    done = subprocess.run([*CLI, "serve", "--port", "0"], env=clean_env(LIGHTSEARCH_API_TOKEN="s3cret"),
-                          capture_output=True, text=True, timeout=60)
+def test_a_short_token_refuses_to_start(refused_serve):
+    done = refused_serve(LIGHTSEARCH_API_TOKEN="s3cret")
     assert done.returncode == 2
     assert "LIGHTSEARCH_API_TOKEN must be at least 16 characters" in done.stderr
 
 
-def test_failed_tokens_are_rate_limited_per_client(origins):
-    server = Served([*world(origins), "-s", "WEB_SERVE_AUTH_FAILURES_PER_MINUTE=3"],
-                    clean_env(LIGHTSEARCH_API_TOKEN=TOKEN))
+def invoke_from(url: str, source: str, body: bytes | dict, **headers: str) -> Answer:
+    return request(url, "POST", "/api/skills/invoke", body, headers={"content-type": "application/json", **headers},
+                   source=source)
+
+
+def test_failed_tokens_are_rate_limited_per_client(guarded):
+    me, other = "127.0.0.21", "127.0.0.22"
     body = {"name": "web.browse", "input": {}}
-    try:
-        guesses = [invoke(server.url, body, Authorization=f"Bearer guess-{i}-0123456789abcdef") for i in range(3)]
-        blocked = invoke(server.url, body, Authorization="Bearer guess-x-0123456789abcdef")
-        right_but_blocked = invoke(server.url, body, Authorization=f"Bearer {TOKEN}")
-        mcp_blocked = mcp(server.url, INIT, Authorization=f"Bearer {TOKEN}")
-        other = request(server.url, "POST", "/api/skills/invoke", body, source="127.0.0.3",
-                        headers={"content-type": "application/json", "Authorization": f"Bearer {TOKEN}"})
-    finally:
-        server.stop()
+    guesses = [invoke_from(guarded, me, body, Authorization=f"Bearer guess-{i}-0123456789abcdef") for i in range(3)]
+    blocked = invoke_from(guarded, me, body, Authorization="Bearer guess-x-0123456789abcdef")
+    right_but_blocked = invoke_from(guarded, me, body, Authorization=f"Bearer {TOKEN}")
+    mcp_blocked = mcp(guarded, INIT, source=me, Authorization=f"Bearer {TOKEN}")
+    unaffected = invoke_from(guarded, other, body, Authorization=f"Bearer {TOKEN}")
     assert [(g.status, g.code) for g in guesses] == [(401, "unauthorized")] * 3
     for got in (blocked, right_but_blocked, mcp_blocked):  # the token is not even compared
         assert (got.status, got.code) == (429, "rate_limited")
         assert 1 <= int(got.headers["retry-after"]) <= 60
-    assert other.code == "unknown_tool"  # another client is unaffected
+    assert unaffected.code == "unknown_tool"  # another client is unaffected
 
 
 # ------------------------------------------------------------------ forwarded headers
-def test_x_forwarded_for_is_ignored_unless_the_proxy_is_named(origins):
-    args = [*world(origins), "-s", "WEB_TOOLS_FETCHES_PER_MINUTE=2"]
-    default = Served(args, clean_env())
-    try:
-        spoofed = [invoke(default.url, CHEAP, **{"X-Forwarded-For": f"203.0.113.{i}"}) for i in range(3)]
-    finally:
-        default.stop()
-    assert [g.code for g in spoofed][:2] != ["rate_limited"] * 2
-    assert spoofed[2].code == "rate_limited"  # one client, whatever the header says
+@pytest.fixture(scope="module")
+def proxied(origins):
+    """A server behind a named proxy (127.0.0.1), two fetches a minute per client, and MCP
+    sessions idle for two seconds at most."""
+    server = Served([*world(origins), "-s", "WEB_TOOLS_FETCHES_PER_MINUTE=2", "--forwarded-allow-ips", "127.0.0.1",
+                     "-s", "WEB_SERVE_SESSION_IDLE_SECS=2"], clean_env())
+    yield server
+    server.stop()
 
-    proxied = Served([*args, "--forwarded-allow-ips", "127.0.0.1"], clean_env())
-    try:
-        through = [invoke(proxied.url, CHEAP, **{"X-Forwarded-For": f"203.0.113.{i}"}) for i in range(3)]
-        same = [invoke(proxied.url, CHEAP, **{"X-Forwarded-For": "198.51.100.7"}) for _ in range(3)]
-        # a peer that is not the named proxy is still counted by its own address
-        direct = [request(proxied.url, "POST", "/api/skills/invoke", CHEAP, source="127.0.0.3",
-                          headers={"content-type": "application/json", "X-Forwarded-For": f"203.0.113.{50 + i}"})
-                  for i in range(3)]
-    finally:
-        proxied.stop()
+
+def test_x_forwarded_for_is_ignored_unless_the_proxy_is_named(loopback, proxied):
+    # no proxy named: one client, whatever the header says
+    spoofed = [invoke_from(loopback.url, "127.0.0.31", CHEAP, **{"X-Forwarded-For": f"203.0.113.{i}"})
+               for i in range(3)]
+    assert [g.code == "rate_limited" for g in spoofed] == [False, False, True]
+
+    through = [invoke(proxied.url, CHEAP, **{"X-Forwarded-For": f"203.0.113.{i}"}) for i in range(3)]
+    same = [invoke(proxied.url, CHEAP, **{"X-Forwarded-For": "198.51.100.7"}) for _ in range(3)]
+    # a peer that is not the named proxy is still counted by its own address
+    direct = [invoke_from(proxied.url, "127.0.0.3", CHEAP, **{"X-Forwarded-For": f"203.0.113.{50 + i}"})
+              for i in range(3)]
     assert "rate_limited" not in [g.code for g in through]  # three clients behind the proxy
     assert [g.code == "rate_limited" for g in same] == [False, False, True]
     assert [g.code == "rate_limited" for g in direct] == [False, False, True]
@@ -285,9 +296,8 @@ def test_x_forwarded_for_is_ignored_unless_the_proxy_is_named(origins):
     (["-s", "WEB_SERVE_MAX_CONECTIONS=5"], "WEB_SERVE_MAX_CONNECTIONS"),  # did you mean
     (["-s", "WEB_SERVE_HEADER_TIMEOUT_SECS=0"], "WEB_SERVE_HEADER_TIMEOUT_SECS"),
 ])
-def test_bad_serving_settings_refuse_to_start_naming_them(args, named):
-    done = subprocess.run([*CLI, "serve", "--port", "0", *args], env=clean_env(), capture_output=True, text=True,
-                          timeout=60)
+def test_bad_serving_settings_refuse_to_start_naming_them(args, named, refused_serve):
+    done = refused_serve(*args)
     assert done.returncode == 2
     assert "invalid_settings" in done.stderr
     assert named in done.stderr
@@ -440,19 +450,14 @@ def test_the_total_cap_takes_from_the_biggest_holder(origins):
     assert ping_c == 200
 
 
-def test_idle_sessions_expire(origins):
-    server = Served([*world(origins), "-s", "WEB_SERVE_SESSION_IDLE_SECS=2"], clean_env())
-    try:
-        sid = open_session(server.url)
-        opened = time.monotonic()
-        assert ping(server.url, sid) == 200
-        while ping(server.url, sid) == 200:
-            assert time.monotonic() - opened < 30
-            time.sleep(2.5)  # longer than the idle time: no request in flight meanwhile
-        lived = time.monotonic() - opened
-    finally:
-        server.stop()
-    assert lived >= 2
+def test_idle_sessions_expire(proxied):
+    sid = open_session(proxied.url)
+    opened = time.monotonic()
+    assert ping(proxied.url, sid) == 200
+    while ping(proxied.url, sid) == 200:
+        assert time.monotonic() - opened < 30
+        time.sleep(2.5)  # longer than the idle time: no request in flight meanwhile
+    assert time.monotonic() - opened >= 2
 
 
 # ------------------------------------------------------------------ parsers

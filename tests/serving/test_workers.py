@@ -131,12 +131,14 @@ def test_a_burst_of_searches_keeps_one_request_per_origin_and_shares_what_it_fet
     assert joined > 0
 
 
-def waited(condition, what: str) -> None:
-    """Wait for ``condition()`` (a busy machine is slow, never stuck); fail naming ``what``."""
+def waited(condition, what: str):
+    """Wait for ``condition()`` to be truthy and return it (a busy machine is slow, never
+    stuck); fail naming ``what``."""
     deadline = time.monotonic() + WAIT
-    while not condition():
+    while not (value := condition()):
         assert time.monotonic() < deadline, what
         time.sleep(0.02)
+    return value
 
 
 def test_a_killed_worker_frees_its_origins_within_the_lease(fleet):
@@ -155,8 +157,8 @@ def test_a_killed_worker_frees_its_origins_within_the_lease(fleet):
 
     with ThreadPoolExecutor(8) as pool:
         running = [pool.submit(search, served.url, q + " history") for q in titles()[8:16]]
-        waited(holders, "no worker ever held an origin's lease")
-        pid, leases = next(iter(holders().items()))
+        # the leases seen are the ones asked about: one read, as a lease may end between two
+        pid, leases = next(iter(waited(holders, "no worker ever held an origin's lease").items()))
         os.kill(pid, signal.SIGKILL)
         # nothing renews a dead worker's leases: each lapses within the lease time, as set
         assert all(client.pttl(key) <= LEASE_SECS * 1000 for key in leases)

@@ -1,6 +1,7 @@
 """The per-call filters on every surface: the ``lightsearch`` and ``scrapy`` command lines
-(repeatable or comma-listed flags, errors naming the flag) and the synchronous Client, each
-reaching the provider as the call's own (the region never becomes the process's)."""
+(repeatable or comma-listed flags, errors naming the flag; each command's entry point in this
+process) and the synchronous Client, each reaching the provider as the call's own (the
+region never becomes the process's)."""
 
 from __future__ import annotations
 
@@ -21,11 +22,6 @@ def lightsearch(in_process):
     """The ``lightsearch`` command through its main in this process (the processes are
     test_cli.py's smoke tests)."""
     return in_process
-
-
-def scrapy(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scrapy", *args], cwd=cwd, env=clean_env(), capture_output=True,
-                          text=True, timeout=180)
 
 
 # The replayed engines answer at once; on a busy machine the default engine timeouts can
@@ -78,19 +74,19 @@ def test_lightsearch_news_flags_reach_google_news(lightsearch, engine_replay):
     assert not any("asahi.com" in h.get("publisherUrl", "") for h in result["hits"])
 
 
-def test_scrapy_search_and_news_take_the_flags(engine_replay, tmp_path):
+def test_scrapy_search_and_news_take_the_flags(engine_replay, tmp_path, scrapy):
     engine_replay.reset()
-    done = scrapy("search", *replay_args(engine_replay), "--provider", "ddg_html", "--include-domain", "cloudwego.io",
+    done = scrapy(*replay_args(engine_replay), "--provider", "ddg_html", "--include-domain", "cloudwego.io",
                   "--region", "de-de", "-o", "json", "eino", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     params = engine_replay.requests_for("ddg_html")[-1]["params"]
     assert (params["q"], params["kl"]) == ("eino site:cloudwego.io", "de-de")
     assert all(urlsplit(h["url"]).hostname.endswith("cloudwego.io") for h in json.loads(done.stdout)["hits"])
-    news = scrapy("news", *replay_args(engine_replay), "-s", "WEB_NEWS_LIGHT=false", "--exclude-domain", "nhk.or.jp",
-                  "--before", "2024-02-10", "-o", "json", "markets", cwd=tmp_path)
+    news = scrapy(*replay_args(engine_replay), "-s", "WEB_NEWS_LIGHT=false", "--exclude-domain", "nhk.or.jp",
+                  "--before", "2024-02-10", "-o", "json", "markets", cwd=tmp_path, name="news")
     assert news.returncode == 0, news.stderr
     assert engine_replay.requests_for("news")[-1]["params"]["q"] == "markets -site:nhk.or.jp before:2024-02-11"
-    bad = scrapy("search", "--offline", "--before", "soon", "x", cwd=tmp_path)
+    bad = scrapy("--offline", "--before", "soon", "x", cwd=tmp_path)
     assert bad.returncode != 0
     assert "--before must be a day written YYYY-MM-DD" in bad.stdout + bad.stderr
 

@@ -1,4 +1,5 @@
-"""``scrapy read`` as a user runs it: a separate process, from outside the project.
+"""``scrapy read`` as a user runs it, from outside the project: a separate process in the
+smoke test, Scrapy's entry point in this process (the ``scrapy`` fixture) in the others.
 
 The pages are served on loopback by the session's offline origins: a real recorded
 article read from the shared data at run time (never copied into the project), and the
@@ -15,7 +16,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROBOTS_ALLOW, shared_data
+from tests.conftest import ROBOTS_ALLOW, mapped, shared_data
 
 ARTICLE_ID = "c7e39ac49fa1235f5d50f83bf2444248bd3aa4e6df044377916c812dd109ba23"  # BBC, Assange
 HOST = "news.recorded.test"
@@ -23,10 +24,8 @@ PATH = "/news/world-europe-50473792"
 
 
 def scrapy_read(origins, *args: str, cwd) -> subprocess.CompletedProcess:
-    settings = ["-s", f"LIGHT_HOST_MAP={json.dumps(origins.host_map())}", "-s", "LIGHT_HOST_MAP_ONLY=True",
-                "-s", f"LIGHT_TLS_CA_FILE={origins.ca_file}"]
     return subprocess.run(
-        [sys.executable, "-m", "scrapy", "read", *settings, *args],
+        [sys.executable, "-m", "scrapy", "read", *mapped(origins), *args],
         cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
     )
 
@@ -59,8 +58,8 @@ def test_json_on_a_recorded_article_has_title_and_body(origins, recorded, tmp_pa
     assert result["trust"] == "volatile_external"
 
 
-def test_text_on_a_recorded_article_is_fenced_and_bounded(origins, recorded, tmp_path):
-    proc = scrapy_read(origins, "-o", "text", "--max-chars", "500", f"https://{HOST}{PATH}", cwd=tmp_path)
+def test_text_on_a_recorded_article_is_fenced_and_bounded(recorded, tmp_path, read):
+    proc = read("-o", "text", "--max-chars", "500", f"https://{HOST}{PATH}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("Fetched web page | status 200")
@@ -68,20 +67,19 @@ def test_text_on_a_recorded_article_is_fenced_and_bounded(origins, recorded, tmp
     assert "run the command again with --start-index 500]" in proc.stdout
 
 
-def test_cookie_wall_is_an_error_in_both_forms(origins, tmp_path):
-    proc = scrapy_read(origins, "-o", "json", "https://walls.example/cookie-wall", cwd=tmp_path)
+def test_cookie_wall_is_an_error_in_both_forms(tmp_path, read):
+    proc = read("-o", "json", "https://walls.example/cookie-wall", cwd=tmp_path)
     assert proc.returncode == 1
     error = json.loads(proc.stdout)["error"]
     assert error["code"] == "paywall_or_cookie_wall"
     assert set(error) == {"code", "message", "details"}
-    proc = scrapy_read(origins, "http://169.254.169.254/latest/meta-data/", cwd=tmp_path)
+    proc = read("http://169.254.169.254/latest/meta-data/", cwd=tmp_path)
     assert proc.returncode == 1
     assert proc.stdout == ""  # for people: the one line on stderr
     assert proc.stderr.splitlines()[0].startswith("ERROR: blocked_address:")
 
 
-def test_usage_needs_a_url(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "scrapy", "read"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60, check=False)
+def test_usage_needs_a_url(tmp_path, scrapy):
+    proc = scrapy(cwd=tmp_path, name="read")
     assert proc.returncode == 2
     assert "a URL is required" in proc.stderr

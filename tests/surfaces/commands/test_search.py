@@ -1,18 +1,14 @@
 """``scrapy search`` as a user runs it, from outside the project: as a process in the
-smoke tests, through ``scrapy.cmdline.execute`` in this process (:func:`scrapy`) in the
-others, at a fraction of a process start each."""
+smoke tests, through ``scrapy.cmdline.execute`` in this process (the ``scrapy`` fixture) in
+the others, at a fraction of a process start each."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import pytest
-
-from tests.conftest import loop_of_tests
 
 
 def scrapy_process(*args: str, cwd) -> subprocess.CompletedProcess:
@@ -20,30 +16,6 @@ def scrapy_process(*args: str, cwd) -> subprocess.CompletedProcess:
         [sys.executable, "-m", "scrapy", "search", *args],
         cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
     )
-
-
-@pytest.fixture
-def scrapy(monkeypatch, capsys):
-    """``scrapy(*args, cwd=...)``: ``scrapy search *args`` run by Scrapy's own entry point in
-    this process, in ``cwd``; its exit status and what it printed. Its ``asyncio.run``
-    runs on the tests' one loop (the reactor's)."""
-    from scrapy.cmdline import execute
-
-    def command(*args: str, cwd, name: str = "search") -> SimpleNamespace:
-        with monkeypatch.context() as patch:
-            patch.chdir(cwd)
-            patch.delenv("SCRAPY_SETTINGS_MODULE", raising=False)
-            patch.setattr(asyncio, "run", lambda coro, **_: loop_of_tests().run_until_complete(coro))
-            capsys.readouterr()
-            try:
-                execute(["scrapy", name, *args])
-                status = 0
-            except SystemExit as exc:
-                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-            printed = capsys.readouterr()
-        return SimpleNamespace(returncode=status, stdout=printed.out, stderr=printed.err)
-
-    return command
 
 
 @pytest.mark.parametrize(

@@ -1,23 +1,23 @@
-"""``scrapy search`` with a Brave key: the provider is chosen at load, the JSON shape is Light's."""
+"""``scrapy search`` with a Brave key: the provider is chosen at load, the JSON shape is Light's.
+Run by Scrapy's entry point in this process (the ``scrapy`` fixture), the key in its
+environment."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+
+import pytest
 
 from lightsearch.offline_origins.brave_replay import BraveReplay
 
 
-def scrapy(*args: str, cwd, key: str | None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "BRAVE_SEARCH_API_KEY"}
-    if key is not None:
-        env["BRAVE_SEARCH_API_KEY"] = key
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", "search", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False,
-    )
+@pytest.fixture
+def search(scrapy):
+    """``search(*args, cwd=..., key=...)``: ``scrapy search`` with ``BRAVE_SEARCH_API_KEY=key``."""
+    def command(*args: str, cwd, key: str):
+        return scrapy(*args, cwd=cwd, BRAVE_SEARCH_API_KEY=key)
+
+    return command
 
 
 def brave_args(brave_replay: BraveReplay) -> list[str]:
@@ -25,8 +25,8 @@ def brave_args(brave_replay: BraveReplay) -> list[str]:
             "-s", f"LIGHT_HOST_MAP={json.dumps(brave_replay.host_map())}", "-s", "BRAVE_SOURCE_FETCH=False"]
 
 
-def test_json_output_has_brave_hits_in_lights_shape(brave_replay, tmp_path):
-    proc = scrapy(*brave_args(brave_replay), "-o", "json", "hello world", cwd=tmp_path, key=" k ")
+def test_json_output_has_brave_hits_in_lights_shape(brave_replay, tmp_path, search):
+    proc = search(*brave_args(brave_replay), "-o", "json", "hello world", cwd=tmp_path, key=" k ")
     assert proc.returncode == 0, proc.stderr
     brave = json.loads(proc.stdout)
     assert brave["provider"] == "brave"
@@ -35,7 +35,7 @@ def test_json_output_has_brave_hits_in_lights_shape(brave_replay, tmp_path):
     (request,) = brave_replay.requests_for("k")  # the key was trimmed
     assert request["params"]["q"] == "hello world"
 
-    light_proc = scrapy("--offline", "-o", "json", "photosynthesis chlorophyll",
+    light_proc = search("--offline", "-o", "json", "photosynthesis chlorophyll",
                         cwd=tmp_path, key="  ")  # a blank key selects Light
     assert light_proc.returncode == 0, light_proc.stderr
     light = json.loads(light_proc.stdout)
@@ -50,29 +50,29 @@ def test_json_output_has_brave_hits_in_lights_shape(brave_replay, tmp_path):
     assert set(brave["coverage"]) == set(light["coverage"])
 
 
-def test_table_and_text_output(brave_replay, tmp_path):
-    table = scrapy(*brave_args(brave_replay), "hello world", cwd=tmp_path, key="k")
+def test_table_and_text_output(brave_replay, tmp_path, search):
+    table = search(*brave_args(brave_replay), "hello world", cwd=tmp_path, key="k")
     assert table.returncode == 0, table.stderr
     lines = table.stdout.strip().splitlines()
     assert lines[0].startswith("1. ")
     assert "provider brave" in lines[-1]
-    text = scrapy(*brave_args(brave_replay), "-o", "text", "hello world", cwd=tmp_path, key="k")
+    text = search(*brave_args(brave_replay), "-o", "text", "hello world", cwd=tmp_path, key="k")
     assert text.returncode == 0, text.stderr
     assert "brave" in text.stdout
 
 
-def test_brave_failure_is_an_error_not_a_light_search(brave_replay, tmp_path):
+def test_brave_failure_is_an_error_not_a_light_search(brave_replay, tmp_path, search):
     brave_replay.script("cli-bad", status=401, body=b"{}")
-    proc = scrapy(*brave_args(brave_replay), "hello world", cwd=tmp_path, key="cli-bad")
+    proc = search(*brave_args(brave_replay), "hello world", cwd=tmp_path, key="cli-bad")
     assert proc.returncode == 1
     assert "provider_auth" in proc.stderr
     assert proc.stdout == ""
-    as_json = scrapy(*brave_args(brave_replay), "-o", "json", "hello world", cwd=tmp_path, key="cli-bad")
+    as_json = search(*brave_args(brave_replay), "-o", "json", "hello world", cwd=tmp_path, key="cli-bad")
     assert json.loads(as_json.stdout)["error"]["code"] == "provider_auth"
 
 
-def test_explicit_light_provider_ignores_the_key(brave_replay, tmp_path):
-    proc = scrapy(*brave_args(brave_replay), "-s", "WEB_SEARCH_PROVIDER=light", "--offline", "-o", "json",
+def test_explicit_light_provider_ignores_the_key(brave_replay, tmp_path, search):
+    proc = search(*brave_args(brave_replay), "-s", "WEB_SEARCH_PROVIDER=light", "--offline", "-o", "json",
                   "photosynthesis chlorophyll", cwd=tmp_path, key="explicit")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["provider"] == "light"
