@@ -6,7 +6,10 @@ nothing more. A page is read a second time only when the first reading shows a s
 having missed the article, each cheap to see from what the reader already holds (the text
 and the page's paragraphs, :func:`lightsearch.documents.sections.block_texts`):
 
-* **nothing read**: fewer than ``THIN_CHARS`` characters;
+* **nothing read**: less text than ``THIN_CHARS`` Latin characters hold. Han, kana and
+  Hangul characters each count ``WIDE_CHAR_WEIGHT`` (a word of Chinese or Japanese is one
+  or two of them, an English word five or six letters and a space): three hundred of them
+  are a short article, not a reading that missed one;
 * **a much longer block left**: a container whose own paragraphs hold more text than the
   whole reading (and at least ``MISSING_MIN_CHARS``) is not in it;
 * **sentences cut into lines**: ``FRAGMENTED_SHARE`` of the lines go on with the sentence
@@ -26,6 +29,7 @@ decided by their own rule there, not by a second reading.
 from __future__ import annotations
 
 import itertools
+import re
 
 from lightsearch.documents.pagekinds import block_key, line_key
 from lightsearch.documents.sections import Blocks
@@ -39,6 +43,9 @@ MIN_FRAGMENT_LINES = 5
 MISSING_MIN_CHARS = 300
 SECOND_FACTOR = 1.3
 KEPT_SHARE = 0.5
+WIDE_CHAR_WEIGHT = 3
+# CJK punctuation, kana, Han (and its extension A, compatibility forms), Hangul, full-width forms
+_WIDE = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
 def doubt_of(text: str, blocks: Blocks, markdown: bool = False, sections: list | None = None) -> str | None:
@@ -46,7 +53,7 @@ def doubt_of(text: str, blocks: Blocks, markdown: bool = False, sections: list |
     :data:`FRAGMENTED`), or None. ``sections``: the page's comment sections, whose
     paragraphs are no article left out."""
     size = len(text)
-    if size < THIN_CHARS:
+    if size < THIN_CHARS and size + (WIDE_CHAR_WEIGHT - 1) * len(_WIDE.findall(text)) < THIN_CHARS:
         return THIN
     if _fragmented(text):
         return FRAGMENTED

@@ -41,6 +41,7 @@ from lightsearch.documents.html_extract import (
     _fallback_text,
     guarded,
 )
+from lightsearch.documents.loose_text import restore_loose_text
 from lightsearch.documents.pagekinds import ARTICLE, THREAD, THREAD_RATIO, decide
 from lightsearch.documents.pagemeta import (
     PageMeta,
@@ -69,8 +70,8 @@ from lightsearch.documents.xmlsafe import scrubbed_utf8
 THIN_CHARS = 200  # pruned text shorter than this is compared with the page's read with its hidden parts
 # The cleaning steps around trafilatura, in the order they run, each of which can be
 # switched off (``skip=``) so benchmarks/extraction.py measures what each is worth.
-STEPS = ("hidden", "furniture", "edits", "tables", "second", "repeats", "copies", "sections", "lead", "standfirst",
-         "title", "head", "tail", "labels", "kinds")
+STEPS = ("hidden", "furniture", "edits", "tables", "second", "repeats", "loose", "copies", "sections", "lead",
+         "standfirst", "title", "head", "tail", "labels", "kinds")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
 # body-wide author search costs more than the rest of the metadata together on many
@@ -300,6 +301,8 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
     if text:
         if "repeats" not in skip:
             text = restore_repeats(text, tree, blocks)
+        if "loose" not in skip:
+            text = restore_loose_text(text, blocks, markdown)
         if "copies" not in skip:
             text = drop_copies(text)
         if "sections" not in skip or "lead" not in skip:

@@ -555,11 +555,27 @@ def _link_share(el: HtmlElement, key: str) -> float:
     return sum(len(_norm(a.text_content())) for a in el.iter("a")) / max(1, len(key))
 
 
+LEGAL_LINES = 3  # a copyright line this close to the end, and ...
+LEGAL_LINE_CHARS = 120  # ... only lines this short after it: the site's legal notice
+
+
+def _legal_notice(lines: list[str], end: int) -> int:
+    """Where the site's legal notice begins among ``lines[:end]``: a copyright line among
+    the last ``LEGAL_LINES``, followed only by short lines (a trademark or licence line,
+    "Comments are copyrighted by their posters"); ``end`` when there is none."""
+    for i in range(max(1, end - LEGAL_LINES), end):
+        if _COPYRIGHT.match(_line_key(lines[i])) and \
+                all(len(_line_key(line)) <= LEGAL_LINE_CHARS for line in lines[i + 1:end]):
+            return i
+    return end
+
+
 def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> str:
     """``text`` without the run of link lines (``MIN_LINK_RUN`` or more, each mostly
-    anchor text in the page), copyright lines and known boilerplate lines (a label, an
-    appeal to subscribe or follow, a dateline: :mod:`lightsearch.documents.boilerplate`)
-    it ends with."""
+    anchor text in the page), copyright lines, the site's legal notice (a copyright line
+    and the few short lines after it) and known boilerplate lines (a label, an appeal to
+    subscribe or follow, a dateline: :mod:`lightsearch.documents.boilerplate`) it ends
+    with."""
     gap = "\n\n" if "\n\n" in text else "\n"
     lines = text.split(gap)
     tail = {_line_key(line) for line in lines[-40:]}
@@ -579,6 +595,10 @@ def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> st
         if share.get(key, 0.0) >= LINK_SHARE:
             links += 1
             end -= 1
+            continue
+        legal = _legal_notice(lines, end)
+        if legal < end:
+            end = legal
             continue
         break
     if end == len(lines):

@@ -63,3 +63,16 @@ def test_the_second_reading_must_read_more_or_read_whole_sentences():
     whole = "The wall was rebuilt by the masons who built it, stone by stone. " * 12
     assert better(fragmented, whole, FRAGMENTED)
     assert not better(fragmented, whole[:100], FRAGMENTED)
+
+
+def test_a_short_article_in_chinese_or_japanese_is_not_thin():
+    # three hundred Han and kana characters are a short news item, a hundred words or more
+    japanese = ("港の防波堤は金曜日に最後の石が切り出され、土曜日の朝に据え付けられた。"
+                "港湾局の技師は午後、職長と一緒に防波堤の全長を歩き、継ぎ目を一つずつ確かめた。") * 4
+    hangul = "항구의 방파제가 다시 완성되었다. 마지막 돌은 금요일에 잘라 토요일 아침에 놓였다. " * 8
+    assert 250 < len(japanese) < 500
+    assert 250 < len(hangul) < 500
+    assert doubt_of(japanese, {}) is None
+    assert doubt_of(hangul, {}) is None
+    # the same count of Latin letters is a reading that missed the article
+    assert doubt_of("a" * len(japanese), {}) == THIN

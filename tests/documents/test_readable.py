@@ -286,3 +286,55 @@ def test_each_cleaning_step_can_be_switched_off_by_name():
     assert extract_readable(html, URL, skip=STEPS).text  # everything off: trafilatura's reading
     with pytest.raises(ValueError, match="skip"):
         extract_readable(html, URL, skip=("headline",))
+
+
+def test_the_sites_legal_notice_does_not_end_the_article():
+    """Class: the page's template closes the story's text with the site's legal notice
+    (no footer markup): a copyright line and the short trademark and licence lines after
+    it."""
+    text = read("legal_notice.html").text
+    for gone in ("Copyright", "belong to the readers", "registered trademark"):
+        assert gone not in text
+    assert text.endswith("how the gates are hung and balanced.")
+
+
+def test_a_paragraph_after_a_copyright_line_is_no_legal_notice():
+    """The other side: a long line after a copyright line is prose, kept with it."""
+    from lightsearch.documents.readable import _parsed
+    from lightsearch.documents.sections import strip_tail
+
+    body = "The lock reopens to boats on Friday morning once the new seals have settled. " * 3
+    after = ("The photographs in this story were taken by readers along the towpath on Tuesday, and the "
+             "trust thanks everyone who sent them in.")
+    text = "\n".join([body, "Copyright 2026 Canal News", after])
+    assert strip_tail(text, _parsed("<html><body><p>x</p></body></html>")) == text
+
+
+def test_a_paragraph_written_straight_into_the_article_container_is_kept_in_place():
+    """Class: a paragraph with no tag of its own (text and a link, after a figure) in the
+    article's container."""
+    text = read("loose_paragraph.html").text
+    assert "Growers who ran fans and lit burners" in text
+    assert "covers hail, not frost." in text
+    assert text.index("four degrees below zero") < text.index("Growers who ran fans") \
+        < text.index("help with the cost of replanting")
+    marked = read("loose_paragraph.html", markdown=True).text  # its link written as the reading's are
+    assert "The [insurance](https://news.example.org/topics/insurance) most of them carry" in marked
+    assert marked.count("Growers who ran fans") == 1
+
+
+def test_an_inline_images_caption_and_a_run_of_links_are_no_loose_paragraph():
+    """The other side: text beside an inline image is its caption, a run of links is a
+    menu; neither is put back."""
+    from lightsearch.documents.loose_text import restore_loose_text
+    from lightsearch.documents.readable import _parsed
+    from lightsearch.documents.sections import block_texts
+
+    first = "The association has asked the regional government for help with the cost of replanting."
+    second = "Cider makers expect to buy apples from further afield this autumn, and prices will rise."
+    caption = "The old cider press at the Hill Farm, which will stand idle this autumn for the first time."
+    links = "".join(f'<a href="/{n}">Orchards and cider makers of the valley, part {n}</a> ' for n in range(3)) + "."
+    tree = _parsed(f'<html><body><div class="text"><p>{first}</p><p>{second}</p>'
+                   f'<span class="photo"><img src="/press.jpg">{caption}</span><p>x</p>{links}</div></body></html>')
+    text = "\n".join([first, second])
+    assert restore_loose_text(text, block_texts(tree)) == text
