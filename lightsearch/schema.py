@@ -81,7 +81,7 @@ SCHEMA: tuple[Setting, ...] = (
     _s("LIGHT_DISCOVERY_MAX_DEPTH", "int", 2, "link depth from a seed, feed or sitemap", 0, 5),
     _s("LIGHT_DISCOVERY_MAX_SITEMAPS", "int", 4, "sitemaps fetched per search (fresh cached ones are free); "
        "more is an opt-in profile beyond the seed's bounds", 0, 64),
-    _s("LIGHT_MAX_PAGE_HOPS", "int", 10, "hops a search spends reading pages as evidence, per query of the "
+    _s("LIGHT_MAX_PAGE_HOPS", "int", 14, "hops a search spends reading pages as evidence, per query of the "
        "request and never fewer than its maxResults (the rest of the hop budget is for discovery); a search "
        "whose site maps are cached stops here rather than read 24 pages", 1, 1000),
     _s("LIGHT_ARTICLE_HOPS", "int", 8, "the last hops of a search, kept for reading the best candidates; before "

@@ -369,7 +369,7 @@ class FrontierScheduler:
 
     def _spare_pages(self) -> int:
         """Page hops the allowance holds beyond ``article_hops``, neither claimed nor promised:
-        read while the map is still being read (10 pages, 8 article hops: 2)."""
+        read while the map is still being read (14 pages, 8 article hops: 6)."""
         return self._pages_left() - self.article_hops
 
     def _hops_left(self) -> int:

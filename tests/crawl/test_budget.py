@@ -229,18 +229,37 @@ async def test_thousand_links_keep_the_best_256_candidates(origins, tmp_path):
 
 @coroutine_test
 async def test_a_search_reads_at_most_ten_pages_and_lets_the_rest_go(origins, tmp_path):
-    """LIGHT_MAX_PAGE_HOPS bounds the pages read as evidence, whatever hops are left: the
-    best ten of forty are read and the search ends with twelve hops unused."""
+    """LIGHT_MAX_PAGE_HOPS (ten here) bounds the pages read as evidence, whatever hops are
+    left: the best ten of forty are read and the search ends with twelve hops unused."""
     host = "pages.test"
     links = [(f"/owl-{i}", f"owl pellet survey {i}") for i in range(30)]
     links += [(f"/owl-{i}", f"owl pellet survey barn owl diet {i}") for i in range(30, 40)]
     result, counts, read = await search_one_page_of_links(origins, tmp_path, host, links,
-                                                          "owl pellet survey barn owl diet", LIGHT_ARTICLE_HOPS=12)
+                                                          "owl pellet survey barn owl diet", LIGHT_ARTICLE_HOPS=12,
+                                                          LIGHT_MAX_PAGE_HOPS=10)
     assert sorted(int(p.split("-")[1]) for p in read) == list(range(30, 40))
     assert result["stopReason"] == "page_hops"
     assert counts["requests"] == 12  # robots.txt, the home page, ten pages
     assert counts["candidatesUnread"] == 40 - 10
     assert len(result["hits"]) == 8
+
+
+@coroutine_test
+async def test_by_default_a_search_reads_fourteen_pages_within_its_24_hops(origins, tmp_path):
+    """The default page allowance: a search whose map is read in two hops reads its best
+    fourteen candidates (the loss against reading everything is reach, not ranking:
+    docs/EVALUATION.md) and leaves the rest of the 24 hops unused."""
+    host = "pages.test"
+    links = [(f"/owl-{i}", f"owl pellet survey {i}") for i in range(30)]
+    links += [(f"/owl-{i}", f"owl pellet survey barn owl diet {i}") for i in range(30, 40)]
+    result, counts, read = await search_one_page_of_links(origins, tmp_path, host, links,
+                                                          "owl pellet survey barn owl diet", LIGHT_ARTICLE_HOPS=12)
+    pages = sorted(int(p.split("-")[1]) for p in read)
+    assert len(pages) == 14
+    assert pages[-10:] == list(range(30, 40))
+    assert result["stopReason"] == "page_hops"
+    assert counts["requests"] == 16  # robots.txt, the home page, fourteen pages
+    assert counts["candidatesUnread"] == 40 - 14
 
 
 @coroutine_test

@@ -160,7 +160,7 @@ async def test_a_source_in_reserve_is_opened_once_the_first_ones_maps_are_read(o
     """Three sources cannot all be opened in depth with 24 hops: the two best go first; the
     third waits until their discovery documents are read, and is opened with the hops left
     before the search turns to reading candidates (but for the page hops the allowance
-    holds beyond the article hops, read while the second home page is on its way)."""
+    holds beyond the article hops, two here, read while the second home page is on its way)."""
     sites, sources = {}, []
     for i, topic in enumerate(["estuary", "estuary", "lichens"]):
         host = f"reserve{i}.test"
@@ -171,7 +171,7 @@ async def test_a_source_in_reserve_is_opened_once_the_first_ones_maps_are_read(o
             routes[href] = {"body": article_html(title)}
         sites[host] = routes
         sources.append({"id": f"reserve{i}", "host": host, "topics": [topic]})
-    cfg = make_world(origins, tmp_path, sites, sources)
+    cfg = make_world(origins, tmp_path, sites, sources, LIGHT_MAX_PAGE_HOPS=10)
     result = await LightSearch.from_settings(cfg).search("estuary sediment crust")
     meta = result["meta"]["lightSearch"]
     assert meta["sources"]["selected"] == ["reserve0", "reserve1", "reserve2"]
