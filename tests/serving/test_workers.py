@@ -55,6 +55,8 @@ def fleet():
                 # a burst of searches shares each origin one request at a time: on a busy machine
                 # the last of a burst waits longer than the default deadlines
                 "LIGHT_SOFT_DEADLINE_SECS": 110, "LIGHT_DEADLINE_SECS": 120,
+                # what is asserted is where pages come from, not how many a search reads
+                "LIGHT_MAX_PAGE_HOPS": 8,
                 # five busy processes on two cores, and more beside them: a worker may wait
                 # its turn for the CPU far longer than the production timeout (25 ms), and
                 # falling back to local state would break the counts asserted here; the
