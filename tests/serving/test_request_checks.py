@@ -81,8 +81,9 @@ def request(url: str, method: str, path: str, body: bytes | dict | None = None, 
         conn.close()
 
 
-def invoke(url: str, body: bytes | dict, **headers: str) -> Answer:
-    return request(url, "POST", "/api/skills/invoke", body, headers={"content-type": "application/json", **headers})
+def invoke(url: str, body: bytes | dict, *, source: str | None = None, **headers: str) -> Answer:
+    return request(url, "POST", "/api/skills/invoke", body, headers={"content-type": "application/json", **headers},
+                   source=source)
 
 
 def mcp(url: str, body: bytes | dict, *, source: str | None = None, **headers: str) -> Answer:
@@ -242,19 +243,14 @@ def test_a_short_token_refuses_to_start(refused_serve):
     assert "LIGHTSEARCH_API_TOKEN must be at least 16 characters" in done.stderr
 
 
-def invoke_from(url: str, source: str, body: bytes | dict, **headers: str) -> Answer:
-    return request(url, "POST", "/api/skills/invoke", body, headers={"content-type": "application/json", **headers},
-                   source=source)
-
-
 def test_failed_tokens_are_rate_limited_per_client(guarded):
     me, other = "127.0.0.21", "127.0.0.22"
     body = {"name": "web.browse", "input": {}}
-    guesses = [invoke_from(guarded, me, body, Authorization=f"Bearer guess-{i}-0123456789abcdef") for i in range(3)]
-    blocked = invoke_from(guarded, me, body, Authorization="Bearer guess-x-0123456789abcdef")
-    right_but_blocked = invoke_from(guarded, me, body, Authorization=f"Bearer {TOKEN}")
+    guesses = [invoke(guarded, body, source=me, Authorization=f"Bearer guess-{i}-0123456789abcdef") for i in range(3)]
+    blocked = invoke(guarded, body, source=me, Authorization="Bearer guess-x-0123456789abcdef")
+    right_but_blocked = invoke(guarded, body, source=me, Authorization=f"Bearer {TOKEN}")
     mcp_blocked = mcp(guarded, INIT, source=me, Authorization=f"Bearer {TOKEN}")
-    unaffected = invoke_from(guarded, other, body, Authorization=f"Bearer {TOKEN}")
+    unaffected = invoke(guarded, body, source=other, Authorization=f"Bearer {TOKEN}")
     assert [(g.status, g.code) for g in guesses] == [(401, "unauthorized")] * 3
     for got in (blocked, right_but_blocked, mcp_blocked):  # the token is not even compared
         assert (got.status, got.code) == (429, "rate_limited")
@@ -275,14 +271,14 @@ def proxied(origins):
 
 def test_x_forwarded_for_is_ignored_unless_the_proxy_is_named(loopback, proxied):
     # no proxy named: one client, whatever the header says
-    spoofed = [invoke_from(loopback.url, "127.0.0.31", CHEAP, **{"X-Forwarded-For": f"203.0.113.{i}"})
+    spoofed = [invoke(loopback.url, CHEAP, source="127.0.0.31", **{"X-Forwarded-For": f"203.0.113.{i}"})
                for i in range(3)]
     assert [g.code == "rate_limited" for g in spoofed] == [False, False, True]
 
     through = [invoke(proxied.url, CHEAP, **{"X-Forwarded-For": f"203.0.113.{i}"}) for i in range(3)]
     same = [invoke(proxied.url, CHEAP, **{"X-Forwarded-For": "198.51.100.7"}) for _ in range(3)]
     # a peer that is not the named proxy is still counted by its own address
-    direct = [invoke_from(proxied.url, "127.0.0.3", CHEAP, **{"X-Forwarded-For": f"203.0.113.{50 + i}"})
+    direct = [invoke(proxied.url, CHEAP, source="127.0.0.3", **{"X-Forwarded-For": f"203.0.113.{50 + i}"})
               for i in range(3)]
     assert "rate_limited" not in [g.code for g in through]  # three clients behind the proxy
     assert [g.code == "rate_limited" for g in same] == [False, False, True]
