@@ -33,6 +33,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.conftest import SHARED_DATA
 from tests.serving.test_app import OPENER
 from tests.surfaces.test_mcp_server import clean_env
 
@@ -235,6 +236,8 @@ def runnable() -> tuple[list[Command], list[Block]]:
             if cmd.parsed_only or cmd.argv[0] == "curl" or cmd.argv[1] in ("serve", "mcp") \
                     or (cmd.text, tuple(cmd.env.items())) in seen:
                 continue
+            if "--world" in cmd.argv and not SHARED_DATA.exists():
+                continue  # a world is built from the shared data, which this checkout has not beside it
             seen.add((cmd.text, tuple(cmd.env.items())))
             cmds.append(cmd)
     scripts = [b for b in blocks() if b.lang == "python" and (b.name is None or b.name == "asyncio_loop")]

@@ -20,7 +20,7 @@ from lightsearch.documents.boundedjson import (
     load_bounded,
 )
 from lightsearch.errors import LightSearchError
-from tests.conftest import SHARED_DATA
+from tests.conftest import shared_data
 
 PROPERTY = settings(max_examples=30, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -69,7 +69,7 @@ def bounded(value):
 
 
 def test_real_answers_come_back_whole():
-    root = SHARED_DATA / "search-provider-responses"
+    root = shared_data("search-provider-responses")
     bodies = [p.read_bytes() for p in sorted(root.rglob("*.json")) if p.is_file()]
     assert bodies
     for body in bodies:

@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 
 from lightsearch.documents.pagescan import MAX_ELEMENTS, parse_page
 from lightsearch.documents.serp import MAX_RESULTS, MAX_TEXT_CHARS, read_ddg
-from tests.conftest import SHARED_DATA
+from tests.conftest import shared_data
 
 PROPERTY = settings(max_examples=15, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def recorded(*parts: str) -> str:
-    return SHARED_DATA.joinpath("search-provider-responses", *parts).read_text("utf-8", "replace")
+    return shared_data("search-provider-responses", *parts).read_text("utf-8", "replace")
 
 
 def lite_page(links: int, snippets_every: int = 1, title: str = "t") -> str:
@@ -30,7 +30,7 @@ def lite_page(links: int, snippets_every: int = 1, title: str = "t") -> str:
 
 
 def test_the_recorded_lite_page():
-    page = read_ddg(recorded("duckduckgo_lite", next(p.name for p in SHARED_DATA.joinpath(
+    page = read_ddg(recorded("duckduckgo_lite", next(p.name for p in shared_data(
         "search-provider-responses", "duckduckgo_lite").iterdir() if p.suffix == ".html")), lite=True)
     assert page.blocks == len(page.results) == 10
     assert all(r.href and r.title and r.snippet for r in page.results)
