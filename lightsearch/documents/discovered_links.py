@@ -26,7 +26,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from w3lib.url import canonicalize_url
 
 from lightsearch.cache.memo import TEXT_CHARS, URL_CHARS, short_memo
-from lightsearch.ranking.tokenize import tokenize
+from lightsearch.ranking.tokenize import initials_term, title_terms, tokenize
 
 # The sitemaps protocol caps <loc> below 2,048 characters; web_fetch takes no URL longer than that.
 MAX_URL_CHARS = 2048
@@ -34,6 +34,7 @@ MAX_URL_CHARS = 2048
 URL_ERRORS = (ValueError, UnicodeError, TypeError)
 
 _SLUG_SPLIT = re.compile(r"[/_\-.+%,;=]+")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 SLUG_CHARS = 256  # a URL's slug terms come from at most the last this many characters of its path
 _NOISE_PATH = re.compile(
     r"/(tag|tags|author|authors|login|signin|register|account|search|share|print|feed|rss|"
@@ -125,7 +126,14 @@ def _slug_terms(url: str) -> tuple[str, ...]:
         # a page in the event loop, where a path of 2,000 characters costs several times a
         # short one and is never memoised (cache/memo.py).
         words = _SLUG_SPLIT.split(path[-SLUG_CHARS:])[1:]
-    return tuple(tokenize(" ".join(words)))
+    terms = tokenize(" ".join(words))
+    # the initials of a Hebrew name the slug spells (tokenize.title_terms): its last part,
+    # less the numbers and the file extension sites put around the title's words
+    name = _EXTENSION.sub("", path[-SLUG_CHARS:].rstrip("/").rsplit("/", 1)[-1])
+    initials = initials_term(" ".join(w for w in _SLUG_SPLIT.split(name) if not w.isdigit()))
+    if initials and initials not in terms:
+        terms.append(initials)
+    return tuple(terms)
 
 
 @short_memo(16384, URL_CHARS)
@@ -147,7 +155,7 @@ def score_text(query_terms: Sequence[set[str]], texts: Iterable[str], url: str |
 def text_terms(text: str) -> frozenset[str]:
     """A candidate text's terms: a stream of searches scores the same cached feeds' titles
     and anchors again and again."""
-    return frozenset(tokenize(text))
+    return frozenset(title_terms(text))
 
 
 def candidate_terms(texts: Iterable[str], url: str | None = None) -> set[str]:

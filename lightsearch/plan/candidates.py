@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from lightsearch.cache.descriptions import DocumentDescription
 from lightsearch.cache.memo import TEXT_CHARS, short_memo
 from lightsearch.documents.discovered_links import candidate_terms, slug_terms
-from lightsearch.ranking.tokenize import tokenize
+from lightsearch.ranking.tokenize import title_terms
 
 # What a query term found only in a feed entry's summary counts, against one in its title.
 SUMMARY_WEIGHT = 0.5
@@ -56,7 +56,7 @@ _TITLED_KINDS = frozenset(["listing", "seed"])
 
 @short_memo(16384, TEXT_CHARS)
 def _ordered_terms(text: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(tokenize(text)))
+    return tuple(dict.fromkeys(title_terms(text)))
 
 
 def entry_terms(texts: Iterable[str], url: str | None = None) -> list[str]:

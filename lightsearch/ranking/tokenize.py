@@ -6,6 +6,14 @@ Hebrew words lose niqqud and cantillation and up to two of the one-letter prefix
 (ו ה ב ל מ ש כ) while the stem stays longer than three letters (what that does for HeQ:
 docs/EVALUATION.md), and the plural suffixes ים/ות
 while three letters remain, so a singular query finds a plural title.
+
+A Hebrew acronym is written with gershayim before its last letter (רמב"ם, צה״ל), and pages
+spell the mark as ״, as an ASCII or curly double quote, as two apostrophes, or leave it out:
+the mark is dropped between a word's letters and its last one, so every spelling is one term.
+An acronym is made of the initials of the words it stands for (רשב"י: רבי שמעון בר יוחאי), and
+pages name a person or a body by either: :func:`title_terms` gives a short Hebrew title (or
+slug) the term of its initials too, so a query naming the acronym finds the page titled in
+full, in the discovery documents' titles and slugs as in the ranked pages' titles.
 """
 
 from __future__ import annotations
@@ -23,6 +31,13 @@ _HEBREW_MARKS = re.compile("[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]"
 _HEBREW_LETTER = re.compile("[\u05d0-\u05ea]")
 _HEBREW_PREFIXES = frozenset("והבלמשכ")
 _FINAL_FORMS = str.maketrans("ךםןףץ", "כמנפצ")
+# Gershayim (or what stands for it) between letters and a word's one last letter.
+_ACRONYM_MARK = re.compile("(?<=[\u05d0-\u05ea])(?:[\"\u05f4\u201d]|'')(?=[\u05d0-\u05ea](?![\u05d0-\u05ea]))")
+_HEBREW_WORD = re.compile("[\u05d0-\u05ea]+")
+_PARENTHESIS = re.compile(r"\([^)]*\)")
+# Titles of this many Hebrew words get the term of their initials: fewer make two-letter
+# terms that common abbreviations (ע"י, "by") share; more are sentences, not names.
+ACRONYM_WORDS = (3, 6)
 
 # Lucene's English stop list (33 words), as in the reference oracle.
 ENGLISH_STOP = frozenset(
@@ -80,8 +95,30 @@ def _term(word: str) -> str | None:
 def tokenize(text: str) -> list[str]:
     """Index terms of ``text``: lowercased, stop words dropped, stemmed by script."""
     if not text.isascii():
-        text = _HEBREW_MARKS.sub("", unicodedata.normalize("NFC", text))
+        text = _ACRONYM_MARK.sub("", _HEBREW_MARKS.sub("", unicodedata.normalize("NFC", text)))
     return [term for term in map(_term, _WORD.findall(text.lower())) if term]
+
+
+def initials_term(text: str) -> str | None:
+    """The index term of the initials of a short Hebrew name (``ACRONYM_WORDS`` Hebrew
+    words, a parenthesis left out), as its acronym is tokenized; None for anything else."""
+    if text.isascii():
+        return None
+    text = _ACRONYM_MARK.sub("", _HEBREW_MARKS.sub("", unicodedata.normalize("NFC", _PARENTHESIS.sub(" ", text))))
+    words = _HEBREW_WORD.findall(text)
+    low, high = ACRONYM_WORDS
+    if not low <= len(words) <= high or len(words) < len(_WORD.findall(text)):
+        return None  # not a Hebrew name alone (a number, a Latin word, a long sentence)
+    return _term("".join(word[0] for word in words))
+
+
+def title_terms(text: str) -> list[str]:
+    """A title's index terms: its words', then its initials' when it is a short Hebrew name."""
+    terms = tokenize(text)
+    initials = initials_term(text)
+    if initials and initials not in terms:
+        terms.append(initials)
+    return terms
 
 
 # Words that carry no topic beyond the stop lists: question words, auxiliaries, pronouns,

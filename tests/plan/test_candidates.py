@@ -85,3 +85,16 @@ def test_the_background_keeps_a_topic_word_rare_in_an_on_topic_pool():
         flutter, _ = scorer.score("https://x/f", ["flutter of panels"])
         aircraft, _ = scorer.score("https://x/a", ["aircraft noise"])
         assert (flutter > aircraft) is flutter_wins
+
+
+def test_a_query_naming_an_acronym_finds_the_page_named_in_full():
+    """A question names the rabbi רשב"י; the sitemap names his article by its title's
+    words, the listing by its title: both are scored on the acronym's initials."""
+    query = set(tokenize('מיהו בנו של רשב״י?'))
+    url = "https://wiki.test/wiki/12-%D7%A8%D7%91%D7%99-%D7%A9%D7%9E%D7%A2%D7%95%D7%9F-%D7%91%D7%A8-%D7%99%D7%95%D7%97%D7%90%D7%99"
+    other = "https://wiki.test/wiki/13-%D7%A8%D7%91%D7%9F-%D7%92%D7%9E%D7%9C%D7%99%D7%90%D7%9C"
+    scorer = CandidateScorer([query])
+    (by_slug, _), (unrelated, _) = scorer.score_many([(url, (), url), (other, (), other)], "wiki")
+    assert by_slug > 0 and unrelated == 0.0
+    (by_title, _), = CandidateScorer([query]).score_many([("https://wiki.test/?p=12", ["רבי שמעון בר יוחאי"], None)])
+    assert by_title > 0

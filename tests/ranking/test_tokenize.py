@@ -1,4 +1,4 @@
-from lightsearch.ranking.tokenize import is_hebrew, tokenize
+from lightsearch.ranking.tokenize import initials_term, is_hebrew, title_terms, tokenize
 
 
 def test_english_stems_and_drops_stop_words():
@@ -28,3 +28,26 @@ def test_hebrew_plural_suffix_goes_before_prefixes():
     assert tokenize("חורים שחורים") == tokenize("חור שחור")
     assert tokenize("המלכודות")[0] == "לכוד"
     assert tokenize("מים") == ["מימ"]  # too short to lose a suffix
+
+
+def test_every_spelling_of_a_hebrew_acronym_is_one_term():
+    """Gershayim, an ASCII or curly double quote, two apostrophes or no mark at all."""
+    spellings = ['רשב"י', "רשב״י", "רשב”י", "רשב''י", "רשבי"]
+    assert {tuple(tokenize(s)) for s in spellings} == {("רשבי",)}
+    assert tokenize('לרשב"י') == tokenize("רשבי")  # a prefix before an acronym
+    assert tokenize('רמב"ם') == tokenize("רמבם")  # its last letter in final form
+
+
+def test_a_quoted_word_is_not_an_acronym():
+    """The mark joins letters only when one letter follows it, as in an acronym."""
+    assert tokenize('ה"כרם" ביבנה') == ["ה", "כרמ", "יבנה"]
+    assert tokenize('אמר "שלום" לכולם') == tokenize("אמר שלום לכולם")
+
+
+def test_a_short_hebrew_name_carries_the_term_of_its_acronym():
+    assert title_terms("רבי שמעון בר יוחאי")[-1] == tokenize('רשב"י')[0]
+    assert initials_term("רבי משה בן מימון (הרמב\"ם)") == tokenize('רמב"ם')[0]
+    assert initials_term("רבן גמליאל") is None  # two letters: common abbreviations share them
+    assert initials_term("Python 3 שפת תכנות") is None  # not a Hebrew name alone
+    assert initials_term("boundary layers of a flat plate") is None
+    assert initials_term("מה קרה לחללית שיצאה לירח בשנה שעברה") is None  # a sentence
