@@ -12,7 +12,10 @@ them). Per query it then compares three nDCG@10:
 ``oracle - pooled`` is lost to reach (relevant pages never read), ``pooled - light`` to
 ranking (pages read but ranked below others). Prints the totals, the queries losing the
 most, and writes ``split.json`` beside the report, with each search's pool size and the
-sitemaps it read (``sitemapsRead``). ``--set NAME=VALUE`` runs Light with a setting
+sitemaps it read (``sitemapsRead``) and, for the pages it read, which kind of discovery
+document named each first (``readBy``: feed, sitemap, page; ``deferred`` for an entry
+sharing no query term, read last) and how many of them are relevant (``relevantReadBy``);
+``relevantMissedBy`` counts the relevant pages admitted as candidates and never read. ``--set NAME=VALUE`` runs Light with a setting
 changed (``scrapy evaluate -s``), to measure a departure the same way.
 
     python benchmarks/reach_split.py --world cranfield --max-queries 100            # stream
@@ -57,6 +60,7 @@ def main() -> int:
 
     async def recording_rank(self: Any, crawled: Any) -> Any:
         pools[self.request.query] = {doc_key(d.url) for d in (*crawled.fetched, *crawled.cached)}
+        fetched[self.request.query] = {doc_key(d.url) for d in crawled.fetched}
         return await rank(self, crawled)
 
     query_controller.QueryController.rank = recording_rank
@@ -69,6 +73,22 @@ def main() -> int:
         return await parse_sitemap(self, response)
 
     DiscoverySpider.parse_sitemap = recording_parse_sitemap
+    # url key -> the kind of document that first named the candidate, per query
+    named: dict[str, dict[str, str]] = {}
+    fetched: dict[str, set[str]] = {}
+
+    def naming(kind: str, parse: Any) -> Any:
+        def wrapped(self: Any, response: Any, parsed_doc: Any) -> Any:
+            seen = named.setdefault(self.plan.queries[0], {})
+            for out in parse(self, response, parsed_doc):
+                if getattr(out, "meta", {}).get("candidate"):
+                    seen.setdefault(doc_key(out.url), kind)
+                yield out
+        return wrapped
+
+    DiscoverySpider._parse_feed = naming("feed", DiscoverySpider._parse_feed)
+    DiscoverySpider._parse_sitemap = naming("sitemap", DiscoverySpider._parse_sitemap)
+    DiscoverySpider._parse_page = naming("page", DiscoverySpider._parse_page)
     init = oracle.OracleProvider.__init__
 
     def keeping_init(self: Any, documents: Any) -> None:
@@ -116,11 +136,24 @@ def main() -> int:
         pool = pools.get(query, set())
         pooled = [keys[i] for i in order if keys[i] in pool][:10]
         relevant = {d for d, g in judged.items() if g > 0}
+        kinds = named.get(query, {})
+        read_by: dict[str, int] = {}
+        relevant_read_by: dict[str, int] = {}
+        for key in fetched.get(query, set()):
+            kind = kinds.get(key, "deferred")
+            read_by[kind] = read_by.get(kind, 0) + 1
+            if key in relevant:
+                relevant_read_by[kind] = relevant_read_by.get(kind, 0) + 1
+        missed_by: dict[str, int] = {}
+        for key in relevant - pool:
+            if key in kinds:
+                missed_by[kinds[key]] = missed_by.get(kinds[key], 0) + 1
         rows.append({"id": qid, "query": query[:70], "oracle": ndcg_at(full, judged), "pooled": ndcg_at(pooled, judged),
                      "light": run.ndcg10, "pool": len(pool), "relevantInPool": len(relevant & pool),
                      "relevantInOracleTop10": len(relevant & set(full)),
                      "oracleTop10InPool": len(relevant & set(full) & pool),
-                     "sitemapsRead": read.get(query, [])})
+                     "sitemapsRead": read.get(query, []), "readBy": read_by,
+                     "relevantReadBy": relevant_read_by, "relevantMissedBy": missed_by})
     n = max(1, len(rows))
     mean = {k: sum(r[k] for r in rows) / n for k in ("oracle", "pooled", "light")}
     print(f"\n{opts.world} {opts.shape} {mode}, {len(rows)} queries")
@@ -130,6 +163,12 @@ def main() -> int:
     print(f"relevant in the oracle's top 10: {sum(r['relevantInOracleTop10'] for r in rows) / n:.2f} a query, "
           f"of them ranked by the search: {sum(r['oracleTop10InPool'] for r in rows) / n:.2f}; "
           f"pool {sum(r['pool'] for r in rows) / n:.0f} pages")
+    for field in ("readBy", "relevantReadBy", "relevantMissedBy"):
+        totals: dict[str, int] = {}
+        for r in rows:
+            for kind, count in r[field].items():
+                totals[kind] = totals.get(kind, 0) + count
+        print(f"{field} (a query): " + ", ".join(f"{k} {v / n:.2f}" for k, v in sorted(totals.items())))
     reach_q = sum(1 for r in rows if r["oracle"] - r["pooled"] > 0.05)
     rank_q = sum(1 for r in rows if r["pooled"] - r["light"] > 0.05)
     print(f"queries losing > 0.05 to reach: {reach_q}; to ranking: {rank_q}")

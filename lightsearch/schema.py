@@ -87,7 +87,7 @@ SCHEMA: tuple[Setting, ...] = (
     _s("LIGHT_ARTICLE_HOPS", "int", 8, "the last hops of a search, kept for reading the best candidates; before "
        "them discovery documents go first (at most half the hop budget)", 1, 200),
     _s("LIGHT_FRONTIER_QUERY_CHARGE", "float", 2.0, "priority points a query pays per hop it was given", 0, 100),
-    _s("LIGHT_FRONTIER_SOURCE_CHARGE", "float", 3.0, "priority points a source pays per hop it was given", 0, 100),
+    _s("LIGHT_FRONTIER_SOURCE_CHARGE", "float", 3.0, "priority points a source's discovery documents pay per hop it was given (its pages pay none)", 0, 100),
     _s("LIGHT_HOST_MAP", "dict", {}, "host -> {scheme: 'addr:port'}: configuration only, never tool input"),
     _s("LIGHT_HOST_MAP_ONLY", "bool", False, "refuse every host the map does not name (offline worlds, tests)"),
     _s("LIGHT_ADHOC_SOURCES", "bool", True, "a site includeDomains names that the catalog does not hold is probed "

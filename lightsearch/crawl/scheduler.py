@@ -23,9 +23,12 @@ phases:
 
 Discovery documents are kept in one best-first heap per (source, query) bucket and handed
 out by *effective* priority: lexical priority minus a fairness charge for every hop the
-source and the query have already been given, so no source or query starves another.
+source and the query have already been given, so no source's map or query starves another.
 Candidates are rescored whenever the search's candidate pool has changed (their idf is
-the pool's: plan/candidates.py) and the same charges apply; the best
+the pool's: plan/candidates.py); they pay the query's charge, not the source's: their
+scores weigh them against each other whatever source or document named them, and a
+source's charge would hand a served source's strong pages to another's weak ones (a big
+site's hundred-item feed, read instead of what its maps name). The best
 ``LIGHT_DISCOVERY_MAX_CANDIDATES`` are kept, by their current scores.
 
 Per-origin fairness within the crawl is decided here: among what the hops left would
@@ -74,10 +77,19 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-# Candidate priorities within this many points (of 30..100) of the best one are near-ties:
-# the frontier may read one on an idle origin first even if it is not among the best the
-# page hops left can read.
+# Candidate priorities within this many points (of 30..100) of the best one, and holding
+# at least NEAR_TIE_SHARE of its score (its points over 30), are near-ties: the frontier may
+# read one on an idle origin first even if it is not among the best the page hops left can
+# read. A candidate's score is an idf-weighted share of the query, often a few tenths: ten
+# points are most of the range a search's candidates span, and would let an idle origin's
+# weak candidates take the hops its busy origin's strong ones wanted.
 NEAR_TIE = 10
+NEAR_TIE_SHARE = 0.9
+
+
+def near_tie_floor(best: float) -> float:
+    """The lowest priority that is a near-tie of ``best``."""
+    return max(best - NEAR_TIE, 30 + NEAR_TIE_SHARE * (best - 30))
 
 
 class FrontierScheduler:
@@ -269,17 +281,17 @@ class FrontierScheduler:
         for i, (priority, _, slot, key, _request) in enumerate(self._candidates):
             if len(top) >= k and priority <= top[0][0]:
                 break
-            entry = (self._effective(priority, key), -i, slot, i)
+            entry = (self._effective(priority, key, candidate=True), -i, slot, i)
             if len(top) < k:
                 heapq.heappush(top, entry)
             elif entry > top[0]:
                 heapq.heapreplace(top, entry)
         # near-ties with the best are as good a bet: an idle origin's may go first too
-        near = max(top)[0] - NEAR_TIE
+        near = near_tie_floor(max(top)[0])
         for i, (priority, _, slot, key, _request) in enumerate(self._candidates[: 3 * k]):
             if priority < near:
                 break
-            entry = (self._effective(priority, key), -i, slot, i)
+            entry = (self._effective(priority, key, candidate=True), -i, slot, i)
             if entry[0] >= near and entry not in top:
                 top.append(entry)
         if idle_only:
@@ -350,9 +362,12 @@ class FrontierScheduler:
         return self.df.close(reason)
 
     # ------------------------------------------------------------------ helpers
-    def _effective(self, priority: float, key: tuple[str, int]) -> float:
-        return (priority - self.source_charge * self._served_source.get(key[0], 0)
-                - self.query_charge * self._served_query.get(key[1], 0))
+    def _effective(self, priority: float, key: tuple[str, int], *, candidate: bool = False) -> float:
+        """``priority`` less the fairness charges (a candidate's: its query's only)."""
+        charge = self.query_charge * self._served_query.get(key[1], 0)
+        if not candidate:
+            charge += self.source_charge * self._served_source.get(key[0], 0)
+        return priority - charge
 
     def _hops_spent(self) -> bool:
         return self.budget.hops >= self.max_hops

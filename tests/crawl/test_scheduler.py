@@ -15,7 +15,7 @@ from lightsearch.crawl.budget import STOP_REASON
 from lightsearch.crawl.downloader_interface import DownloaderInterface, DownloaderView
 from lightsearch.crawl.dupefilter import UrlDupeFilter
 from lightsearch.crawl.runtime import ensure_reactor
-from lightsearch.crawl.scheduler import NEAR_TIE, FrontierScheduler, idle_first
+from lightsearch.crawl.scheduler import NEAR_TIE, FrontierScheduler, idle_first, near_tie_floor
 from lightsearch.plan.catalog import Source
 from lightsearch.plan.crawlplan import CrawlPlan
 from lightsearch.plan.frontier import SearchFrontier, attach
@@ -164,6 +164,22 @@ def test_fairness_charges_let_another_source_go_before_a_served_one():
                             "https://a.example/doc-1", "https://a.example/doc-2"]
 
 
+def test_candidates_pay_their_query_charge_not_their_source_charge():
+    """A served source's discovery documents wait for another's; its pages do not: the
+    strong page of a source read a lot goes before another source's weak one."""
+    sched, frontier, _ = scheduler(LIGHT_FRONTIER_SOURCE_CHARGE=30)
+    for i in range(3):
+        sched.enqueue_request(discovery(f"https://a.example/doc-{i}", 50 - i))
+    assert len(drain(sched)) == 3
+    sched.budget.hops = 6
+    strong = page("https://a.example/severn-tidal-power", frontier=frontier)
+    weak = page("https://b.example/tidal", "b", frontier=frontier)
+    assert strong.priority - weak.priority < 3 * 30  # a's charge would put it under b's
+    sched.enqueue_request(weak)
+    sched.enqueue_request(strong)
+    assert drain(sched) == ["https://a.example/severn-tidal-power", "https://b.example/tidal"]
+
+
 def test_the_best_candidates_are_kept_by_their_current_scores():
     sched, frontier, stats = scheduler(LIGHT_DISCOVERY_MAX_CANDIDATES=2)
     sched.budget.hops = 6
@@ -222,7 +238,8 @@ def test_a_near_tie_on_an_idle_origin_may_go_first_but_not_a_weaker_one():
     best = page("https://a.example/severn-tidal-power", frontier=frontier)
     near = page("https://b.example/severn-tidal-power-plan", "b", frontier=frontier)
     far = page("https://b.example/power", "b", frontier=frontier)
-    assert best.priority - near.priority < NEAR_TIE <= best.priority - far.priority
+    assert near_tie_floor(best.priority) <= near.priority
+    assert best.priority - NEAR_TIE >= far.priority
     for request in (best, near, far):
         sched.enqueue_request(request)
     # a.example has a download in flight
@@ -230,6 +247,25 @@ def test_a_near_tie_on_an_idle_origin_may_go_first_but_not_a_weaker_one():
     slot.active.add(Request("https://a.example/elsewhere"))
     sched.crawler.engine.downloader.slots["a.example"] = slot
     assert sched.next_request().url == "https://b.example/severn-tidal-power-plan"
+
+
+def test_a_candidate_with_much_less_of_the_best_ones_score_is_no_near_tie():
+    """Within ten points of the best, but with a lower share of its score (the points
+    over 30): an idle origin's weaker page does not take the busy origin's best one's hop."""
+    sched, frontier, _ = scheduler(queries=("severn tidal power barrage estuary flow",), LIGHT_MAX_PAGE_HOPS=1)
+    sched.budget.hops = 6
+    urls = ("https://a.example/tidal-flow", "https://a.example/estuary-flow", "https://b.example/power",
+            "https://b.example/flow", "https://b.example/estuary")
+    requests = [page(url, url[8], frontier=frontier) for url in urls]
+    best, weaker = (frontier.priority(requests[i]) for i in (0, 2))
+    assert best - weaker < NEAR_TIE
+    assert weaker < near_tie_floor(best)
+    for request in requests:
+        sched.enqueue_request(request)
+    slot = Slot(concurrency=1, delay=0, jitter=0)
+    slot.active.add(Request("https://a.example/elsewhere"))
+    sched.crawler.engine.downloader.slots["a.example"] = slot
+    assert sched.next_request().url == "https://a.example/tidal-flow"
 
 
 def test_while_a_discovery_document_is_in_flight_only_the_spare_page_hops_read_idle_origins():
