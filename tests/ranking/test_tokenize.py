@@ -1,4 +1,11 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from lightsearch.ranking.tokenize import initials_term, is_hebrew, title_terms, tokenize
+
+# Hebrew letters, the marks that stand for gershayim and geresh, spaces, Latin and digits.
+_MIXED = st.text(st.sampled_from([*list("אבגדהוזחטיכלמנסעפצקרשתםןץ"), '"', "״", "”", "'", "׳", " ", "a", "1", "("]),
+                 max_size=40)
 
 
 def test_english_stems_and_drops_stop_words():
@@ -51,3 +58,12 @@ def test_a_short_hebrew_name_carries_the_term_of_its_acronym():
     assert initials_term("Python 3 שפת תכנות") is None  # not a Hebrew name alone
     assert initials_term("boundary layers of a flat plate") is None
     assert initials_term("מה קרה לחללית שיצאה לירח בשנה שעברה") is None  # a sentence
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MIXED)
+def test_gershayim_spellings_tokenize_alike_and_titles_never_raise(text):
+    assert tokenize(text.replace("\u05f4", '"')) == tokenize(text.replace('"', "\u05f4"))
+    terms = title_terms(text)
+    assert all(isinstance(t, str) and t for t in terms)
+    assert terms[: len(tokenize(text))] == tokenize(text)
