@@ -325,6 +325,22 @@ def make_world(origins, tmp_path, sites: dict[str, dict[str, Any]], sources: lis
     }
 
 
+@pytest.fixture
+def switch_checks(monkeypatch):
+    """How many times the kill switch is read (the real check, counted)."""
+    import lightsearch.config
+
+    read = []
+    original = lightsearch.config.retrieval_switch
+
+    def counted(*args, **kwargs):
+        read.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(lightsearch.config, "retrieval_switch", counted)
+    return read
+
+
 # ------------------------------------------------------------------ replay servers of recorded answers
 @pytest.fixture(scope="module")
 def engine_replay():
