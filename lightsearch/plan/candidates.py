@@ -26,10 +26,13 @@ only terms, so an entry matches by its terms or not at all.
 
 A feed's summary is a sentence or two of the page: more words than a title or a slug, so
 more of any query's words, relevant or not. A term only a summary carries counts
-``SUMMARY_WEIGHT`` of one its title, anchor or URL carries: a hundred-item feed's entries
-otherwise outscore the sitemap entries named by their slugs alone because they say more.
-(For the same reason the titles lent by descriptions are those of listing and home pages,
-whose entries are titles, not those of feeds, whose entries carry their summaries.)
+``SUMMARY_WEIGHT`` of one its title, anchor or URL carries, and that is nothing: a feed
+entry competes for the hops with sitemap entries and links, which carry no summary, and
+scored on its summary too a hundred-item feed's entries outscore them for saying more, not
+for being more likely relevant (docs/EVALUATION.md). The summary's terms still count in the
+pool's document frequencies. (For the same reason the titles lent by descriptions are
+those of listing and home pages, whose entries are titles, not those of feeds, whose
+entries carry their summaries.)
 
 The score is the matched terms' idf over the idf of all the query's terms, in 0..1, so it
 stays comparable with the discovery priorities. Candidate texts are a few
@@ -47,8 +50,9 @@ from lightsearch.cache.memo import TEXT_CHARS, short_memo
 from lightsearch.documents.discovered_links import candidate_terms, slug_terms
 from lightsearch.ranking.tokenize import title_terms
 
-# What a query term found only in a feed entry's summary counts, against one in its title.
-SUMMARY_WEIGHT = 0.5
+# What a query term found only in a feed entry's summary counts, against one in its title
+# (module text).
+SUMMARY_WEIGHT = 0.0
 # Described documents whose entries are titles (a sitemap's carry its URL's terms only, a
 # feed's their summaries too).
 _TITLED_KINDS = frozenset(["listing", "seed"])
