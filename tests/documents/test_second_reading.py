@@ -11,7 +11,7 @@ from lxml.html import tostring
 
 from lightsearch.documents import readable
 from lightsearch.documents.cleaning import prune_unseen
-from lightsearch.documents.doubt import THIN
+from lightsearch.documents.doubt import FRAGMENTED, THIN
 from lightsearch.documents.readable import _parsed, extract_readable
 from lightsearch.documents.second_reading import second_reading
 from lightsearch.documents.sections import block_texts
@@ -58,3 +58,25 @@ def test_a_comment_section_is_no_part_of_the_second_reading():
     assert "Comment 3" not in text
     assert "Paragraph 7 of the report" in text
     assert tree.xpath("//div[@class='reader-talk']") == [section]  # left in the page itself
+
+
+def test_jusText_is_not_run_where_readability_read_most_of_the_page(monkeypatch):
+    from lightsearch.documents import second_reading as module
+
+    asked = []
+    justext_rescue = module.justext_rescue
+
+    def counted(*args, **kwargs):
+        asked.append(1)
+        return justext_rescue(*args, **kwargs)
+
+    monkeypatch.setattr(module, "justext_rescue", counted)
+    tree = _parsed(SPLIT)
+    prune_unseen(tree, texts=block_texts(tree))
+    assert "Paragraph 7 of the report" in second_reading(tree, LEAD, THIN, URL, markdown=False)
+    assert asked == []  # readability read the article, most of the page: jusText cannot read three times that
+    # a first reading that cut its sentences into lines, as long as readability's: jusText
+    # is asked which of the two reads them whole
+    cut = "\n".join(LEAD.split(", ")) * 6
+    second_reading(tree, cut, FRAGMENTED, URL, markdown=False)
+    assert asked == [1]
