@@ -14,6 +14,7 @@ AUCs fitted without each report (how the fit carries to a world it did not see).
     python benchmarks/coverage_fit.py benchmarks/out/shapes-*/report.json
     python benchmarks/coverage_fit.py --features strength,phrased3 --weak 0.4 --strong 0.85 DIR/report.json ...
     python benchmarks/coverage_fit.py --current ...     # the score the reports' code gave, for comparison
+    python benchmarks/coverage_fit.py --single ...      # each input's own AUC per report
 """
 
 from __future__ import annotations
@@ -28,6 +29,23 @@ from pathlib import Path
 from lightsearch.evaluation.harness import auc
 
 Hits = list[dict]
+
+
+class Search:
+    """One search of a report: the measures of its first hits and what it read of its
+    frontier's best candidates (``meta.lightSearch.reach``, evidence/reach.py)."""
+
+    def __init__(self, q: dict) -> None:
+        self.hits: Hits = q.get("relevance") or []
+        self.reach: dict = q.get("reach") or {}
+
+    def top(self, k: int) -> list[tuple[float, bool]]:
+        return [(float(s), bool(r)) for s, r in (self.reach.get("top") or [])[:k]]
+
+    def read_share(self, k: int) -> float:
+        first = self.top(k)
+        mass = sum(s for s, _ in first)
+        return sum(s for s, r in first if r) / mass if mass > 0 else 1.0
 
 
 def _mean3(hits: Hits, key: str) -> float:
@@ -47,23 +65,41 @@ def _max3(hits: Hits, key: str) -> float:
     return max((float(h.get(key) or 0.0) for h in hits[:3]), default=0.0)
 
 
-FEATURES: dict[str, Callable[[Hits], float]] = {
-    "strength": lambda h: _first(h, "strength"),
-    "strength3": lambda h: _mean3(h, "strength"),
-    "strengthmax3": lambda h: _max3(h, "strength"),
-    "strengthp3": lambda h: _present3(h, "strength"),
-    "phrasedp3": lambda h: _present3(h, "phrased"),
-    "phrasedmax3": lambda h: _max3(h, "phrased"),
-    "phrased3": lambda h: _mean3(h, "phrased"),
-    "phrased": lambda h: _first(h, "phrased"),
-    "titled3": lambda h: _mean3(h, "titled"),
-    "weighted": lambda h: _first(h, "weighted"),
-    "weighted3": lambda h: _mean3(h, "weighted"),
+def _hit_vs_best(s: Search) -> float:
+    """The best of the first three hits' frontier scores over the best candidate's."""
+    best = float(s.reach.get("best") or 0.0)
+    hits = [float(x) for x in (s.reach.get("hits") or [])[:3]]
+    return min(1.0, max(hits, default=0.0) / best) if best > 0 else 1.0
+
+
+FEATURES: dict[str, Callable[[Search], float]] = {
+    "strength": lambda s: _first(s.hits, "strength"),
+    "strength3": lambda s: _mean3(s.hits, "strength"),
+    "strengthmax3": lambda s: _max3(s.hits, "strength"),
+    "strengthp3": lambda s: _present3(s.hits, "strength"),
+    "phrasedp3": lambda s: _present3(s.hits, "phrased"),
+    "phrasedmax3": lambda s: _max3(s.hits, "phrased"),
+    "phrased3": lambda s: _mean3(s.hits, "phrased"),
+    "phrased": lambda s: _first(s.hits, "phrased"),
+    "titled3": lambda s: _mean3(s.hits, "titled"),
+    "weighted": lambda s: _first(s.hits, "weighted"),
+    "weighted3": lambda s: _mean3(s.hits, "weighted"),
+    # reach: what the search read of its frontier's best candidates
+    "readshare": lambda s: float(s.reach.get("readShare", 1.0)),
+    "readshare3": lambda s: s.read_share(3),
+    "readshare5": lambda s: s.read_share(5),
+    "readshare20": lambda s: s.read_share(20),
+    "unreadlead": lambda s: float(s.reach.get("unreadLead", 0.0)),
+    "best": lambda s: float(s.reach.get("best", 0.0)),
+    "hitbest": _hit_vs_best,
+    "hitcand3": lambda s: sum(float(x) for x in (s.reach.get("hits") or [])[:3]) / 3,
+    "readfrac": lambda s: s.reach.get("read", 0) / s.reach["scored"] if s.reach.get("scored") else 1.0,
+    "topread": lambda s: float(s.top(1)[0][1]) if s.top(1) else 1.0,
 }
 
 
-def load(paths: Sequence[str]) -> dict[str, list[tuple[Hits, bool, float]]]:
-    """Per report: (the measures of its first hits, relevant in the top three, its score)."""
+def load(paths: Sequence[str]) -> dict[str, list[tuple[Search, bool, float]]]:
+    """Per report: (the search's measures, relevant in the top three, its score)."""
     out = {}
     for path in paths:
         report = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -72,7 +108,7 @@ def load(paths: Sequence[str]) -> dict[str, list[tuple[Hits, bool, float]]]:
         name = f"{meta.get('world')}/{meta.get('shape', 'default')}/{meta.get('mode')}"
         if name in out:
             name = f"{name}#{path}"
-        out[name] = [(q.get("relevance") or [], bool(q["relevant_top3"]), float(q.get("coverage_score") or 0.0))
+        out[name] = [(Search(q), bool(q["relevant_top3"]), float(q.get("coverage_score") or 0.0))
                      for q in runs]
     return out
 
@@ -148,9 +184,18 @@ def main() -> int:
     parser.add_argument("--weak", type=float, default=0.4, help="the weak cut on the fitted score")
     parser.add_argument("--strong", type=float, default=0.85, help="the strong cut on the fitted score")
     parser.add_argument("--current", action="store_true", help="also show the score the reports' code gave")
+    parser.add_argument("--single", action="store_true",
+                        help="only print each feature's own AUC per report (a higher value, more often relevant)")
     opts = parser.parse_args()
     names = [f.strip() for f in opts.features.split(",") if f.strip()]
     data = load(opts.reports)
+    if opts.single:
+        print("feature        " + " ".join(f"{n[:18]:>18}" for n in data))
+        for f in FEATURES:
+            areas = [auc([FEATURES[f](h) for h, _, _ in searches], [lab for _, lab, _ in searches])
+                     for searches in data.values()]
+            print(f"{f:<15}" + " ".join(f"{a:18.3f}" if a is not None else f"{'-':>18}" for a in areas))
+        return 0
     w = fit(rows_of(data, names), opts.ridge)
     print("coefficients (intercept, " + ", ".join(names) + "): " + ", ".join(f"{c:.3f}" for c in w))
     for name, searches in data.items():

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lightsearch.evidence.model import Evidence
+from lightsearch.evidence.reach import Reach
 from lightsearch.ranking.tokenize import tokenize
 
 # intercept, strength, phrased (benchmarks/coverage_fit.py --features strength3,phrased3)
@@ -47,7 +48,7 @@ SHARE_WEAK_BELOW = 0.55
 SHARE_STRONG_FROM = 0.7
 
 
-def coverage(evidence: Sequence[Evidence], terms: Iterable[str] = ()) -> dict[str, Any]:
+def coverage(evidence: Sequence[Evidence], terms: Iterable[str] = (), reach: Reach | None = None) -> dict[str, Any]:
     """Evidence quality of a search, 0..1 plus a level, from what was actually retrieved."""
     if not evidence:
         return {"score": 0.0, "level": "none"}
