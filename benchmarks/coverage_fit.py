@@ -65,6 +65,10 @@ def _max3(hits: Hits, key: str) -> float:
     return max((float(h.get(key) or 0.0) for h in hits[:3]), default=0.0)
 
 
+def _at(hits: Hits, i: int, key: str = "strength") -> float:
+    return float(hits[i].get(key) or 0.0) if len(hits) > i else 0.0
+
+
 def _hit_vs_best(s: Search) -> float:
     """The best of the first three hits' frontier scores over the best candidate's."""
     best = float(s.reach.get("best") or 0.0)
@@ -84,6 +88,10 @@ FEATURES: dict[str, Callable[[Search], float]] = {
     "titled3": lambda s: _mean3(s.hits, "titled"),
     "weighted": lambda s: _first(s.hits, "weighted"),
     "weighted3": lambda s: _mean3(s.hits, "weighted"),
+    # how far the first hit stands out from the rest shown (a hit missing counts 0)
+    "lead12": lambda s: _at(s.hits, 0) - _at(s.hits, 1),
+    "lead": lambda s: _at(s.hits, 0) - sum(_at(s.hits, i) for i in range(3, 10)) / 7,
+    "lead3": lambda s: _at(s.hits, 0) - sum(_at(s.hits, i) for i in range(1, 3)) / 2,
     # reach: what the search read of its frontier's best candidates
     "readshare": lambda s: float(s.reach.get("readShare", 1.0)),
     "readshare3": lambda s: s.read_share(3),
@@ -149,6 +157,52 @@ def score(w: Sequence[float], x: Sequence[float]) -> float:
     return 1 / (1 + math.exp(-(w[0] + sum(a * b for a, b in zip(w[1:], x, strict=True)))))
 
 
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
+
+
+def either(w: Sequence[float], x: Sequence[float], n1: int) -> float:
+    """Two routes to a relevant document in the top three, either one enough (a noisy OR):
+    ``1 - (1 - p1)(1 - p2)``, each a logistic model of its own inputs, the first route's
+    ``n1`` inputs first (``w``: intercept and weights of the first, then of the second)."""
+    z1 = w[0] + sum(a * b for a, b in zip(w[1:n1 + 1], x[:n1], strict=True))
+    z2 = w[n1 + 1] + sum(a * b for a, b in zip(w[n1 + 2:], x[n1:], strict=True))
+    return 1 - (1 - _sigmoid(z1)) * (1 - _sigmoid(z2))
+
+
+def fit_either(rows: Sequence[tuple[list[float], bool, float]], n1: int, ridge: float = 1.0,
+               steps: int = 4000, rate: float = 0.05) -> list[float]:
+    """Fit :func:`either` by Adam on the weighted log-likelihood (ridge on the weights), every
+    input's weight kept at 0 or above: more of an input never lowers the probability."""
+    d = len(rows[0][0])
+    w = [0.0] * (n1 + 1) + [-3.0] + [0.0] * (d - n1)
+    m, v = [0.0] * len(w), [0.0] * len(w)
+    intercepts = (0, n1 + 1)
+    total = sum(weight for _, _, weight in rows)
+    for step in range(1, steps + 1):
+        grad = [0.0 if j in intercepts else ridge * w[j] for j in range(len(w))]
+        for x, y, weight in rows:
+            z1 = w[0] + sum(a * b for a, b in zip(w[1:n1 + 1], x[:n1], strict=True))
+            z2 = w[n1 + 1] + sum(a * b for a, b in zip(w[n1 + 2:], x[n1:], strict=True))
+            p1, p2 = _sigmoid(z1), _sigmoid(z2)
+            p = max(1e-9, 1 - (1 - p1) * (1 - p2))
+            # d(log-likelihood)/dz for each route
+            g1 = (1 - p2) * p1 * (1 - p1) / p if y else -p1
+            g2 = (1 - p1) * p2 * (1 - p2) / p if y else -p2
+            for j, xj in enumerate([1.0, *x[:n1]]):
+                grad[j] -= weight * g1 * xj
+            for j, xj in enumerate([1.0, *x[n1:]]):
+                grad[n1 + 1 + j] -= weight * g2 * xj
+        for j in range(len(w)):
+            g = grad[j] / total
+            m[j] = 0.9 * m[j] + 0.1 * g
+            v[j] = 0.999 * v[j] + 0.001 * g * g
+            w[j] -= rate * (m[j] / (1 - 0.9 ** step)) / (math.sqrt(v[j] / (1 - 0.999 ** step)) + 1e-8)
+            if j not in intercepts:
+                w[j] = max(0.0, w[j])
+    return w
+
+
 def rows_of(data: dict, names: Sequence[str], skip: str | None = None) -> list[tuple[list[float], bool, float]]:
     kept = {name: searches for name, searches in data.items() if name != skip and searches}
     mean = sum(len(s) for s in kept.values()) / max(1, len(kept))
@@ -180,6 +234,9 @@ def main() -> int:
     parser.add_argument("reports", nargs="+")
     parser.add_argument("--features", default="strength3,phrased3",
                         help=f"comma-separated, of: {', '.join(FEATURES)}")
+    parser.add_argument("--second", default="",
+                        help="inputs of a second route (a noisy OR of two monotone logistic models, "
+                             "either route enough), e.g. lead")
     parser.add_argument("--ridge", type=float, default=1.0)
     parser.add_argument("--weak", type=float, default=0.4, help="the weak cut on the fitted score")
     parser.add_argument("--strong", type=float, default=0.85, help="the strong cut on the fitted score")
@@ -188,6 +245,7 @@ def main() -> int:
                         help="only print each feature's own AUC per report (a higher value, more often relevant)")
     opts = parser.parse_args()
     names = [f.strip() for f in opts.features.split(",") if f.strip()]
+    second = [f.strip() for f in opts.second.split(",") if f.strip()]
     data = load(opts.reports)
     if opts.single:
         print("feature        " + " ".join(f"{n[:18]:>18}" for n in data))
@@ -196,11 +254,21 @@ def main() -> int:
                      for searches in data.values()]
             print(f"{f:<15}" + " ".join(f"{a:18.3f}" if a is not None else f"{'-':>18}" for a in areas))
         return 0
-    w = fit(rows_of(data, names), opts.ridge)
-    print("coefficients (intercept, " + ", ".join(names) + "): " + ", ".join(f"{c:.3f}" for c in w))
+    n1, names = len(names), names + second
+
+    def fitted(rows: list) -> list[float]:
+        return fit_either(rows, n1, opts.ridge) if second else fit(rows, opts.ridge)
+
+    def scored(w: Sequence[float], x: Sequence[float]) -> float:
+        return either(w, x, n1) if second else score(w, x)
+
+    w = fitted(rows_of(data, names))
+    print("coefficients (intercept, " + ", ".join(names[:n1])
+          + (", second route's intercept, " + ", ".join(second) if second else "") + "): "
+          + ", ".join(f"{c:.3f}" for c in w))
     for name, searches in data.items():
         labels = [lab for _, lab, _ in searches]
-        print(describe(name, [score(w, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
+        print(describe(name, [scored(w, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
                        opts.weak, opts.strong))
         if opts.current:
             print(describe("  (as reported)", [s for _, _, s in searches], labels, 0.0, 1.01))
@@ -208,9 +276,9 @@ def main() -> int:
     for name, searches in data.items():
         if len(data) < 2:
             break
-        held_out = fit(rows_of(data, names, skip=name), opts.ridge)
+        held_out = fitted(rows_of(data, names, skip=name))
         labels = [lab for _, lab, _ in searches]
-        print(describe(name, [score(held_out, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
+        print(describe(name, [scored(held_out, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
                        opts.weak, opts.strong))
     return 0
 

@@ -48,6 +48,7 @@ class Reach:
     hits: tuple[float, ...] = ()
     scored: int = 0  # candidates sharing a term with the query
     described: float = 0.0  # the best described entry's share of the query, 0..1
+    specific: tuple[float, ...] = ()  # each query term's idf in the catalog over the largest, 0..1
     read: int = 0  # of those, read
 
     def read_share(self, k: int = SHARE_OF) -> float:
@@ -77,7 +78,8 @@ class Reach:
         return {"readShare": round(self.read_share(), 4), "unreadLead": round(self.unread_lead, 4),
                 "describedLead": round(self.described_lead, 4), "described": round(self.described, 4),
                 "best": round(self.best, 4), "top": [[round(s, 4), int(r)] for s, r in self.top],
-                "hits": [round(s, 4) for s in self.hits], "scored": self.scored, "read": self.read}
+                "hits": [round(s, 4) for s in self.hits],
+                "specific": [round(s, 4) for s in self.specific], "scored": self.scored, "read": self.read}
 
 
 def _key(url: str) -> str:
@@ -88,7 +90,7 @@ def _key(url: str) -> str:
 
 
 def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[str] = (),
-             described: float = 0.0, top: int = TOP) -> Reach:
+             described: float = 0.0, specific: Iterable[float] = (), top: int = TOP) -> Reach:
     """The frontier's ``scores`` (candidate URL -> score) against the URLs ``read``, and
     the scores of the ``hits`` shown (their URLs, best first); ``described``: the best
     share of the query an entry of the sources' descriptions carries.
@@ -111,4 +113,5 @@ def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[st
         best[key] = max(value, best.get(key, 0.0))
     ranked = sorted(((s, key in seen) for key, s in best.items()), key=lambda p: (-p[0], not p[1]))
     return Reach(tuple(ranked[:max(0, top)]), tuple(best.get(_key(u), 0.0) for u in hits),
-                 scored=len(ranked), read=sum(1 for _, r in ranked if r), described=described)
+                 scored=len(ranked), read=sum(1 for _, r in ranked if r), described=described,
+                 specific=tuple(specific))

@@ -115,6 +115,15 @@ class Estimates:
         self._values[key] = value
         return value
 
+    def specificity(self) -> list[float]:
+        """Each query term's idf over the described entries, over the largest idf the pool
+        allows (a term no entry carries), 0..1, the rarest first: how specific the query is
+        in this catalog (read-only, for coverage: evidence/reach.py)."""
+        top = math.log(1.0 + (self.pool + 0.5) / 0.5)
+        if top <= 0:
+            return []
+        return sorted((min(1.0, max(0.0, v / top)) for v in self.idf.values()), reverse=True)
+
     def best_entry(self) -> float:
         """The best share of a query any described entry of any source carries, 0..1: how
         much of the query the catalog's own descriptions of its pages hold at best
