@@ -38,6 +38,8 @@ class Search:
     def __init__(self, q: dict) -> None:
         self.hits: Hits = q.get("relevance") or []
         self.reach: dict = q.get("reach") or {}
+        # pages the ranking saw: read by this search, and records of earlier ones joining it
+        self.ranked = int(q.get("documents_read") or 0) + int(q.get("pages_reused") or 0)
 
     def top(self, k: int) -> list[tuple[float, bool]]:
         return [(float(s), bool(r)) for s, r in (self.reach.get("top") or [])[:k]]
@@ -102,6 +104,7 @@ FEATURES: dict[str, Callable[[Search], float]] = {
     "hitbest": _hit_vs_best,
     "hitcand3": lambda s: sum(float(x) for x in (s.reach.get("hits") or [])[:3]) / 3,
     "readfrac": lambda s: s.reach.get("read", 0) / s.reach["scored"] if s.reach.get("scored") else 1.0,
+    "ranked": lambda s: min(1.0, math.log1p(s.ranked) / math.log1p(1000)),
     "topread": lambda s: float(s.top(1)[0][1]) if s.top(1) else 1.0,
 }
 
@@ -151,6 +154,26 @@ def fit(rows: Sequence[tuple[list[float], bool, float]], ridge: float = 1.0, ste
         step = _solve(hess, grad)
         w = [a - b for a, b in zip(w, step, strict=True)]
     return w
+
+
+# Inputs whose increase means a relevant document is less likely: fitted with a weight of
+# 0 or below (every other input, 0 or above).
+LOWERING = frozenset(["unreadlead", "describedlead", "readfrac"])
+
+
+def fit_monotone(rows: Sequence[tuple[list[float], bool, float]], names: Sequence[str], ridge: float = 1.0
+                 ) -> list[float]:
+    """:func:`fit` with every weight of its expected sign: an input whose fitted weight has
+    the other sign is left out (its weight 0) and the rest refitted, until none has."""
+    out: set[int] = set()
+    while True:
+        kept = [([0.0 if j in out else v for j, v in enumerate(x)], y, weight) for x, y, weight in rows]
+        w = fit(kept, ridge)
+        wrong = {j for j, name in enumerate(names)
+                 if j not in out and (w[j + 1] > 0 if name in LOWERING else w[j + 1] < 0)}
+        if not wrong:
+            return w
+        out |= wrong
 
 
 def score(w: Sequence[float], x: Sequence[float]) -> float:
@@ -238,6 +261,8 @@ def main() -> int:
                         help="inputs of a second route (a noisy OR of two monotone logistic models, "
                              "either route enough), e.g. lead")
     parser.add_argument("--ridge", type=float, default=1.0)
+    parser.add_argument("--monotone", action="store_true",
+                        help="keep every weight of its expected sign (an input of the wrong sign is left out)")
     parser.add_argument("--weak", type=float, default=0.4, help="the weak cut on the fitted score")
     parser.add_argument("--strong", type=float, default=0.85, help="the strong cut on the fitted score")
     parser.add_argument("--current", action="store_true", help="also show the score the reports' code gave")
@@ -257,7 +282,9 @@ def main() -> int:
     n1, names = len(names), names + second
 
     def fitted(rows: list) -> list[float]:
-        return fit_either(rows, n1, opts.ridge) if second else fit(rows, opts.ridge)
+        if second:
+            return fit_either(rows, n1, opts.ridge)
+        return fit_monotone(rows, names, opts.ridge) if opts.monotone else fit(rows, opts.ridge)
 
     def scored(w: Sequence[float], x: Sequence[float]) -> float:
         return either(w, x, n1) if second else score(w, x)

@@ -20,6 +20,9 @@ offered; one that left better-scored candidates unread may have missed the answe
   (plan/estimates.py, over the whole catalog, read or not) outscores the best candidate
   read, 0..1: a search whose sources describe a page matching the query better than any
   it read may have missed it;
+- :attr:`Reach.pages`: how many pages the ranking saw (read by this search, and records
+  of earlier searches joining it): the larger the sample, the likelier it holds a
+  relevant page;
 - :attr:`Reach.hits`: the frontier's score of each hit shown (0 for a hit it never
   scored, a record of an earlier search), to set the hits beside the best candidate.
 
@@ -47,6 +50,7 @@ class Reach:
     top: tuple[tuple[float, bool], ...] = ()
     hits: tuple[float, ...] = ()
     scored: int = 0  # candidates sharing a term with the query
+    pages: int = 0  # pages the ranking saw
     described: float = 0.0  # the best described entry's share of the query, 0..1
     specific: tuple[float, ...] = ()  # each query term's idf in the catalog over the largest, 0..1
     read: int = 0  # of those, read
@@ -79,7 +83,8 @@ class Reach:
                 "describedLead": round(self.described_lead, 4), "described": round(self.described, 4),
                 "best": round(self.best, 4), "top": [[round(s, 4), int(r)] for s, r in self.top],
                 "hits": [round(s, 4) for s in self.hits],
-                "specific": [round(s, 4) for s in self.specific], "scored": self.scored, "read": self.read}
+                "specific": [round(s, 4) for s in self.specific], "scored": self.scored, "read": self.read,
+                "pages": self.pages}
 
 
 def _key(url: str) -> str:
@@ -90,10 +95,11 @@ def _key(url: str) -> str:
 
 
 def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[str] = (),
-             described: float = 0.0, specific: Iterable[float] = (), top: int = TOP) -> Reach:
+             described: float = 0.0, specific: Iterable[float] = (), pages: int = 0, top: int = TOP) -> Reach:
     """The frontier's ``scores`` (candidate URL -> score) against the URLs ``read``, and
     the scores of the ``hits`` shown (their URLs, best first); ``described``: the best
-    share of the query an entry of the sources' descriptions carries.
+    share of the query an entry of the sources' descriptions carries; ``pages``: how many
+    pages the ranking saw.
 
     A candidate is read when its canonical URL is among those read; scores outside 0..1
     (and NaN) are clipped; candidates scored 0 share nothing with the query and are left
@@ -114,4 +120,4 @@ def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[st
     ranked = sorted(((s, key in seen) for key, s in best.items()), key=lambda p: (-p[0], not p[1]))
     return Reach(tuple(ranked[:max(0, top)]), tuple(best.get(_key(u), 0.0) for u in hits),
                  scored=len(ranked), read=sum(1 for _, r in ranked if r), described=described,
-                 specific=tuple(specific))
+                 specific=tuple(specific), pages=max(0, int(pages)))

@@ -178,7 +178,8 @@ class LightSearch(SearchingProvider):
         reach = reach_of(controller.frontier.candidate_scores(), read,
                          hits=[r.document.url for r in ranked[:request.max_results]],
                          described=plan.estimates.best_entry() if plan.estimates is not None else 0.0,
-                         specific=plan.estimates.specificity() if plan.estimates is not None else ())
+                         specific=plan.estimates.specificity() if plan.estimates is not None else (),
+                         pages=len(fetched) + len(cached))
         result = assemble(
             query=request.query,
             ranked=ranked,
