@@ -105,6 +105,11 @@ FEATURES: dict[str, Callable[[Search], float]] = {
     "hitcand3": lambda s: sum(float(x) for x in (s.reach.get("hits") or [])[:3]) / 3,
     "readfrac": lambda s: s.reach.get("read", 0) / s.reach["scored"] if s.reach.get("scored") else 1.0,
     "ranked": lambda s: min(1.0, math.log1p(s.ranked) / math.log1p(1000)),
+    # the catalog: the best share of the query a described entry carries, and how little of
+    # the query the descriptions know (each term's idf over the largest, averaged)
+    "described": lambda s: float(s.reach.get("described", 0.0)),
+    "describedlead": lambda s: float(s.reach.get("describedLead", 0.0)),
+    "unknown": lambda s: sum(s.reach.get("specific") or [0.0]) / max(1, len(s.reach.get("specific") or [])),
     "topread": lambda s: float(s.top(1)[0][1]) if s.top(1) else 1.0,
 }
 
@@ -158,7 +163,7 @@ def fit(rows: Sequence[tuple[list[float], bool, float]], ridge: float = 1.0, ste
 
 # Inputs whose increase means a relevant document is less likely: fitted with a weight of
 # 0 or below (every other input, 0 or above).
-LOWERING = frozenset(["unreadlead", "describedlead", "readfrac"])
+LOWERING = frozenset(["unreadlead", "describedlead", "readfrac", "unknown"])
 
 
 def fit_monotone(rows: Sequence[tuple[list[float], bool, float]], names: Sequence[str], ridge: float = 1.0
@@ -226,12 +231,20 @@ def fit_either(rows: Sequence[tuple[list[float], bool, float]], n1: int, ridge: 
     return w
 
 
-def rows_of(data: dict, names: Sequence[str], skip: str | None = None) -> list[tuple[list[float], bool, float]]:
+def rows_of(data: dict, names: Sequence[str], skip: str | None = None, by: str = "report"
+            ) -> list[tuple[list[float], bool, float]]:
+    """Every search's inputs, label and weight: every report weighs the same (``by="report"``),
+    or every world does, its reports sharing its weight equally (``by="world"``; the world
+    is the report name's first part, so a world's site shapes are one world)."""
     kept = {name: searches for name, searches in data.items() if name != skip and searches}
-    mean = sum(len(s) for s in kept.values()) / max(1, len(kept))
+    total = sum(len(s) for s in kept.values())
+    reports_of: dict[str, int] = {}
+    for name in kept:
+        reports_of[name.split("/")[0]] = reports_of.get(name.split("/")[0], 0) + 1
     rows = []
-    for searches in kept.values():
-        weight = mean / len(searches)  # every report weighs as much as the mean one
+    for name, searches in kept.items():
+        share = 1 / len(kept) if by == "report" else 1 / (len(reports_of) * reports_of[name.split("/")[0]])
+        weight = share * total / len(searches)  # the mean weight stays 1
         rows.extend(([FEATURES[f](hits) for f in names], label, weight) for hits, label, _ in searches)
     return rows
 
@@ -261,6 +274,8 @@ def main() -> int:
                         help="inputs of a second route (a noisy OR of two monotone logistic models, "
                              "either route enough), e.g. lead")
     parser.add_argument("--ridge", type=float, default=1.0)
+    parser.add_argument("--weigh", choices=("report", "world"), default="report",
+                        help="every report weighs the same, or every world (its shapes and modes sharing it)")
     parser.add_argument("--monotone", action="store_true",
                         help="keep every weight of its expected sign (an input of the wrong sign is left out)")
     parser.add_argument("--weak", type=float, default=0.4, help="the weak cut on the fitted score")
@@ -289,7 +304,7 @@ def main() -> int:
     def scored(w: Sequence[float], x: Sequence[float]) -> float:
         return either(w, x, n1) if second else score(w, x)
 
-    w = fitted(rows_of(data, names))
+    w = fitted(rows_of(data, names, by=opts.weigh))
     print("coefficients (intercept, " + ", ".join(names[:n1])
           + (", second route's intercept, " + ", ".join(second) if second else "") + "): "
           + ", ".join(f"{c:.3f}" for c in w))
@@ -303,7 +318,7 @@ def main() -> int:
     for name, searches in data.items():
         if len(data) < 2:
             break
-        held_out = fitted(rows_of(data, names, skip=name))
+        held_out = fitted(rows_of(data, names, skip=name, by=opts.weigh))
         labels = [lab for _, lab, _ in searches]
         print(describe(name, [scored(held_out, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
                        opts.weak, opts.strong))

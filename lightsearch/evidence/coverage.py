@@ -1,28 +1,28 @@
 """Coverage: how likely the evidence answers the query (a score in 0..1) and a level.
 
 For a ranking that measures its hits (Light: ranking/rank.py), the score is the estimated
-probability that one of the first three hits is relevant, from a logistic model of what
-the ranking measured of those hits and of how much the search saw (:data:`MODEL`):
+probability that one of the first three hits is relevant, from a logistic model
+(:data:`MODEL`) of what the ranking measured of those hits and of what the search saw:
 
-    strength     a hit's BM25 score over that of an average page holding each query term
-                 once (how strongly it matches), averaged over the first three hits (a
-                 missing hit counts 0);
     phrased      the idf-weighted share of the query's adjacent word pairs a hit holds in
-                 the same order (its wording, not only its words), averaged the same way;
+                 the same order (its wording, not only its words), averaged over the first
+                 three hits (a missing hit counts 0); a query of one term has no pairs, and
+                 its wording is its word: the hits' idf-weighted share of it stands in;
     pages        how many pages the ranking saw (read by the search, and records of
                  earlier searches joining it), as ``log(1 + n) / log(1 + 1000)``, at most
                  1: a larger sample is likelier to hold a relevant page;
     unread lead  how far the best candidate the search left unread outscores the best it
-                 read, by the frontier's scores of the sources' titles, slugs and feed
-                 items (evidence/reach.py): a search that left its best candidates unread
-                 may have missed the answer.
+                 read, by the frontier's scores of what the sources say of their pages
+                 (titles, slugs, feed items; evidence/reach.py): a search that left its
+                 best candidates unread may have missed the answer.
 
-The score never falls when a hit carries more of the query or the ranking saw more pages,
-and never rises when a better candidate is left unread. The weights were fitted on judged
-searches of the Cranfield and HeQ worlds, cold and in a stream, Cranfield also in other
-site shapes, every report weighing the same (``benchmarks/coverage_fit.py``; the fit, the
-inputs measured and not kept, and the figures in docs/EVALUATION.md). The levels are cut
-from the probability where they say what they mean:
+The score never falls when a hit holds more of the query's wording or the ranking saw more
+pages, and never rises when a better candidate is left unread. The weights were fitted on
+judged searches of the Cranfield and HeQ worlds, cold and in a stream, Cranfield also in
+two other site shapes, with every weight held to its sign and each world weighing the
+same, its shapes and modes sharing its weight (``benchmarks/coverage_fit.py``; the fit,
+the inputs measured and left out, and the figures per world in docs/EVALUATION.md). The
+levels are cut from the probability where they say what they mean:
 
 - ``none``: no hit;
 - ``weak``: under ``WEAK_BELOW`` (more likely than not, no relevant document among the
@@ -50,9 +50,9 @@ from lightsearch.evidence.model import Evidence
 from lightsearch.evidence.reach import Reach
 from lightsearch.ranking.tokenize import tokenize
 
-# the intercept, then each input's weight (benchmarks/coverage_fit.py
-# --features strength3,phrased3,ranked,unreadlead)
-MODEL = {"intercept": -1.0, "strength": 0.0, "phrased": 7.0, "pages": 1.5, "unread_lead": -1.0}
+# the intercept, then each input's weight (benchmarks/coverage_fit.py --monotone --weigh world
+# --features phrased3,ranked,unreadlead)
+MODEL = {"intercept": -1.29, "phrased": 8.28, "pages": 1.98, "unread_lead": -1.05}
 # pages at which the ``pages`` input reaches 1
 PAGES_FULL = 1000
 WEAK_BELOW = 0.5
@@ -68,7 +68,7 @@ def coverage(evidence: Sequence[Evidence], terms: Iterable[str] = (), reach: Rea
     if not evidence:
         return {"score": 0.0, "level": "none"}
     if evidence[0].strength is not None:
-        score = probability(evidence, reach)
+        score = probability(evidence, reach, paired=len(set(terms)) != 1)
         level = "weak" if score < WEAK_BELOW else "strong" if score >= STRONG_FROM else "partial"
     else:
         terms = set(terms)
@@ -81,21 +81,22 @@ def coverage(evidence: Sequence[Evidence], terms: Iterable[str] = (), reach: Rea
     return {"score": round(min(1.0, max(0.0, score)), 3), "level": level}
 
 
-def inputs(evidence: Sequence[Evidence], reach: Reach | None = None) -> dict[str, float]:
-    """The model's inputs, each in 0..1 (the module's text says what each is)."""
+def inputs(evidence: Sequence[Evidence], reach: Reach | None = None, *, paired: bool = True) -> dict[str, float]:
+    """The model's inputs, each in 0..1 (the module's text says what each is); ``paired``:
+    False for a query of one term, whose hits' share of it stands in for ``phrased``."""
     first = evidence[:3]
     pages = max(reach.pages if reach is not None else 0, len(evidence))
+    wording = [e.phrased if paired else (e.weighted if e.weighted is not None else e.matched) for e in first]
     return {
-        "strength": sum(_clip(e.strength) for e in first) / 3,
-        "phrased": sum(_clip(e.phrased) for e in first) / 3,
+        "phrased": sum(_clip(x) for x in wording) / 3,
         "pages": min(1.0, math.log1p(pages) / math.log1p(PAGES_FULL)),
         "unread_lead": reach.unread_lead if reach is not None else 0.0,
     }
 
 
-def probability(evidence: Sequence[Evidence], reach: Reach | None = None) -> float:
+def probability(evidence: Sequence[Evidence], reach: Reach | None = None, *, paired: bool = True) -> float:
     """The model's estimate that a relevant document is among the first three hits."""
-    z = MODEL["intercept"] + sum(MODEL[name] * x for name, x in inputs(evidence, reach).items())
+    z = MODEL["intercept"] + sum(MODEL[name] * x for name, x in inputs(evidence, reach, paired=paired).items())
     return 1.0 / (1.0 + math.exp(-z))
 
 

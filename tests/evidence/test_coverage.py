@@ -150,6 +150,14 @@ def test_hits_about_the_query_in_its_own_words_are_strong_and_a_stray_word_is_we
     assert coverage(stray)["level"] == "weak"
 
 
+def test_a_query_of_one_term_is_judged_by_the_hits_holding_it():
+    """One term has no adjacent pairs: the hits' share of the term stands in for the wording."""
+    held = [Evidence(title=f"t{i}", url=f"https://x.test/{i}", source="s", content="kubernetes",
+                     matched=1.0, weighted=1.0, strength=0.9, phrased=0.0) for i in range(3)]
+    assert coverage(held, ["kubernetes"])["level"] == "strong"
+    assert coverage(held, ["kubernetes", "operator"])["level"] == "weak"  # two terms, no pair held
+
+
 def test_a_search_that_left_its_best_candidates_unread_says_weak():
     """Fourteen papers read, the three shown carrying a little of the query's wording: as
     likely as not the answer. The same search, when the frontier's two best candidates
