@@ -105,11 +105,6 @@ FEATURES: dict[str, Callable[[Search], float]] = {
     "hitcand3": lambda s: sum(float(x) for x in (s.reach.get("hits") or [])[:3]) / 3,
     "readfrac": lambda s: s.reach.get("read", 0) / s.reach["scored"] if s.reach.get("scored") else 1.0,
     "ranked": lambda s: min(1.0, math.log1p(s.ranked) / math.log1p(1000)),
-    # the catalog: the best share of the query a described entry carries, and how little of
-    # the query the descriptions know (each term's idf over the largest, averaged)
-    "described": lambda s: float(s.reach.get("described", 0.0)),
-    "describedlead": lambda s: float(s.reach.get("describedLead", 0.0)),
-    "unknown": lambda s: sum(s.reach.get("specific") or [0.0]) / max(1, len(s.reach.get("specific") or [])),
     "topread": lambda s: float(s.top(1)[0][1]) if s.top(1) else 1.0,
 }
 
@@ -163,7 +158,7 @@ def fit(rows: Sequence[tuple[list[float], bool, float]], ridge: float = 1.0, ste
 
 # Inputs whose increase means a relevant document is less likely: fitted with a weight of
 # 0 or below (every other input, 0 or above).
-LOWERING = frozenset(["unreadlead", "describedlead", "readfrac", "unknown"])
+LOWERING = frozenset(["unreadlead", "readfrac"])
 
 
 def fit_monotone(rows: Sequence[tuple[list[float], bool, float]], names: Sequence[str], ridge: float = 1.0

@@ -16,10 +16,6 @@ offered; one that left better-scored candidates unread may have missed the answe
   one, 0..1 (0 when none does);
 - :attr:`Reach.best`: the best candidate's score, 0..1 (how much of the query the
   sources' own descriptions of their pages carry at all);
-- :attr:`Reach.described_lead`: how far the best entry the sources' descriptions name
-  (plan/estimates.py, over the whole catalog, read or not) outscores the best candidate
-  read, 0..1: a search whose sources describe a page matching the query better than any
-  it read may have missed it;
 - :attr:`Reach.pages`: how many pages the ranking saw (read by this search, and records
   of earlier searches joining it): the larger the sample, the likelier it holds a
   relevant page;
@@ -51,8 +47,6 @@ class Reach:
     hits: tuple[float, ...] = ()
     scored: int = 0  # candidates sharing a term with the query
     pages: int = 0  # pages the ranking saw
-    described: float = 0.0  # the best described entry's share of the query, 0..1
-    specific: tuple[float, ...] = ()  # each query term's idf in the catalog over the largest, 0..1
     read: int = 0  # of those, read
 
     def read_share(self, k: int = SHARE_OF) -> float:
@@ -69,21 +63,14 @@ class Reach:
         return max(0.0, min(1.0, best_unread - best_read))
 
     @property
-    def described_lead(self) -> float:
-        best_read = max((s for s, read in self.top if read), default=0.0)
-        return max(0.0, min(1.0, self.described - best_read))
-
-    @property
     def best(self) -> float:
         return max(0.0, min(1.0, self.top[0][0])) if self.top else 0.0
 
     def as_dict(self) -> dict[str, object]:
         """``meta.lightSearch.reach``: the measures and the best candidates."""
         return {"readShare": round(self.read_share(), 4), "unreadLead": round(self.unread_lead, 4),
-                "describedLead": round(self.described_lead, 4), "described": round(self.described, 4),
                 "best": round(self.best, 4), "top": [[round(s, 4), int(r)] for s, r in self.top],
-                "hits": [round(s, 4) for s in self.hits],
-                "specific": [round(s, 4) for s in self.specific], "scored": self.scored, "read": self.read,
+                "hits": [round(s, 4) for s in self.hits], "scored": self.scored, "read": self.read,
                 "pages": self.pages}
 
 
@@ -95,11 +82,10 @@ def _key(url: str) -> str:
 
 
 def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[str] = (),
-             described: float = 0.0, specific: Iterable[float] = (), pages: int = 0, top: int = TOP) -> Reach:
+             pages: int = 0, top: int = TOP) -> Reach:
     """The frontier's ``scores`` (candidate URL -> score) against the URLs ``read``, and
-    the scores of the ``hits`` shown (their URLs, best first); ``described``: the best
-    share of the query an entry of the sources' descriptions carries; ``pages``: how many
-    pages the ranking saw.
+    the scores of the ``hits`` shown (their URLs, best first); ``pages``: how many pages
+    the ranking saw.
 
     A candidate is read when its canonical URL is among those read; scores outside 0..1
     (and NaN) are clipped; candidates scored 0 share nothing with the query and are left
@@ -107,8 +93,6 @@ def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[st
     which the frontier met equal candidates.
     """
     seen = {_key(u) for u in read}
-    described = float(described)
-    described = 0.0 if described != described else max(0.0, min(1.0, described))
     best: dict[str, float] = {}
     for url, score in scores.items():
         value = float(score)
@@ -119,5 +103,4 @@ def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[st
         best[key] = max(value, best.get(key, 0.0))
     ranked = sorted(((s, key in seen) for key, s in best.items()), key=lambda p: (-p[0], not p[1]))
     return Reach(tuple(ranked[:max(0, top)]), tuple(best.get(_key(u), 0.0) for u in hits),
-                 scored=len(ranked), read=sum(1 for _, r in ranked if r), described=described,
-                 specific=tuple(specific), pages=max(0, int(pages)))
+                 scored=len(ranked), read=sum(1 for _, r in ranked if r), pages=max(0, int(pages)))

@@ -56,7 +56,6 @@ class Estimates:
     # the same per source, so a background can be drawn from the sources of a language
     per_source: dict[str, tuple[dict[str, float], float]] = field(default_factory=dict)
     _values: dict[tuple[str, str], float] = field(default_factory=dict)
-    _best: dict[tuple[str, str], float] = field(default_factory=dict)
 
     @classmethod
     def build(cls, queries: Iterable[Iterable[str]], described: Mapping[str, Sequence[DocumentDescription]]
@@ -111,27 +110,8 @@ class Estimates:
                     if share > best.get(row, 0.0):
                         best[row] = share
             value = doc.scale * sum(min(1.0, s) ** POWER for s in best.values())
-            self._best[key] = min(1.0, max(best.values(), default=0.0))
         self._values[key] = value
         return value
-
-    def specificity(self) -> list[float]:
-        """Each query term's idf over the described entries, over the largest idf the pool
-        allows (a term no entry carries), 0..1, the rarest first: how specific the query is
-        in this catalog (read-only, for coverage: evidence/reach.py)."""
-        top = math.log(1.0 + (self.pool + 0.5) / 0.5)
-        if top <= 0:
-            return []
-        return sorted((min(1.0, max(0.0, v / top)) for v in self.idf.values()), reverse=True)
-
-    def best_entry(self) -> float:
-        """The best share of a query any described entry of any source carries, 0..1: how
-        much of the query the catalog's own descriptions of its pages hold at best
-        (read-only, for coverage: evidence/reach.py)."""
-        for source_id, docs in self.described.items():
-            for doc in docs:
-                self.document(source_id, doc)
-        return max(self._best.values(), default=0.0)
 
     def source(self, source_id: str) -> float:
         """Likely relevant pages the source holds: its best family's sum."""

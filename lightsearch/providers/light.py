@@ -177,8 +177,6 @@ class LightSearch(SearchingProvider):
         read = [u for doc in (*fetched, *cached) for u in (doc.url, doc.original_url) if u]
         reach = reach_of(controller.frontier.candidate_scores(), read,
                          hits=[r.document.url for r in ranked[:request.max_results]],
-                         described=plan.estimates.best_entry() if plan.estimates is not None else 0.0,
-                         specific=plan.estimates.specificity() if plan.estimates is not None else (),
                          pages=len(fetched) + len(cached))
         result = assemble(
             query=request.query,
