@@ -115,7 +115,7 @@ def light(i: int, strength: float, phrased: float) -> Evidence:
                     matched=1.0, weighted=1.0, strength=strength, phrased=phrased)
 
 
-@settings(max_examples=50, deadline=None, derandomize=True, database=None)
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
 @given(st.lists(measured, min_size=1, max_size=5), st.integers(0, 4), st.integers(0, 1), st.floats(0.0, 1.0),
        st.integers(0, 2000), st.integers(0, 500))
 def test_more_of_the_query_in_a_first_hit_or_more_pages_seen_never_lowers_the_score(hits, which, measure, more,
@@ -135,7 +135,7 @@ def test_more_of_the_query_in_a_first_hit_or_more_pages_seen_never_lowers_the_sc
     assert cov["level"] == ("weak" if p < WEAK_BELOW else "strong" if p >= STRONG_FROM else "partial")
 
 
-@settings(max_examples=50, deadline=None, derandomize=True, database=None)
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
 @given(st.dictionaries(st.sampled_from(PAPERS), st.floats(0.0, 1.0), max_size=12),
        st.sets(st.sampled_from(PAPERS)), st.sampled_from(PAPERS), measured)
 def test_reading_another_candidate_never_lowers_the_score(pool, read, more, hit):

@@ -13,7 +13,7 @@ URLS = [f"https://site.test/paper-{i}" for i in range(30)]
 # any float, hostile ones too: a score out of range or NaN is clipped, never raised on
 scores = st.dictionaries(st.sampled_from(URLS), st.floats(allow_nan=True, allow_infinity=True), max_size=30)
 read_sets = st.sets(st.sampled_from(URLS), max_size=30)
-PROPS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
+PROPS = settings(max_examples=30, deadline=None, derandomize=True, database=None)
 
 
 def measures(r: Reach) -> list[float]:
