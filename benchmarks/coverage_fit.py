@@ -103,7 +103,6 @@ FEATURES: dict[str, Callable[[Search], float]] = {
     "best": lambda s: float(s.reach.get("best", 0.0)),
     "hitbest": _hit_vs_best,
     "hitcand3": lambda s: sum(float(x) for x in (s.reach.get("hits") or [])[:3]) / 3,
-    "readfrac": lambda s: s.reach.get("read", 0) / s.reach["scored"] if s.reach.get("scored") else 1.0,
     "ranked": lambda s: min(1.0, math.log1p(s.ranked) / math.log1p(1000)),
     "topread": lambda s: float(s.top(1)[0][1]) if s.top(1) else 1.0,
 }
@@ -158,7 +157,7 @@ def fit(rows: Sequence[tuple[list[float], bool, float]], ridge: float = 1.0, ste
 
 # Inputs whose increase means a relevant document is less likely: fitted with a weight of
 # 0 or below (every other input, 0 or above).
-LOWERING = frozenset(["unreadlead", "readfrac"])
+LOWERING = frozenset(["unreadlead"])
 
 
 def fit_monotone(rows: Sequence[tuple[list[float], bool, float]], names: Sequence[str], ridge: float = 1.0

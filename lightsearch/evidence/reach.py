@@ -28,6 +28,7 @@ read, ``unread_lead`` does not rise.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -47,7 +48,6 @@ class Reach:
     hits: tuple[float, ...] = ()
     scored: int = 0  # candidates sharing a term with the query
     pages: int = 0  # pages the ranking saw
-    read: int = 0  # of those, read
 
     def read_share(self, k: int = SHARE_OF) -> float:
         first = self.top[:k]
@@ -70,7 +70,7 @@ class Reach:
         """``meta.lightSearch.reach``: the measures and the best candidates."""
         return {"readShare": round(self.read_share(), 4), "unreadLead": round(self.unread_lead, 4),
                 "best": round(self.best, 4), "top": [[round(s, 4), int(r)] for s, r in self.top],
-                "hits": [round(s, 4) for s in self.hits], "scored": self.scored, "read": self.read,
+                "hits": [round(s, 4) for s in self.hits], "scored": self.scored,
                 "pages": self.pages}
 
 
@@ -90,17 +90,23 @@ def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[st
     A candidate is read when its canonical URL is among those read; scores outside 0..1
     (and NaN) are clipped; candidates scored 0 share nothing with the query and are left
     out. Ties keep the candidates read first, so a search is not judged by the order in
-    which the frontier met equal candidates.
+    which the frontier met equal candidates. Only the candidates scoring at least the
+    ``top``-th best score are put in canonical form (a stream search scores thousands).
     """
-    seen = {_key(u) for u in read}
-    best: dict[str, float] = {}
+    top = max(0, top)
+    clipped: dict[str, float] = {}
     for url, score in scores.items():
         value = float(score)
         value = 0.0 if value != value else max(0.0, min(1.0, value))  # NaN: nothing known
-        if value <= 0:
-            continue
-        key = _key(url)
-        best[key] = max(value, best.get(key, 0.0))
+        if value > 0:
+            clipped[url] = value
+    floor = heapq.nlargest(top, clipped.values())[-1] if 0 < top < len(clipped) else 0.0
+    best: dict[str, float] = {}
+    for url, value in clipped.items():
+        if value >= floor:
+            key = _key(url)
+            best[key] = max(value, best.get(key, 0.0))
+    seen = {_key(u) for u in read}
     ranked = sorted(((s, key in seen) for key, s in best.items()), key=lambda p: (-p[0], not p[1]))
-    return Reach(tuple(ranked[:max(0, top)]), tuple(best.get(_key(u), 0.0) for u in hits),
-                 scored=len(ranked), read=sum(1 for _, r in ranked if r), pages=max(0, int(pages)))
+    shown = tuple(clipped.get(u) or best.get(_key(u), 0.0) for u in hits)
+    return Reach(tuple(ranked[:top]), shown, scored=len(clipped), pages=max(0, int(pages)))
