@@ -6,14 +6,18 @@ not checked at load time, so they can never disable Brave or web_fetch. Types an
 come from :mod:`lightsearch.schema`; this module adds the rules that relate two keys or
 need a lookup.
 
-:func:`check_retrieval` is the kill switch every provider checks where it is built and
-where each search or fetch starts (``WEB_RETRIEVAL_ENABLED``, ``LIGHTSEARCH_NO_WEB``).
+:func:`check_retrieval` is the kill switch (``WEB_RETRIEVAL_ENABLED``,
+``LIGHTSEARCH_NO_WEB``), read once per call at the call's door: the tool surfaces' door
+(the toolbox) when a surface calls, else the provider's own door (:func:`check_door`),
+and always by the crawl runner's guard below every surface.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from lightsearch.errors import LightSearchError, quote_untrusted
@@ -137,9 +141,32 @@ def retrieval_switch(settings: BaseSettings | None, environ: Mapping[str, str] |
 
 
 def check_retrieval(settings: BaseSettings | None, environ: Mapping[str, str] | None = None) -> None:
-    """Raise the structured ``disabled`` error when the kill switch is off; every provider
-    checks it where it is built and where each search or fetch starts."""
+    """Raise the structured ``disabled`` error when the kill switch is off."""
     switch = retrieval_switch(settings, environ)
     if switch is not None:
         raise LightSearchError("disabled", f"web retrieval is disabled by configuration ({switch})",
                                {"switch": switch.split("=")[0]})
+
+
+#: True within a call whose door has read the kill switch (:func:`read_at_door`).
+_READ_AT_DOOR: ContextVar[bool] = ContextVar("lightsearch_switch_read_at_door", default=False)
+
+
+@contextmanager
+def read_at_door() -> Iterator[None]:
+    """What runs within is a call whose door has just read the kill switch
+    (:func:`check_retrieval`): the provider doors it passes on its way (:func:`check_door`)
+    do not read it again. The tasks it starts inherit this; the crawl runner's guard reads
+    the switch whatever this says."""
+    token = _READ_AT_DOOR.set(True)
+    try:
+        yield
+    finally:
+        _READ_AT_DOOR.reset(token)
+
+
+def check_door(settings: BaseSettings | None, environ: Mapping[str, str] | None = None) -> None:
+    """A provider's door (where it is built, where a search or fetch starts): the kill
+    switch, unless the call's door above it read it already."""
+    if not _READ_AT_DOOR.get():
+        check_retrieval(settings, environ)

@@ -200,6 +200,9 @@ SCHEMA: tuple[Setting, ...] = (
        "else the connection is closed", 0.1, 300),
     _s("WEB_SERVE_SEND_TIMEOUT_SECS", "float", 30.0, "a client that reads none of a response for this long is "
        "disconnected", 0.1, 600),
+    _s("WEB_SERVE_SEND_BUFFER_BYTES", "int", 262144, "the kernel's send buffer of each connection (0: the "
+       "kernel sizes it): bounds what a client that reads nothing makes the server answer before the send "
+       "timeout starts", 0, 16777216),
     _s("WEB_SERVE_MAX_JSON_DEPTH", "int", 32, "nesting of a request body's JSON; deeper is 400 invalid_json",
        4, 256),
     _s("WEB_SERVE_AUTH_FAILURES_PER_MINUTE", "int", 10, "failed bearer-token attempts per client per minute; "

@@ -15,6 +15,7 @@ import contextlib
 import functools
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +36,19 @@ hypothesis_settings.register_profile("thorough")
 hypothesis_settings.load_profile("suite")
 
 SHARED_DATA = Path(os.environ.get("LIGHTSEARCH_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def pytest_configure(config: Any) -> None:
+    """Compile the package once, before the suite starts its processes. Where
+    ``PYTHONDONTWRITEBYTECODE`` is set, nothing writes bytecode, and every process the suite
+    starts (the xdist workers, each command and server a test runs, their workers and fork
+    servers) would compile every module it imports from source again."""
+    if sys.dont_write_bytecode and not hasattr(config, "workerinput"):
+        import compileall
+
+        import lightsearch
+
+        compileall.compile_dir(str(Path(lightsearch.__file__).parent), quiet=1)
 
 
 # Modules whose module-scoped fixtures start servers, fleets or worlds: with ``-n`` each runs
@@ -323,6 +337,22 @@ def make_world(origins, tmp_path, sites: dict[str, dict[str, Any]], sources: lis
         "LOG_LEVEL": "ERROR",
         **settings,
     }
+
+
+@pytest.fixture
+def switch_checks(monkeypatch):
+    """How many times the kill switch is read (the real check, counted)."""
+    import lightsearch.config
+
+    read = []
+    original = lightsearch.config.retrieval_switch
+
+    def counted(*args, **kwargs):
+        read.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(lightsearch.config, "retrieval_switch", counted)
+    return read
 
 
 # ------------------------------------------------------------------ replay servers of recorded answers

@@ -69,7 +69,7 @@ def test_wheel_search_from_a_hostile_directory(wheel, tmp_path):
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                                check=True, capture_output=True, text=True, timeout=300).stdout.strip())
     (site / "borrowed-deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-compile",
                     "--no-index", str(wheel)], check=True, capture_output=True, timeout=300)
     work = tmp_path / "work"
     (work / "spiders").mkdir(parents=True)

@@ -35,7 +35,7 @@ from typing import Any, Protocol, runtime_checkable
 from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
-from lightsearch.config import check_retrieval
+from lightsearch.config import check_door, read_at_door
 from lightsearch.errors import LightSearchError
 from lightsearch.schema import validate
 
@@ -133,7 +133,13 @@ def load_provider(
     not validated here, so bad ones can never keep Brave from loading.
     """
     settings = _settings(overrides, config)
-    check_retrieval(settings, environ)  # the kill switch, before anything is built
+    check_door(settings, environ)  # the kill switch, before anything is built
+    with read_at_door():  # the provider built below does not read it again
+        return _build(settings, overrides, environ)
+
+
+def _build(settings: Settings, overrides: Mapping[str, Any] | Settings | None,
+           environ: Mapping[str, str] | None) -> SearchProvider:
     validate(settings, ("WEB_SEARCH_",))
     name = provider_name(settings, environ)
     if name.lower() in ENGINE_MODES:

@@ -24,7 +24,7 @@ from scrapy import Request
 from scrapy.http import Response, TextResponse
 from scrapy.settings import Settings
 
-from lightsearch.config import check_retrieval
+from lightsearch.config import check_door
 from lightsearch.crawl.failures import BOUND_REASONS, classify
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
@@ -209,7 +209,7 @@ class WebFetch(Provider):
 
     def _checked_call(self, max_chars: Any, start_index: Any) -> tuple[int, int]:
         s = self.settings
-        check_retrieval(s)  # fetch and fetch_many both start here
+        check_door(s)  # fetch and fetch_many both start here
         if not self._validated:
             validate(s, ("WEB_FETCH_", "RESULT_", "LIGHT_POOL_"))  # the pool reads web_fetch's pages
             self._validated = True

@@ -2,7 +2,7 @@
 
 ::
 
-    Provider(settings, environ=None)     the kill switch checked (config.check_retrieval)
+    Provider(settings, environ=None)     the kill switch checked (config.check_door)
     │                                    crawls=True: crawl components imported and the
     │                                    worker pool started now, not on the first call
     ├── from_settings(overrides, ...)    settings built here (config.make_settings)
@@ -25,7 +25,7 @@ from typing import Any, ClassVar, TypeVar
 
 from scrapy.settings import Settings
 
-from lightsearch.config import check_retrieval, make_settings
+from lightsearch.config import check_door, make_settings
 
 P = TypeVar("P", bound="Provider")
 
@@ -39,7 +39,7 @@ class Provider:
     crawls: ClassVar[bool] = False
 
     def __init__(self, settings: Settings, environ: Mapping[str, str] | None = None) -> None:
-        check_retrieval(settings, environ)
+        check_door(settings, environ)
         self.settings = settings
         if self.crawls:
             # Imported here, not at the top: Brave and the engines never load the crawler.

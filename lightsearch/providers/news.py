@@ -13,7 +13,7 @@ from typing import Any
 
 from scrapy.settings import Settings
 
-from lightsearch.config import check_retrieval
+from lightsearch.config import check_door
 from lightsearch.errors import invalid_input
 from lightsearch.plan.request import SearchRequest
 from lightsearch.providers.engines.base import EngineHit
@@ -40,7 +40,7 @@ class NewsSearch(EngineSearch):
         if when is not None and when not in NEWS_WINDOWS:
             raise invalid_input(f"when must be one of {', '.join(NEWS_WINDOWS)}", parameter="when", bound="when",
                                 got=str(when)[:20])
-        check_retrieval(self.settings, self.environ)  # web_news's door
+        check_door(self.settings, self.environ)  # web_news's door
         request = self.request(query, max_results=max_results, recency=NEWS_WINDOWS[when] if when else None,
                                region=region, include_domains=include_domains, exclude_domains=exclude_domains,
                                after=after, before=before)

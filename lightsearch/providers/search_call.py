@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lightsearch.config import check_retrieval
+from lightsearch.config import check_door
 from lightsearch.plan.request import SearchRequest, build_request
 from lightsearch.providers.lifecycle import Provider
 
@@ -42,7 +42,7 @@ class SearchingProvider(Provider):
         """One search: ``include_domains``/``exclude_domains`` narrow what is searched (a
         domain outside it is a note), ``after``/``before`` drop hits dated outside them,
         ``region`` reaches the providers that search by region."""
-        check_retrieval(self.settings, self.environ)
+        check_door(self.settings, self.environ)
         request = self.request(query, queries=queries, max_results=max_results, recency=recency,
                                include_domains=include_domains, exclude_domains=exclude_domains,
                                region=region, after=after, before=before)

@@ -15,6 +15,12 @@ deadlines, taken from the h11 connection's state after every event:
 - a client that stops reading a response (the transport's buffer full) for
   ``WEB_SERVE_SEND_TIMEOUT_SECS`` is dropped.
 
+The kernel's send buffer of each connection is capped at ``WEB_SERVE_SEND_BUFFER_BYTES``.
+Left to the kernel it grows to megabytes on a fast link, and a client that pipelines
+requests and reads no answer has the server parse and answer every request whose answer
+fits in it, tens of thousands of them, on the event loop every caller shares, before the
+send deadline starts; the cap bounds that work, and the kernel memory a connection holds.
+
 :class:`ConnectionTable` caps the open connections of one server process at
 ``WEB_SERVE_MAX_CONNECTIONS`` and at half the process's file limit (the rest is for
 origins, Redis and files). At the cap, a new connection closes the one that has waited
@@ -31,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import socket
 from typing import Any
 
 import h11
@@ -55,12 +62,13 @@ class ConnectionTable:
     """The open connections of one server process, the cap, and the deadlines."""
 
     def __init__(self, *, max_connections: int = 256, header_timeout: float = 10.0, body_timeout: float = 10.0,
-                 send_timeout: float = 30.0, files: int | None = None) -> None:
+                 send_timeout: float = 30.0, send_buffer: int = 0, files: int | None = None) -> None:
         files = file_limit() if files is None else files
         self.cap = max(1, min(max_connections, files // 2)) if files else max_connections
         self.header_timeout = header_timeout
         self.body_timeout = body_timeout
         self.send_timeout = send_timeout
+        self.send_buffer = send_buffer  # 0: the kernel's own sizing
         self.open: set[GuardedH11Protocol] = set()
         self.stats = {"evicted": 0, "refused": 0, "head_timeouts": 0, "body_timeouts": 0, "send_timeouts": 0}
 
@@ -69,7 +77,8 @@ class ConnectionTable:
         return cls(max_connections=settings.getint("WEB_SERVE_MAX_CONNECTIONS"),
                    header_timeout=settings.getfloat("WEB_SERVE_HEADER_TIMEOUT_SECS"),
                    body_timeout=settings.getfloat("WEB_SERVE_BODY_TIMEOUT_SECS"),
-                   send_timeout=settings.getfloat("WEB_SERVE_SEND_TIMEOUT_SECS"))
+                   send_timeout=settings.getfloat("WEB_SERVE_SEND_TIMEOUT_SECS"),
+                   send_buffer=settings.getint("WEB_SERVE_SEND_BUFFER_BYTES"))
 
     def protocol(self) -> Any:
         """The protocol "class" for ``uvicorn.Config(http=...)``."""
@@ -105,6 +114,10 @@ class GuardedH11Protocol(H11Protocol):
             transport.write(BUSY_503)
             transport.close()
             return
+        sock = transport.get_extra_info("socket")
+        if self.table.send_buffer and sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.table.send_buffer)
         self._watch()
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from lightsearch.clients import calls_for
-from lightsearch.config import check_retrieval, make_settings
+from lightsearch.config import check_retrieval, make_settings, read_at_door
 from lightsearch.errors import LightSearchError, SearchCancelled, quote_untrusted
 from lightsearch.schema import validate
 from lightsearch.serving.call_limits import CallsInFlight, RateLimiter
@@ -116,7 +116,9 @@ class Toolbox:
 
     def tool(self, name: Any) -> Tool:
         """The tool called ``name`` (or its invoke name, ``web.search``); ``disabled`` when
-        the kill switch is off, ``unknown_tool`` with the closest name otherwise."""
+        the kill switch is off, ``unknown_tool`` with the closest name otherwise. This is
+        the tool surfaces' door: a call that passed it runs :func:`read_at_door`, so the
+        switch is read once for the call here (and again by the crawl runner's guard)."""
         canonical = INVOKE_NAMES.get(name, name) if isinstance(name, str) else name
         if canonical in TOOL_NAMES:
             try:
@@ -146,7 +148,9 @@ class Toolbox:
         args = _given(query=query, queries=list(queries) if queries is not None else None,
                       maxResults=max_results, recency=recency, provider=provider,
                       **_filter_arguments(include_domains, exclude_domains, region, after, before))
-        return await self._web_search(check_arguments(self.tool("web_search"), args))
+        tool = self.tool("web_search")
+        with read_at_door():
+            return await self._web_search(check_arguments(tool, args))
 
     async def news(self, query: str, *, when: str | None = None, max_results: int | None = None,
                    include_domains: Sequence[str] | None = None, exclude_domains: Sequence[str] | None = None,
@@ -157,7 +161,9 @@ class Toolbox:
         :meth:`search` is."""
         args = _given(query=query, when=when, maxResults=max_results,
                       **_filter_arguments(include_domains, exclude_domains, region, after, before))
-        return await self._web_news(check_arguments(self.tool("web_news"), args))
+        tool = self.tool("web_news")
+        with read_at_door():
+            return await self._web_news(check_arguments(tool, args))
 
     async def fetch(self, url: str | Sequence[str], *, max_chars: int | None = None, start_index: int | None = None,
                     raw: bool | None = None, markdown: bool = False, head_tail: bool = False,
@@ -170,7 +176,9 @@ class Toolbox:
         args = _given(url=None if many else url, urls=list(url) if many else None, maxChars=max_chars,
                       startIndex=start_index, raw=raw, includeComments=include_comments)
         checked = check_arguments(self.tool("web_fetch"), args)
-        return await self._web_fetch(checked, markdown=markdown, head_tail=head_tail, robots=robots, names=names)
+        with read_at_door():
+            return await self._web_fetch(checked, markdown=markdown, head_tail=head_tail, robots=robots,
+                                         names=names)
 
     async def call(self, name: str, arguments: Any = None, *, client: str | None = None,
                    on_progress: ProgressFn | None = None) -> dict[str, Any]:
@@ -188,10 +196,11 @@ class Toolbox:
         tool = self.tool(name)
         args = check_arguments(tool, arguments)
         self.limiter.check(client or LOCAL_CLIENT, "fetch" if tool.name == "web_fetch" else "search")
-        run = self._run_as(client, getattr(self, f"_{tool.name}"), args)
-        if on_progress is None:
-            return await run
-        return await with_progress(run, on_progress, tool.name)
+        with read_at_door():
+            run = self._run_as(client, getattr(self, f"_{tool.name}"), args)
+            if on_progress is None:
+                return await run
+            return await with_progress(run, on_progress, tool.name)
 
     async def _run_as(self, client: str | None, run: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
                       args: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ slow, never stuck).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import pytest
@@ -137,8 +138,11 @@ async def test_another_callers_search_completes_beside_hostile_fetches(settings,
         await asyncio.sleep(0.02)
     result = await LightSearch.from_settings(offline_settings).search("photosynthesis calvin cycle")
     assert any("wikipedia.org/wiki/Photosynthesis" in h["url"] for h in result["hits"])
-    out = await hostile
-    assert out["count"] == 5  # each page read, cut at an input cap, or stopped at a limit
+    # done with the bombs: their workers are freed as any cancelled caller's are
+    # (tests/isolation/test_pool.py), not held to the hostile call's own deadline
+    hostile.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await hostile
 
 
 # ------------------------------------------------------------------------ Light
@@ -183,7 +187,7 @@ async def test_a_search_whose_extraction_is_stuck_returns_at_its_hard_deadline(o
         "/moraine": {"body": article_html("Glacier moraine sediment notes from the field")},
     }}
     cfg = make_world(origins, tmp_path, sites, [{"id": "healthy", "host": "healthy.bombs.test"}],
-                     LIGHT_DEADLINE_SECS=8.0, LIGHT_SOFT_DEADLINE_SECS=6.0, LIGHT_POOL_TASK_SECS=POOL_LIMIT)
+                     LIGHT_DEADLINE_SECS=5.0, LIGHT_SOFT_DEADLINE_SECS=4.0, LIGHT_POOL_TASK_SECS=POOL_LIMIT)
     code = "ok"
     try:
         result = await asyncio.wait_for(LightSearch.from_settings(cfg).search(TOPIC), WITHIN)

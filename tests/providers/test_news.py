@@ -72,15 +72,16 @@ def test_search_command_with_provider_region_and_engine_table(engine_replay, tmp
     assert envelope["results"]
 
 
-def test_news_command(engine_replay, tmp_path):
+def test_news_command(engine_replay, tmp_path, scrapy):
     proc = run("news", *settings_args(engine_replay), "-s", "WEB_NEWS_LIGHT=False", "--when", "1h", "-o", "json",
                "markets", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     envelope = json.loads(proc.stdout)
     assert envelope["provider"] == "news"
     assert engine_replay.requests_for("news")[-1]["params"]["q"] == "markets when:1h"
-    bad = run("news", "--when", "2w", "x", cwd=tmp_path)
+    bad = scrapy("--when", "2w", "x", cwd=tmp_path, name="news")
     assert bad.returncode != 0
+    assert "--when" in bad.stderr
 
 
 @pytest.mark.parametrize(("title", "publisher", "expected"), [

@@ -6,27 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-import lightsearch.config
 from lightsearch.errors import LightSearchError
 from lightsearch.offline_origins.replay import merge_settings
 from lightsearch.plan.request import SearchRequest
 from lightsearch.providers import load_provider
 from lightsearch.providers.light import LightSearch
 from tests.conftest import article_html, coroutine_test, home_html, make_world
-
-
-@pytest.fixture
-def switch_checks(monkeypatch):
-    """How many times the kill switch is read (the real check, counted)."""
-    read = []
-    original = lightsearch.config.retrieval_switch
-
-    def counted(*args, **kwargs):
-        read.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(lightsearch.config, "retrieval_switch", counted)
-    return read
 
 
 @coroutine_test

@@ -203,6 +203,39 @@ def test_a_client_that_never_reads_its_answers_is_dropped(quick):
     assert isinstance(dropped[0], (ConnectionResetError, BrokenPipeError)), dropped
 
 
+def test_each_connection_has_the_send_buffer_of_the_setting():
+    # A client that pipelines requests and reads nothing makes the server answer as many as
+    # fit in the connection's kernel send buffer; the setting is that buffer's size.
+    import asyncio
+
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    async def served_socket_buffer(send_buffer: int) -> int:
+        table = ConnectionTable(send_buffer=send_buffer)
+        config = uvicorn.Config(app=None, http=table.protocol(), log_level="error")
+        config.load()
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(
+            lambda: config.http_protocol_class(config=config, server_state=ServerState(), app_state={}),
+            "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            for _ in range(500):
+                if table.open:
+                    break
+                await asyncio.sleep(0.01)
+            (conn,) = table.open
+            return conn.transport.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        finally:
+            writer.close()
+            server.close()
+
+    capped = asyncio.run(served_socket_buffer(65536))
+    assert 65536 <= capped <= 2 * 65536  # Linux doubles what it is asked for, for its bookkeeping
+
+
 def test_the_cap_follows_the_file_limit():
     assert ConnectionTable(max_connections=256, files=200).cap == 100
     assert ConnectionTable(max_connections=64, files=100_000).cap == 64

@@ -17,7 +17,7 @@ from lightsearch.serving.call_limits import RateLimiter
 from lightsearch.surfaces import toolbox, tools
 from lightsearch.surfaces.toolbox import Toolbox
 from lightsearch.surfaces.tools import ToolConfig, check_arguments, tool_specs
-from tests.conftest import ROBOTS_ALLOW, coroutine_test
+from tests.conftest import ROBOTS_ALLOW, article_html, coroutine_test, home_html, make_world
 
 
 def by_name(defs: list[dict], fmt: str) -> dict[str, dict]:
@@ -261,6 +261,33 @@ def test_repair_says_not_a_call():
     assert "query is required" in empty.reason
     other = toolbox.repair('{"name": "read", "arguments": {"path": "a.txt"}}', toolbox=box)
     assert other.calls == []
+
+
+@coroutine_test
+async def test_a_tool_call_reads_the_kill_switch_at_its_door_and_below_every_surface(origins, tmp_path,
+                                                                                    switch_checks):
+    host = "door.test"
+    settings = make_world(origins, tmp_path, {host: {
+        "/": {"body": home_html([("/fen", "fen drainage history")])},
+        "/fen": {"body": article_html("Fen drainage history")},
+    }}, [{"id": "door", "host": host}])
+    async with Toolbox(settings) as box:
+        switch_checks.clear()  # the first call builds the provider: still one read at the door
+        first = await box.call("web_search", {"query": "fen drainage history"})
+        assert [h["url"] for h in first["hits"]] == [f"https://{host}/fen"]
+        assert len(switch_checks) == 2  # the toolbox's door, then the crawl runner's guard
+        switch_checks.clear()
+        await box.search("fen drainage")
+        assert len(switch_checks) == 2
+        switch_checks.clear()
+        page = await box.call("web_fetch", {"url": f"https://{host}/fen"})
+        assert "Fen drainage" in page["content"]
+        assert len(switch_checks) == 2
+    # and the door still refuses: the providers below it are not reached
+    async with Toolbox({**settings, "WEB_RETRIEVAL_ENABLED": False}) as off:
+        with pytest.raises(LightSearchError) as info:
+            await off.call("web_search", {"query": "fen"})
+    assert info.value.code == "disabled"
 
 
 def test_repair_of_disabled_tools_is_not_a_call():

@@ -103,7 +103,7 @@ def test_scrapy_news_takes_offline(tmp_path, scrapy):
 
 
 def test_the_list_shows_notes_the_stop_reason_and_unwrapped_urls(tmp_path, scrapy):
-    """The second search as a process: the width of a standard output that is no terminal."""
+    """The width of a standard output that is no terminal."""
     proc = scrapy("--offline", "--recency", "week", "heatwave power grid", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -111,7 +111,7 @@ def test_the_list_shows_notes_the_stop_reason_and_unwrapped_urls(tmp_path, scrap
     stop = [line for line in lines if line.startswith("stop: ")]
     assert stop
     assert stop[0] != "stop: completed"  # in words, not the code
-    proc = scrapy_process("--offline", "photosynthesis calvin cycle", cwd=tmp_path)
+    proc = scrapy("--offline", "photosynthesis calvin cycle", cwd=tmp_path)
     urls = [line for line in proc.stdout.splitlines() if " · " in line and ("http" in line or ".org" in line)]
     assert urls
     assert all(len(line) <= 100 for line in urls)  # the terminal is 100 wide when not a tty
