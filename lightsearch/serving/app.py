@@ -23,20 +23,25 @@ has the whole model.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import ipaddress
 import socket
 import sys
 import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.serving.request_checks import (
+    MCP_PATH,
     BodyTooLarge,
     ClientGone,
     FrontDoor,
@@ -152,23 +157,84 @@ def build_app(toolbox: Toolbox, *, host: str = "127.0.0.1", port: int = 8765, to
     ``host`` and ``port``: the address the server is bound to (the Host names it answers to
     follow from it)."""
     from lightsearch.serving.sessions import SessionLimits
-    from lightsearch.surfaces.mcp_server import build_server
 
     settings = toolbox.settings
     limit = settings.getint("WEB_INVOKE_MAX_BODY_BYTES")
     hosts = allowed_hosts(host, settings.getlist("WEB_SERVE_ALLOWED_HOSTS"))
     origins = allowed_origins(settings.getlist("WEB_SERVE_ALLOWED_ORIGINS"))
-    server = build_server(toolbox)
-    app = server.streamable_http_app(
-        streamable_http_path="/mcp", host=host, max_request_body_size=limit,
-        transport_security=transport_security(hosts, origins, port),
-        session_idle_timeout=settings.getfloat("WEB_SERVE_SESSION_IDLE_SECS"),
-        max_sessions=settings.getint("WEB_SERVE_MAX_SESSIONS"),
-        custom_starlette_routes=[Mount("/api/skills", app=invoke_app(toolbox, max_body_bytes=limit)),
-                                 Route("/health", health_endpoint(toolbox), methods=["GET"])],
-    )
+    mcp = LazyMcp(functools.partial(mcp_app, toolbox, host=host, port=port, limit=limit, hosts=hosts,
+                                    origins=origins))
+    app = Starlette(routes=[Route(MCP_PATH, mcp),
+                            Mount("/api/skills", app=invoke_app(toolbox, max_body_bytes=limit)),
+                            Route("/health", health_endpoint(toolbox), methods=["GET"])],
+                    lifespan=mcp.lifespan)
     return FrontDoor.from_settings(SessionLimits.from_settings(app, settings), settings, bind=host, port=port,
                                    token=token)
+
+
+def mcp_app(toolbox: Toolbox, *, host: str, port: int, limit: int, hosts: set[tuple[str, int | None]],
+            origins: set[tuple[str, str, int]]) -> Starlette:
+    """The MCP SDK's streamable HTTP app (its own route, ``/mcp``, and its session manager)."""
+    from lightsearch.surfaces.mcp_server import build_server
+
+    settings = toolbox.settings
+    return build_server(toolbox).streamable_http_app(
+        streamable_http_path=MCP_PATH, host=host, max_request_body_size=limit,
+        transport_security=transport_security(hosts, origins, port),
+        session_idle_timeout=settings.getfloat("WEB_SERVE_SESSION_IDLE_SECS"),
+        max_sessions=settings.getint("WEB_SERVE_MAX_SESSIONS"))
+
+
+class LazyMcp:
+    """``/mcp``: the MCP SDK's app, built on a thread as the server starts, so that the
+    server answers its other routes at once (importing the SDK and its models takes a
+    second or two of CPU) and the event loop is not held meanwhile. A request to ``/mcp``
+    before it is built waits for it; if it cannot be built, ``/mcp`` answers 503 and the
+    other routes go on. Its session manager runs for the app's lifespan."""
+
+    def __init__(self, build: Callable[[], Starlette]) -> None:
+        self.build = build
+        self.app: Starlette | None = None
+        self.failed: str | None = None
+        self._ready: asyncio.Event | None = None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _app: Any) -> AsyncIterator[None]:
+        self._ready = asyncio.Event()
+        stop = asyncio.Event()
+        running = asyncio.ensure_future(self._run(self._ready, stop))
+        try:
+            yield
+        finally:
+            stop.set()
+            await running
+
+    async def _run(self, ready: asyncio.Event, stop: asyncio.Event) -> None:
+        try:
+            app = await asyncio.to_thread(self.build)
+        except Exception as exc:  # a broken installation: the other routes still answer
+            self.failed = f"{type(exc).__name__}: {exc}"
+            print(f"lightsearch: MCP is not served: {self.failed}", file=sys.stderr, flush=True)
+            ready.set()
+            return
+        if stop.is_set():
+            ready.set()
+            return
+        async with app.router.lifespan_context(app):
+            self.app = app
+            ready.set()
+            await stop.wait()
+        self.app = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._ready is None:  # mounted in an app that runs no lifespan
+            raise RuntimeError("the /mcp endpoint needs its app's lifespan (LazyMcp.lifespan)")
+        await self._ready.wait()
+        if self.app is None:
+            await JSONResponse({"error": {"code": "unavailable", "message": "MCP is not served by this process"}},
+                               status_code=503)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 def check_bind(host: str, token: str | None) -> None:

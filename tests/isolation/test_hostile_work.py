@@ -187,7 +187,7 @@ async def test_a_search_whose_extraction_is_stuck_returns_at_its_hard_deadline(o
         "/moraine": {"body": article_html("Glacier moraine sediment notes from the field")},
     }}
     cfg = make_world(origins, tmp_path, sites, [{"id": "healthy", "host": "healthy.bombs.test"}],
-                     LIGHT_DEADLINE_SECS=5.0, LIGHT_SOFT_DEADLINE_SECS=4.0, LIGHT_POOL_TASK_SECS=POOL_LIMIT)
+                     LIGHT_DEADLINE_SECS=8.0, LIGHT_SOFT_DEADLINE_SECS=6.0, LIGHT_POOL_TASK_SECS=POOL_LIMIT)
     code = "ok"
     try:
         result = await asyncio.wait_for(LightSearch.from_settings(cfg).search(TOPIC), WITHIN)

@@ -165,3 +165,85 @@ async def test_a_clients_many_calls_do_not_hold_another_clients_call(origins, in
     assert "Tide tables" in answer["output"]["title"]
     assert held_while_b_ran == 2  # A kept to its share of the transfers meanwhile
     assert all(status == 200 and answer["ok"] for status, answer in a_answers)
+
+
+# ------------------------------------------------------------------ /mcp, built as the server starts
+async def asgi_get(app: Any, path: str) -> tuple[int, bytes]:
+    """One GET through ``app`` as the server would make it: the status and the body."""
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app({"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+               "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": [],
+               "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8765)}, receive, send)
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+def lazy_app(build):
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    from lightsearch.serving.app import LazyMcp
+
+    async def health(request):
+        return PlainTextResponse("ok")
+
+    mcp = LazyMcp(build)
+    return Starlette(routes=[Route("/mcp", mcp), Route("/health", health)], lifespan=mcp.lifespan)
+
+
+@coroutine_test
+async def test_the_other_routes_answer_while_mcp_is_built_and_mcp_waits_for_it():
+    import threading
+    from contextlib import asynccontextmanager
+
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    release = threading.Event()
+    running: list[str] = []
+
+    @asynccontextmanager
+    async def sessions(_app):  # the SDK app's session manager
+        running.append("started")
+        yield
+        running.append("stopped")
+
+    async def mcp(request):
+        return PlainTextResponse("mcp")
+
+    def build():
+        release.wait(60)  # the SDK's import, on its thread
+        return Starlette(routes=[Route("/mcp", mcp)], lifespan=sessions)
+
+    app = lazy_app(build)
+    async with app.router.lifespan_context(app):
+        assert await asgi_get(app, "/health") == (200, b"ok")  # answered while /mcp is being built
+        waiting = asyncio.ensure_future(asgi_get(app, "/mcp"))
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # the request waits for the app, it is not refused
+        release.set()
+        assert await asyncio.wait_for(waiting, 60) == (200, b"mcp")
+        assert running == ["started"]
+    assert running == ["started", "stopped"]  # the session manager ends with the server
+
+
+@coroutine_test
+async def test_mcp_that_cannot_be_built_is_503_and_the_rest_is_served(capfd):
+    def build():
+        raise ImportError("no module named mcp")
+
+    app = lazy_app(build)
+    async with app.router.lifespan_context(app):
+        status, body = await asgi_get(app, "/mcp")
+        assert status == 503
+        assert json.loads(body)["error"]["code"] == "unavailable"
+        assert await asgi_get(app, "/health") == (200, b"ok")
+    assert "MCP is not served: ImportError: no module named mcp" in capfd.readouterr().err
