@@ -82,6 +82,7 @@ class WebFetch(Provider):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self._validated = False
+        self._page_crawl_settings: dict[bool | None, Settings] = {}  # by robots, for the whole deadline
 
     async def fetch(
         self,
@@ -383,8 +384,16 @@ class WebFetch(Provider):
         return {h.lower().rstrip(".") for h in self.settings.getdict("LIGHT_HOST_MAP")}
 
     def _crawl_settings(self, robots: bool | None, deadline: float | None = None) -> Settings:
+        """The settings of one page's crawl. Scrapy's ``Crawler`` works on a copy of what it
+        is given, so the settings of a crawl with the call's whole deadline (nearly every
+        crawl) are built once for each ``robots`` and given to each crawl as they are: a deep
+        copy of the settings is about as much of the event loop as the rest of a small
+        page's crawl setup."""
+        whole = deadline is None
+        if whole and robots in self._page_crawl_settings:
+            return self._page_crawl_settings[robots]
         s = self.settings.copy()
-        deadline = s.getfloat("WEB_FETCH_DEADLINE_SECS") if deadline is None else deadline
+        deadline = s.getfloat("WEB_FETCH_DEADLINE_SECS") if whole else deadline
         redirects = s.getint("WEB_FETCH_MAX_REDIRECTS")
         obey = s.getbool("WEB_FETCH_ROBOTSTXT_OBEY") if robots is None else bool(robots)
         s.update({
@@ -403,6 +412,8 @@ class WebFetch(Provider):
                                        **dict.fromkeys(SEARCH_ONLY_MIDDLEWARES)},
             "SPIDER_MIDDLEWARES": {**s.getdict("SPIDER_MIDDLEWARES"), **dict.fromkeys(SEARCH_ONLY_SPIDER_MIDDLEWARES)},
         }, priority="cmdline")
+        if whole and robots in (None, True, False):
+            self._page_crawl_settings[robots] = s
         return s
 
     async def _crawl(self, url: str, robots: bool | None, *, deadline: float | None = None,
