@@ -14,6 +14,7 @@ AUCs fitted without each report (how the fit carries to a world it did not see).
     python benchmarks/coverage_fit.py benchmarks/out/shapes-*/report.json
     python benchmarks/coverage_fit.py --features strength,phrased3 --weak 0.4 --strong 0.85 DIR/report.json ...
     python benchmarks/coverage_fit.py --current ...     # the score the reports' code gave, for comparison
+    python benchmarks/coverage_fit.py --single ...      # each input's own AUC per report
 """
 
 from __future__ import annotations
@@ -28,6 +29,25 @@ from pathlib import Path
 from lightsearch.evaluation.harness import auc
 
 Hits = list[dict]
+
+
+class Search:
+    """One search of a report: the measures of its first hits and what it read of its
+    frontier's best candidates (``meta.lightSearch.reach``, evidence/reach.py)."""
+
+    def __init__(self, q: dict) -> None:
+        self.hits: Hits = q.get("relevance") or []
+        self.reach: dict = q.get("reach") or {}
+        # pages the ranking saw: read by this search, and records of earlier ones joining it
+        self.ranked = int(q.get("documents_read") or 0) + int(q.get("pages_reused") or 0)
+
+    def top(self, k: int) -> list[tuple[float, bool]]:
+        return [(float(s), bool(r)) for s, r in (self.reach.get("top") or [])[:k]]
+
+    def read_share(self, k: int) -> float:
+        first = self.top(k)
+        mass = sum(s for s, _ in first)
+        return sum(s for s, r in first if r) / mass if mass > 0 else 1.0
 
 
 def _mean3(hits: Hits, key: str) -> float:
@@ -47,23 +67,49 @@ def _max3(hits: Hits, key: str) -> float:
     return max((float(h.get(key) or 0.0) for h in hits[:3]), default=0.0)
 
 
-FEATURES: dict[str, Callable[[Hits], float]] = {
-    "strength": lambda h: _first(h, "strength"),
-    "strength3": lambda h: _mean3(h, "strength"),
-    "strengthmax3": lambda h: _max3(h, "strength"),
-    "strengthp3": lambda h: _present3(h, "strength"),
-    "phrasedp3": lambda h: _present3(h, "phrased"),
-    "phrasedmax3": lambda h: _max3(h, "phrased"),
-    "phrased3": lambda h: _mean3(h, "phrased"),
-    "phrased": lambda h: _first(h, "phrased"),
-    "titled3": lambda h: _mean3(h, "titled"),
-    "weighted": lambda h: _first(h, "weighted"),
-    "weighted3": lambda h: _mean3(h, "weighted"),
+def _at(hits: Hits, i: int, key: str = "strength") -> float:
+    return float(hits[i].get(key) or 0.0) if len(hits) > i else 0.0
+
+
+def _hit_vs_best(s: Search) -> float:
+    """The best of the first three hits' frontier scores over the best candidate's."""
+    best = float(s.reach.get("best") or 0.0)
+    hits = [float(x) for x in (s.reach.get("hits") or [])[:3]]
+    return min(1.0, max(hits, default=0.0) / best) if best > 0 else 1.0
+
+
+FEATURES: dict[str, Callable[[Search], float]] = {
+    "strength": lambda s: _first(s.hits, "strength"),
+    "strength3": lambda s: _mean3(s.hits, "strength"),
+    "strengthmax3": lambda s: _max3(s.hits, "strength"),
+    "strengthp3": lambda s: _present3(s.hits, "strength"),
+    "phrasedp3": lambda s: _present3(s.hits, "phrased"),
+    "phrasedmax3": lambda s: _max3(s.hits, "phrased"),
+    "phrased3": lambda s: _mean3(s.hits, "phrased"),
+    "phrased": lambda s: _first(s.hits, "phrased"),
+    "titled3": lambda s: _mean3(s.hits, "titled"),
+    "weighted": lambda s: _first(s.hits, "weighted"),
+    "weighted3": lambda s: _mean3(s.hits, "weighted"),
+    # how far the first hit stands out from the rest shown (a hit missing counts 0)
+    "lead12": lambda s: _at(s.hits, 0) - _at(s.hits, 1),
+    "lead": lambda s: _at(s.hits, 0) - sum(_at(s.hits, i) for i in range(3, 10)) / 7,
+    "lead3": lambda s: _at(s.hits, 0) - sum(_at(s.hits, i) for i in range(1, 3)) / 2,
+    # reach: what the search read of its frontier's best candidates
+    "readshare": lambda s: float(s.reach.get("readShare", 1.0)),
+    "readshare3": lambda s: s.read_share(3),
+    "readshare5": lambda s: s.read_share(5),
+    "readshare20": lambda s: s.read_share(20),
+    "unreadlead": lambda s: float(s.reach.get("unreadLead", 0.0)),
+    "best": lambda s: float(s.reach.get("best", 0.0)),
+    "hitbest": _hit_vs_best,
+    "hitcand3": lambda s: sum(float(x) for x in (s.reach.get("hits") or [])[:3]) / 3,
+    "ranked": lambda s: min(1.0, math.log1p(s.ranked) / math.log1p(1000)),
+    "topread": lambda s: float(s.top(1)[0][1]) if s.top(1) else 1.0,
 }
 
 
-def load(paths: Sequence[str]) -> dict[str, list[tuple[Hits, bool, float]]]:
-    """Per report: (the measures of its first hits, relevant in the top three, its score)."""
+def load(paths: Sequence[str]) -> dict[str, list[tuple[Search, bool, float]]]:
+    """Per report: (the search's measures, relevant in the top three, its score)."""
     out = {}
     for path in paths:
         report = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -72,7 +118,7 @@ def load(paths: Sequence[str]) -> dict[str, list[tuple[Hits, bool, float]]]:
         name = f"{meta.get('world')}/{meta.get('shape', 'default')}/{meta.get('mode')}"
         if name in out:
             name = f"{name}#{path}"
-        out[name] = [(q.get("relevance") or [], bool(q["relevant_top3"]), float(q.get("coverage_score") or 0.0))
+        out[name] = [(Search(q), bool(q["relevant_top3"]), float(q.get("coverage_score") or 0.0))
                      for q in runs]
     return out
 
@@ -109,16 +155,90 @@ def fit(rows: Sequence[tuple[list[float], bool, float]], ridge: float = 1.0, ste
     return w
 
 
+# Inputs whose increase means a relevant document is less likely: fitted with a weight of
+# 0 or below (every other input, 0 or above).
+LOWERING = frozenset(["unreadlead"])
+
+
+def fit_monotone(rows: Sequence[tuple[list[float], bool, float]], names: Sequence[str], ridge: float = 1.0
+                 ) -> list[float]:
+    """:func:`fit` with every weight of its expected sign: an input whose fitted weight has
+    the other sign is left out (its weight 0) and the rest refitted, until none has."""
+    out: set[int] = set()
+    while True:
+        kept = [([0.0 if j in out else v for j, v in enumerate(x)], y, weight) for x, y, weight in rows]
+        w = fit(kept, ridge)
+        wrong = {j for j, name in enumerate(names)
+                 if j not in out and (w[j + 1] > 0 if name in LOWERING else w[j + 1] < 0)}
+        if not wrong:
+            return w
+        out |= wrong
+
+
 def score(w: Sequence[float], x: Sequence[float]) -> float:
     return 1 / (1 + math.exp(-(w[0] + sum(a * b for a, b in zip(w[1:], x, strict=True)))))
 
 
-def rows_of(data: dict, names: Sequence[str], skip: str | None = None) -> list[tuple[list[float], bool, float]]:
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
+
+
+def either(w: Sequence[float], x: Sequence[float], n1: int) -> float:
+    """Two routes to a relevant document in the top three, either one enough (a noisy OR):
+    ``1 - (1 - p1)(1 - p2)``, each a logistic model of its own inputs, the first route's
+    ``n1`` inputs first (``w``: intercept and weights of the first, then of the second)."""
+    z1 = w[0] + sum(a * b for a, b in zip(w[1:n1 + 1], x[:n1], strict=True))
+    z2 = w[n1 + 1] + sum(a * b for a, b in zip(w[n1 + 2:], x[n1:], strict=True))
+    return 1 - (1 - _sigmoid(z1)) * (1 - _sigmoid(z2))
+
+
+def fit_either(rows: Sequence[tuple[list[float], bool, float]], n1: int, ridge: float = 1.0,
+               steps: int = 4000, rate: float = 0.05) -> list[float]:
+    """Fit :func:`either` by Adam on the weighted log-likelihood (ridge on the weights), every
+    input's weight kept at 0 or above: more of an input never lowers the probability."""
+    d = len(rows[0][0])
+    w = [0.0] * (n1 + 1) + [-3.0] + [0.0] * (d - n1)
+    m, v = [0.0] * len(w), [0.0] * len(w)
+    intercepts = (0, n1 + 1)
+    total = sum(weight for _, _, weight in rows)
+    for step in range(1, steps + 1):
+        grad = [0.0 if j in intercepts else ridge * w[j] for j in range(len(w))]
+        for x, y, weight in rows:
+            z1 = w[0] + sum(a * b for a, b in zip(w[1:n1 + 1], x[:n1], strict=True))
+            z2 = w[n1 + 1] + sum(a * b for a, b in zip(w[n1 + 2:], x[n1:], strict=True))
+            p1, p2 = _sigmoid(z1), _sigmoid(z2)
+            p = max(1e-9, 1 - (1 - p1) * (1 - p2))
+            # d(log-likelihood)/dz for each route
+            g1 = (1 - p2) * p1 * (1 - p1) / p if y else -p1
+            g2 = (1 - p1) * p2 * (1 - p2) / p if y else -p2
+            for j, xj in enumerate([1.0, *x[:n1]]):
+                grad[j] -= weight * g1 * xj
+            for j, xj in enumerate([1.0, *x[n1:]]):
+                grad[n1 + 1 + j] -= weight * g2 * xj
+        for j in range(len(w)):
+            g = grad[j] / total
+            m[j] = 0.9 * m[j] + 0.1 * g
+            v[j] = 0.999 * v[j] + 0.001 * g * g
+            w[j] -= rate * (m[j] / (1 - 0.9 ** step)) / (math.sqrt(v[j] / (1 - 0.999 ** step)) + 1e-8)
+            if j not in intercepts:
+                w[j] = max(0.0, w[j])
+    return w
+
+
+def rows_of(data: dict, names: Sequence[str], skip: str | None = None, by: str = "report"
+            ) -> list[tuple[list[float], bool, float]]:
+    """Every search's inputs, label and weight: every report weighs the same (``by="report"``),
+    or every world does, its reports sharing its weight equally (``by="world"``; the world
+    is the report name's first part, so a world's site shapes are one world)."""
     kept = {name: searches for name, searches in data.items() if name != skip and searches}
-    mean = sum(len(s) for s in kept.values()) / max(1, len(kept))
+    total = sum(len(s) for s in kept.values())
+    reports_of: dict[str, int] = {}
+    for name in kept:
+        reports_of[name.split("/")[0]] = reports_of.get(name.split("/")[0], 0) + 1
     rows = []
-    for searches in kept.values():
-        weight = mean / len(searches)  # every report weighs as much as the mean one
+    for name, searches in kept.items():
+        share = 1 / len(kept) if by == "report" else 1 / (len(reports_of) * reports_of[name.split("/")[0]])
+        weight = share * total / len(searches)  # the mean weight stays 1
         rows.extend(([FEATURES[f](hits) for f in names], label, weight) for hits, label, _ in searches)
     return rows
 
@@ -144,18 +264,47 @@ def main() -> int:
     parser.add_argument("reports", nargs="+")
     parser.add_argument("--features", default="strength3,phrased3",
                         help=f"comma-separated, of: {', '.join(FEATURES)}")
+    parser.add_argument("--second", default="",
+                        help="inputs of a second route (a noisy OR of two monotone logistic models, "
+                             "either route enough), e.g. lead")
     parser.add_argument("--ridge", type=float, default=1.0)
+    parser.add_argument("--weigh", choices=("report", "world"), default="report",
+                        help="every report weighs the same, or every world (its shapes and modes sharing it)")
+    parser.add_argument("--monotone", action="store_true",
+                        help="keep every weight of its expected sign (an input of the wrong sign is left out)")
     parser.add_argument("--weak", type=float, default=0.4, help="the weak cut on the fitted score")
     parser.add_argument("--strong", type=float, default=0.85, help="the strong cut on the fitted score")
     parser.add_argument("--current", action="store_true", help="also show the score the reports' code gave")
+    parser.add_argument("--single", action="store_true",
+                        help="only print each feature's own AUC per report (a higher value, more often relevant)")
     opts = parser.parse_args()
     names = [f.strip() for f in opts.features.split(",") if f.strip()]
+    second = [f.strip() for f in opts.second.split(",") if f.strip()]
     data = load(opts.reports)
-    w = fit(rows_of(data, names), opts.ridge)
-    print("coefficients (intercept, " + ", ".join(names) + "): " + ", ".join(f"{c:.3f}" for c in w))
+    if opts.single:
+        print("feature        " + " ".join(f"{n[:18]:>18}" for n in data))
+        for f in FEATURES:
+            areas = [auc([FEATURES[f](h) for h, _, _ in searches], [lab for _, lab, _ in searches])
+                     for searches in data.values()]
+            print(f"{f:<15}" + " ".join(f"{a:18.3f}" if a is not None else f"{'-':>18}" for a in areas))
+        return 0
+    n1, names = len(names), names + second
+
+    def fitted(rows: list) -> list[float]:
+        if second:
+            return fit_either(rows, n1, opts.ridge)
+        return fit_monotone(rows, names, opts.ridge) if opts.monotone else fit(rows, opts.ridge)
+
+    def scored(w: Sequence[float], x: Sequence[float]) -> float:
+        return either(w, x, n1) if second else score(w, x)
+
+    w = fitted(rows_of(data, names, by=opts.weigh))
+    print("coefficients (intercept, " + ", ".join(names[:n1])
+          + (", second route's intercept, " + ", ".join(second) if second else "") + "): "
+          + ", ".join(f"{c:.3f}" for c in w))
     for name, searches in data.items():
         labels = [lab for _, lab, _ in searches]
-        print(describe(name, [score(w, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
+        print(describe(name, [scored(w, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
                        opts.weak, opts.strong))
         if opts.current:
             print(describe("  (as reported)", [s for _, _, s in searches], labels, 0.0, 1.01))
@@ -163,9 +312,9 @@ def main() -> int:
     for name, searches in data.items():
         if len(data) < 2:
             break
-        held_out = fit(rows_of(data, names, skip=name), opts.ridge)
+        held_out = fitted(rows_of(data, names, skip=name, by=opts.weigh))
         labels = [lab for _, lab, _ in searches]
-        print(describe(name, [score(held_out, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
+        print(describe(name, [scored(held_out, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
                        opts.weak, opts.strong))
     return 0
 

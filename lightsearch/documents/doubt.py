@@ -16,10 +16,11 @@ and the page's paragraphs, :func:`lightsearch.documents.sections.block_texts`):
   of the line before (a lower-case word or a comma after a line with no full stop), as
   trafilatura's own rules read a post written as text and links straight in a ``<div>``.
 
-The second reading is trafilatura's default mode on the same tree: its extraction compared
-with readability-lxml's scoring (trafilatura's copy of it) and jusText, each of which reads
-the page its own way, trafilatura taking another's reading where its own is short or
-deficient. It replaces the first when it reads ``SECOND_FACTOR`` times as much (or, for cut
+The second reading (:mod:`lightsearch.documents.second_reading`) is the other two readers
+trafilatura's default mode compares its own reading with, readability-lxml's scoring
+(trafilatura's copy of it) and jusText, each of which reads the page its own way, on the
+same tree, chosen between as that mode chooses, without trafilatura's own rules read again.
+It replaces the first when it reads ``SECOND_FACTOR`` times as much (or, for cut
 sentences, reads them whole and keeps half the text); the page's
 kind, its teasers and comments are then decided on it as on any reading
 (:mod:`lightsearch.documents.pagekinds`). Comment-like blocks kept beside an article are

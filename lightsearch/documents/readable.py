@@ -16,7 +16,7 @@ read once too. Each cleaning step has a name in :data:`STEPS` and can be left ou
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 import trafilatura
@@ -51,6 +51,7 @@ from lightsearch.documents.pagemeta import (
     site_name,
 )
 from lightsearch.documents.repeats import restore_repeats
+from lightsearch.documents.second_reading import second_reading
 from lightsearch.documents.sections import (
     block_texts,
     drop_copies,
@@ -180,12 +181,26 @@ def _repaired(html: str, beginning: str, data: bytes | None) -> bytes:
     return data if text is html else text.encode("utf-8", "surrogatepass")
 
 
-def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool, fast: bool = True) -> str:
+def _trafilatura(tree: HtmlElement, url: str | None, markdown: bool) -> str:
+    return _reading(tree, markdown, lambda: _trafilatura_once(tree, url, markdown))
+
+
+def _second(tree: HtmlElement, first: str, why: str, url: str | None, markdown: bool,
+            sections: list[HtmlElement]) -> str:
+    """The second reading of a page whose first reading ``first`` is doubtful for ``why``
+    (:mod:`lightsearch.documents.second_reading`), on the same tree as it was read, without
+    its comment sections ``sections``."""
+    return _reading(tree, markdown, lambda: second_reading(tree, first, why, url, markdown, sections))
+
+
+def _reading(tree: HtmlElement, markdown: bool, read: Callable[[], str]) -> str:
+    """``read()`` with the page's scripts set aside (and, for Markdown, its bare
+    ampersands escaped)."""
     with _scripts_set_aside(tree):
         if markdown:
             with escaped_ampersands(tree):
-                return _trafilatura_once(tree, url, markdown, fast)
-        return _trafilatura_once(tree, url, markdown, fast)
+                return read()
+        return read()
 
 
 @contextlib.contextmanager
@@ -229,18 +244,18 @@ def _scripts_set_aside(tree: HtmlElement) -> Iterator[None]:
             setattr(holder, attribute, before)
 
 
-def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool, fast: bool = True) -> str:
-    """trafilatura's main text. ``fast``: its own rules, without the comparison with
+def _trafilatura_once(tree: HtmlElement, url: str | None, markdown: bool) -> str:
+    """trafilatura's main text in its fast mode: its own rules, without the comparison with
     readability-lxml's scoring and jusText that its default mode runs on every page; the
-    reader asks for that second reading only where the first is doubtful
-    (:mod:`lightsearch.documents.doubt`)."""
+    reader asks for those only where the first reading is doubtful
+    (:mod:`lightsearch.documents.doubt`, :mod:`lightsearch.documents.second_reading`)."""
     text = trafilatura.extract(
         tree,
         url=url,
         output_format="markdown" if markdown else "txt",
         include_comments=False,
         include_tables=True,
-        fast=fast,
+        fast=True,
         include_formatting=markdown,
         include_links=markdown,
         deduplicate=False,
@@ -289,7 +304,7 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
     # reading is read again (a comment section left out is no article left out)
     doubt = doubt_of(text, blocks, markdown, sections) if "second" not in skip and not discussion else None
     if doubt is not None:
-        second = _trafilatura(tree, url, markdown, fast=False)
+        second = _second(tree, text, doubt, url, markdown, sections)
         if better(text, second, doubt):
             text = second
             discussion = bool(sections) and thread_chars(sections) >= THREAD_RATIO * len(text)

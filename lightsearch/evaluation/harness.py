@@ -62,6 +62,7 @@ class QueryRun:
     relevant_top10: bool = False
     started_s: float = 0.0  # since the run started
     relevance: list[dict[str, float]] = field(default_factory=list)  # per hit shown: coverage's inputs
+    reach: dict[str, Any] = field(default_factory=dict)  # what it read of its best candidates: coverage's too
     discovery_reused: int = 0  # discovery documents served from the cache (a hop each, saved)
     pages_reused: int = 0  # fresh cached pages joined to the ranking
     judged_top: list[int] = field(default_factory=list)  # graded relevance of the hits shown
@@ -194,6 +195,7 @@ async def run_queries(
             run.relevant_read = sum(1 for u in read if docs.get(u, 0) > 0)
             run.opened = list(result.get("meta", {}).get("lightSearch", {}).get("sources", {}).get("consulted", []))
             run.relevance = list(result.get("meta", {}).get("lightSearch", {}).get("relevance", []))[:10]
+            run.reach = dict(result.get("meta", {}).get("lightSearch", {}).get("reach") or {})
             cov = result.get("coverage") or {}
             run.coverage_level = str(cov.get("level", ""))
             run.coverage_score = float(cov.get("score", 0.0) or 0.0)

@@ -33,6 +33,7 @@ from lightsearch.evidence.excerpts import clip_excerpt, excerpt_budget
 from lightsearch.evidence.hygiene import clean_evidence, clean_structured, handed_out
 from lightsearch.evidence.model import TRUST, Evidence, ResultLimits
 from lightsearch.evidence.outbound_links import LinkJudge
+from lightsearch.evidence.reach import Reach
 from lightsearch.evidence.receipts import SourceRecord, attach_web_sources, receipt_entry
 from lightsearch.evidence.render import render
 from lightsearch.filters import Filters, domain_notes, filtered
@@ -89,6 +90,7 @@ def build_envelope(
     token: str | None = None,
     results: bool = False,
     filters: Filters | None = None,
+    reach: Reach | None = None,
 ) -> dict[str, Any]:
     """The search result every provider returns (docs/USING.md shows its fields).
 
@@ -96,7 +98,9 @@ def build_envelope(
     ``meta``; ``terms`` are the query's index terms (default: ``tokenize(query)``);
     ``token`` fixes the fence token (tests only); ``results`` adds the invoke endpoint's
     ``results`` view of the (cleaned) hits; ``filters`` are the call's (hits they do not admit are
-    dropped with a note, and ``meta.filters`` reports them as applied).
+    dropped with a note, and ``meta.filters`` reports them as applied); ``reach``: what
+    the search read of its frontier's best candidates, when the provider has a frontier
+    (Light's; evidence/reach.py), which coverage weighs.
     """
     terms = set(tokenize(query) if terms is None else terms)
     evidence, dropped = clean_evidence(evidence, limits)
@@ -120,7 +124,7 @@ def build_envelope(
         "query": query,
         "provider": provider,
         "hits": hits,
-        "coverage": coverage(evidence, terms),
+        "coverage": coverage(evidence, terms, reach),
         "stopReason": stop_reason,
         "notes": [*notes, *dropped],
         **TRUST,

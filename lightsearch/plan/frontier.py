@@ -204,6 +204,11 @@ class SearchFrontier(CrawlFrontier):
         mapped = self.plan.mapped_hosts
         return mapped is None or host in mapped
 
+    def candidate_scores(self) -> dict[str, float]:
+        """Every candidate the search scored (its URL), against the pool as it stands:
+        read-only, for the coverage of what the search read (evidence/reach.py)."""
+        return {key: self.scorer.rescore(key)[0] for key in self.scorer.terms_of}
+
     # ------------------------------------------------------------------ the spider's
     def open(self, make_candidate: Callable[[str, Source, int, int], Request | None]) -> None:
         """The spider's factory for a candidate request (url, source, depth, query index):

@@ -30,6 +30,7 @@ from lightsearch.cache.descriptions import (
 )
 from lightsearch.config import validate_light_settings
 from lightsearch.errors import LightSearchError
+from lightsearch.evidence.reach import reach_of
 from lightsearch.filters import domain_notes, filtered
 from lightsearch.fleet.link import link_of, shared_state_notes, snapshot
 from lightsearch.plan.adhoc import AdhocSites, is_probed, outside_catalog
@@ -173,6 +174,10 @@ class LightSearch(SearchingProvider):
                 lambda r: r.document.url)
             notes.append(dates_note(filters, dropped, len(undated_now)))
             undated = list(dict.fromkeys([*undated, *undated_now]))
+        read = [u for doc in (*fetched, *cached) for u in (doc.url, doc.original_url) if u]
+        reach = reach_of(controller.frontier.candidate_scores(), read,
+                         hits=[r.document.url for r in ranked[:request.max_results]],
+                         pages=len(fetched) + len(cached))
         result = assemble(
             query=request.query,
             ranked=ranked,
@@ -192,6 +197,7 @@ class LightSearch(SearchingProvider):
             terms=request.all_terms,
             filters=filters,
             private_origins=catalog.private_origins,
+            reach=reach,
         )
         result["meta"]["lightSearch"]["hops"] = hops_of(outcome, fetched)
         if link is not None:

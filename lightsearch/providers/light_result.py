@@ -11,6 +11,7 @@ from scrapy.settings import BaseSettings
 from lightsearch.evidence.envelope import build_envelope
 from lightsearch.evidence.excerpts import excerpt, excerpt_clipped
 from lightsearch.evidence.model import Evidence, ResultLimits
+from lightsearch.evidence.reach import Reach
 from lightsearch.filters import Filters
 from lightsearch.ranking.rank import RankedDocument
 from lightsearch.ranking.tokenize import tokenize
@@ -80,12 +81,15 @@ def assemble(
     terms: Iterable[str] | None = None,
     filters: Filters | None = None,
     private_origins: frozenset[str] = frozenset(),
+    reach: Reach | None = None,
 ) -> dict[str, Any]:
     """Light's envelope: :func:`build_envelope` plus ``meta.lightSearch``.
 
     ``settings`` supplies the ``RESULT_*`` limits; ``text_max_bytes`` stays Light's own
     (``LIGHT_TEXT_MAX_BYTES``, validated on the first search). ``private_origins``: the
     user's own private sites of the catalog, whose hits are kept (crawl/guard/private.py).
+    ``reach``: what the search read of its frontier's best candidates (evidence/reach.py),
+    reported as ``meta.lightSearch.reach`` and weighed by coverage.
     """
     base = ResultLimits.from_settings(settings) if settings is not None else ResultLimits()
     limits = replace(base, text_max_bytes=text_max_bytes, private_origins=private_origins)
@@ -108,7 +112,9 @@ def assemble(
         "relevance": [{"matched": r.matched, "weighted": r.weighted, "bm25": r.bm25, "strength": r.strength,
                        "titled": r.titled, "phrased": r.phrased} for r in ranked[:max_results]],
     }
+    if reach is not None:
+        light_meta["reach"] = reach.as_dict()
     return build_envelope(
         provider="light", query=query, evidence=evidence, limits=limits, stop_reason=stop_reason,
-        notes=notes, meta={"lightSearch": light_meta}, terms=terms, filters=filters,
+        notes=notes, meta={"lightSearch": light_meta}, terms=terms, filters=filters, reach=reach,
     )

@@ -102,10 +102,12 @@ async def test_a_search_whose_best_evidence_is_unrelated_says_weak_and_tells_the
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from lightsearch.evidence.coverage import STRONG_FROM, WEAK_BELOW, probability  # noqa: E402
+from lightsearch.evidence.coverage import STRONG_FROM, WEAK_BELOW, inputs, probability  # noqa: E402
+from lightsearch.evidence.reach import reach_of  # noqa: E402
 
 shares = st.floats(0.0, 1.0)
 measured = st.tuples(shares, shares)  # strength, phrased
+PAPERS = [f"https://journal.test/paper-{i}" for i in range(12)]
 
 
 def light(i: int, strength: float, phrased: float) -> Evidence:
@@ -113,19 +115,32 @@ def light(i: int, strength: float, phrased: float) -> Evidence:
                     matched=1.0, weighted=1.0, strength=strength, phrased=phrased)
 
 
-@settings(max_examples=50, deadline=None)
-@given(st.lists(measured, min_size=1, max_size=5), st.integers(0, 4), st.integers(0, 1), st.floats(0.0, 1.0))
-def test_more_of_the_query_in_a_first_hit_never_lowers_the_score(hits, which, measure, more):
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(st.lists(measured, min_size=1, max_size=5), st.integers(0, 4), st.integers(0, 1), st.floats(0.0, 1.0),
+       st.integers(0, 2000), st.integers(0, 500))
+def test_more_of_the_query_in_a_first_hit_or_more_pages_seen_never_lowers_the_score(hits, which, measure, more,
+                                                                                     pages, extra):
     which %= len(hits)
     before = [light(i, *m) for i, m in enumerate(hits)]
     raised = list(hits[which])
     raised[measure] = min(1.0, raised[measure] + more)
     after = [light(i, *(raised if i == which else m)) for i, m in enumerate(hits)]
-    p = probability(after)
-    assert p >= probability(before)
-    cov = coverage(after)
+    seen = reach_of({}, [], pages=pages)
+    p = probability(after, seen)
+    assert p >= probability(before, seen)
+    assert probability(after, reach_of({}, [], pages=pages + extra)) >= p
+    assert all(0.0 <= x <= 1.0 for x in inputs(after, seen).values())
+    cov = coverage(after, reach=seen)
     assert cov["score"] == round(p, 3)
     assert cov["level"] == ("weak" if p < WEAK_BELOW else "strong" if p >= STRONG_FROM else "partial")
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(st.dictionaries(st.sampled_from(PAPERS), st.floats(0.0, 1.0), max_size=12),
+       st.sets(st.sampled_from(PAPERS)), st.sampled_from(PAPERS), measured)
+def test_reading_another_candidate_never_lowers_the_score(pool, read, more, hit):
+    evidence = [light(0, *hit)]
+    assert probability(evidence, reach_of(pool, read | {more})) >= probability(evidence, reach_of(pool, read))
 
 
 def test_hits_about_the_query_in_its_own_words_are_strong_and_a_stray_word_is_weak():
@@ -133,6 +148,29 @@ def test_hits_about_the_query_in_its_own_words_are_strong_and_a_stray_word_is_we
     assert coverage(about)["level"] == "strong"
     stray = [light(0, 0.2, 0.0)]
     assert coverage(stray)["level"] == "weak"
+
+
+def test_a_query_of_one_term_is_judged_by_the_hits_holding_it():
+    """One term has no adjacent pairs: the hits' share of the term stands in for the wording."""
+    held = [Evidence(title=f"t{i}", url=f"https://x.test/{i}", source="s", content="kubernetes",
+                     matched=1.0, weighted=1.0, strength=0.9, phrased=0.0) for i in range(3)]
+    assert coverage(held, ["kubernetes"])["level"] == "strong"
+    assert coverage(held, ["kubernetes", "operator"])["level"] == "weak"  # two terms, no pair held
+
+
+def test_a_search_that_left_its_best_candidates_unread_says_weak():
+    """Fourteen papers read, the three shown carrying a little of the query's wording: as
+    likely as not the answer. The same search, when the frontier's two best candidates
+    (by the sources' titles) were left unread and what it read scored far below them,
+    more likely missed it."""
+    hits = [light(i, 0.6, phrased) for i, phrased in enumerate((0.12, 0.08, 0.05))]
+    pool = {url: 0.9 - 0.05 * i for i, url in enumerate(PAPERS)}
+    everything = reach_of(pool, PAPERS, pages=14)
+    assert everything.unread_lead == 0.0
+    assert coverage(hits, reach=everything)["level"] == "partial"
+    left = reach_of({**pool, PAPERS[0]: 0.9, PAPERS[1]: 0.85, **dict.fromkeys(PAPERS[2:], 0.1)}, PAPERS[2:], pages=14)
+    assert left.unread_lead > 0.7
+    assert coverage(hits, reach=left)["level"] == "weak"
 
 
 def test_snippets_only_stay_weak_whatever_the_measures_say():

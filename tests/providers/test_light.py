@@ -61,6 +61,13 @@ async def test_catalog_absent_article_is_found_through_its_sitemap(offline_setti
     assert urls(result)[0] == target
     paths = [e["path"] for e in origins.requests_for("arstechnica.com")]
     assert "/sitemap.xml" in paths
+    # what coverage weighed of the frontier: the sitemap's entry was a candidate, scored
+    # by its slug, and read; nothing better was left unread
+    reach = result["meta"]["lightSearch"]["reach"]
+    assert reach["hits"][0] > 0
+    assert [reach["hits"][0], 1] in reach["top"]
+    assert reach["unreadLead"] == 0.0
+    assert reach["pages"] >= len(result["hits"])
 
 
 @coroutine_test
