@@ -176,7 +176,9 @@ SCHEMA: tuple[Setting, ...] = (
     _s("WEB_TOOLS_FETCHES_PER_MINUTE", "int", 60, "web_fetch calls per client per minute; 0: no limit",
        0, 10_000),
     _s("WEB_TOOLS_CALLS_IN_FLIGHT", "int", 4, "tool calls of one client running at once on the served surfaces "
-       "(MCP over HTTP, invoke); more wait their turn, in order, before any of their work starts; 0: no limit",
+       "(MCP over HTTP, invoke) while it is the only client present; with others present (calls running, "
+       "waiting or ended in the last 10 s), divided among them, at least 1; more wait their turn, in order, "
+       "before any of their work starts; 0: no limit",
        0, 1_000),
     _s("WEB_INVOKE_MAX_BODY_BYTES", "int", 64 * KiB, "request body of POST /api/skills/invoke and /mcp",
        KiB, 16 * MiB),

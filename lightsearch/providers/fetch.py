@@ -45,6 +45,7 @@ from lightsearch.isolation.lanes import Lane
 from lightsearch.isolation.tasks import summarise_feed
 from lightsearch.plan.frontier import CrawlFrontier
 from lightsearch.providers.lifecycle import Provider
+from lightsearch.providers.page_turns import PageTurns, pages_at_once
 from lightsearch.schema import MAX_CHARS_LIMIT, validate
 from lightsearch.spiders.fetch import FetchedPage, FetchRefused, FetchSpider
 from lightsearch.timestamps import utc_stamp
@@ -81,6 +82,7 @@ class WebFetch(Provider):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self._validated = False
+        self._page_crawl_settings: dict[bool | None, Settings] = {}  # by robots, for the whole deadline
 
     async def fetch(
         self,
@@ -157,12 +159,20 @@ class WebFetch(Provider):
         # One lane for the call: its pages queue behind one another in the worker pool and
         # take at most the call's share of it, within the call's one deadline.
         lane = self._lane(started)
+        # As many pages are crawled at once as the call's share of the pool can read (half
+        # the workers), one of an origin at a time: a crawl is event-loop work every caller
+        # shares (its start, its hops, its robots.txt and redirects), and pages past that
+        # share would only have done theirs up front to wait for a worker or for their
+        # origin. A page that waits for its turn here has what is left of the call's deadline.
+        turns = PageTurns(pages_at_once(s))
 
         async def one(url: str) -> dict[str, Any]:
             try:
-                return await self._fetch(url, self._checked_url(url), max_chars, start_index,
-                                         markdown=markdown, head_tail=head_tail, robots=robots, raw=raw,
-                                         lane=lane, names=names, text_max_bytes=share, comments=comments)
+                async with turns.turn(url) as waited:
+                    return await self._fetch(url, self._checked_url(url), max_chars, start_index,
+                                             markdown=markdown, head_tail=head_tail, robots=robots, raw=raw,
+                                             lane=lane, names=names, text_max_bytes=share, comments=comments,
+                                             within_call=waited)
             except LightSearchError as exc:
                 if isinstance(exc, asyncio.CancelledError):
                     raise
@@ -229,11 +239,17 @@ class WebFetch(Provider):
     async def _fetch(self, url: str, request_url: str, max_chars: int, start_index: int, *,
                      markdown: bool, head_tail: bool, robots: bool | None, raw: bool, lane: Lane,
                      names: Mapping[str, str] | None = None, text_max_bytes: int | None = None,
-                     comments: bool = False) -> dict[str, Any]:
+                     comments: bool = False, within_call: bool = False) -> dict[str, Any]:
         started = time.monotonic()
         # The download has the whole deadline of its own (the lane's began with the call,
-        # moments ago); reading what arrived gets what the download left of it.
-        fetched = await self._crawl(request_url, robots, lane=lane)
+        # moments ago); reading what arrived gets what the download left of it. A page that
+        # waited for its turn in its call (``within_call``) has what is left of the call's.
+        deadline = None
+        if within_call and lane.deadline_at is not None:
+            deadline = lane.deadline_at - started
+            if deadline <= 0:
+                raise lane.late("the page")
+        fetched = await self._crawl(request_url, robots, lane=lane, deadline=deadline)
         response = self._response_or_raise(fetched, request_url)
         local_error: LightSearchError | None = None
         page: dict[str, Any] | None = None
@@ -368,8 +384,16 @@ class WebFetch(Provider):
         return {h.lower().rstrip(".") for h in self.settings.getdict("LIGHT_HOST_MAP")}
 
     def _crawl_settings(self, robots: bool | None, deadline: float | None = None) -> Settings:
+        """The settings of one page's crawl. Scrapy's ``Crawler`` works on a copy of what it
+        is given, so the settings of a crawl with the call's whole deadline (nearly every
+        crawl) are built once for each ``robots`` and given to each crawl as they are: a deep
+        copy of the settings is about as much of the event loop as the rest of a small
+        page's crawl setup."""
+        whole = deadline is None
+        if whole and robots in self._page_crawl_settings:
+            return self._page_crawl_settings[robots]
         s = self.settings.copy()
-        deadline = s.getfloat("WEB_FETCH_DEADLINE_SECS") if deadline is None else deadline
+        deadline = s.getfloat("WEB_FETCH_DEADLINE_SECS") if whole else deadline
         redirects = s.getint("WEB_FETCH_MAX_REDIRECTS")
         obey = s.getbool("WEB_FETCH_ROBOTSTXT_OBEY") if robots is None else bool(robots)
         s.update({
@@ -388,6 +412,8 @@ class WebFetch(Provider):
                                        **dict.fromkeys(SEARCH_ONLY_MIDDLEWARES)},
             "SPIDER_MIDDLEWARES": {**s.getdict("SPIDER_MIDDLEWARES"), **dict.fromkeys(SEARCH_ONLY_SPIDER_MIDDLEWARES)},
         }, priority="cmdline")
+        if whole and robots in (None, True, False):
+            self._page_crawl_settings[robots] = s
         return s
 
     async def _crawl(self, url: str, robots: bool | None, *, deadline: float | None = None,

@@ -187,9 +187,10 @@ class Toolbox:
 
         ``client`` is who calls, as the served surfaces name their clients
         (``request_checks.client_of``): the rate limits count per client, at most
-        ``WEB_TOOLS_CALLS_IN_FLIGHT`` of a client's calls run at once (the others wait their
-        turn), and the call takes its turns in the worker pool and for transfers as one of
-        that client's calls (lightsearch/clients.py). None: the process's own caller
+        ``WEB_TOOLS_CALLS_IN_FLIGHT`` of a client's calls run at once, divided among the
+        clients present (the others wait their turn: ``serving/call_limits.py``), and the
+        call takes its turns in the worker pool and for transfers as one of that client's
+        calls (lightsearch/clients.py). None: the process's own caller
         (counted as ``local`` by the rate limits), whose calls start at once and take their
         turns each as a call of its own."""
         tool = self.tool(name)

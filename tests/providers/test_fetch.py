@@ -400,6 +400,22 @@ print(get_external_parser.cache_info().currsize, free.published_at, declared.pub
     assert out.stdout.split() == ["0", "None", "2021-12-14"]
 
 
+@coroutine_test
+async def test_the_crawl_settings_are_built_once_and_no_crawl_changes_them(settings):
+    """A deep copy of the settings is much of a small page's crawl setup on the event loop:
+    a page's crawl is given the settings built once, which its crawler copies, never changes."""
+    fetcher = WebFetch.from_settings(settings)
+    first = fetcher._crawl_settings(None)
+    before = first.copy_to_dict()
+    for _ in range(2):
+        assert (await fetcher.fetch(f"{WALLS}/article"))["status"] == 200
+    assert fetcher._crawl_settings(None) is first
+    assert first.copy_to_dict() == before
+    assert not first.frozen
+    assert fetcher._crawl_settings(False) is not first  # robots ignored: settings of its own
+    assert fetcher._crawl_settings(None, 5.0)["WEB_FETCH_DEADLINE_SECS"] == 5.0  # a page with less time left
+
+
 def test_a_page_reads_crawl_carries_only_what_a_page_read_needs(settings):
     """web_fetch's crawl runs Scrapy's own scheduler and no dupefilter, pipeline, discovery
     cache or source confinement (a search's components); the transport's rules stay."""

@@ -110,10 +110,13 @@ async def test_the_pages_crawls_start_each_in_a_turn_of_the_event_loop(settings,
 
 @coroutine_test
 async def test_one_deadline_for_the_call_a_stuck_page_costs_only_itself(settings):
-    urls = [f"https://{SLOW_A}/one", f"https://{SLOW_B}/stuck"]
+    # the third page waits for its origin's turn behind the stuck one: it has what is left
+    # of the call's deadline, not a deadline of its own
+    urls = [f"https://{SLOW_A}/one", f"https://{SLOW_B}/stuck", f"https://{SLOW_B}/stuck?again"]
     out = await WebFetch.from_settings({**settings, "WEB_FETCH_DEADLINE_SECS": 2.5}).fetch_many(urls)
     assert "error" not in out["results"][0]
     assert out["results"][1]["error"]["code"] == "timeout"
+    assert out["results"][2]["error"]["code"] == "timeout"
     assert out["elapsedMs"] < 5000  # the stuck page did not hold the call past its deadline
 
 
@@ -174,3 +177,26 @@ def test_scrapy_read_takes_several_urls_and_exits_1_when_one_failed(tmp_path, re
     # the read-on hint of a page read together with others speaks command-line words too
     assert "--start-index" in out["results"][0]["text"]
     assert "--start-index" in out["text"]
+
+
+@coroutine_test
+async def test_a_calls_pages_are_crawled_at_most_its_share_of_the_pool_at_once(origins):
+    """A crawl is event-loop work every caller shares: the pages of one call are crawled at
+    most half the pool's workers at once (the call's share of the pool), the next page when
+    one is done."""
+    from tests.held_origins import HeldPages
+
+    pages = HeldPages(origins, 4)
+    fetcher = WebFetch.from_settings({**origins.settings(), "LOG_LEVEL": "ERROR", "LIGHT_POOL_WORKERS": 4})
+    call = asyncio.ensure_future(fetcher.fetch_many(pages.urls))
+    try:
+        await pages.until_held(2)
+        for _ in range(25):  # a moment for a third page to reach its origin, if it could
+            await asyncio.sleep(0.02)
+        held = sorted(pages.arrived)
+    finally:
+        pages.let_go()
+    out = await call
+    await fetcher.aclose()
+    assert held == ["held0", "held1"]
+    assert out["fetched"] == 4

@@ -105,7 +105,7 @@ def robots_fetches(origins: OfflineOrigins) -> dict[tuple[str, str], int]:
 @pytest.mark.timeout(600)  # two bursts of searches, each burst up to the search deadline
 def test_a_burst_of_searches_keeps_one_request_per_origin_and_shares_what_it_fetches(fleet):
     served, origins, _redis, _prefix = fleet
-    queries = titles()[:12]
+    queries = titles()[:8]
     origins.reset_log()
     first = burst(served.url, queries)
     assert all(body["ok"] for body in first), [b.get("error") for b in first if not b["ok"]]
@@ -122,7 +122,7 @@ def test_a_burst_of_searches_keeps_one_request_per_origin_and_shares_what_it_fet
     assert len(read) >= 8
     found = sum(1 for q, body in zip(queries, first, strict=True)
                 if any(q.lower()[:20] in (h["title"] or "").lower() for h in body["output"]["hits"]))
-    assert found >= 9
+    assert found >= 6
 
     origins.reset_log()
     again = burst(served.url, list(reversed(queries)))  # other workers answer most of them now
