@@ -412,7 +412,7 @@ class WebFetch(Provider):
                                        **dict.fromkeys(SEARCH_ONLY_MIDDLEWARES)},
             "SPIDER_MIDDLEWARES": {**s.getdict("SPIDER_MIDDLEWARES"), **dict.fromkeys(SEARCH_ONLY_SPIDER_MIDDLEWARES)},
         }, priority="cmdline")
-        if whole and robots in (None, True, False):
+        if whole:
             self._page_crawl_settings[robots] = s
         return s
 

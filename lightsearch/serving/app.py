@@ -195,7 +195,6 @@ class LazyMcp:
     def __init__(self, build: Callable[[], Starlette]) -> None:
         self.build = build
         self.app: Starlette | None = None
-        self.failed: str | None = None
         self._ready: asyncio.Event | None = None
 
     @contextlib.asynccontextmanager
@@ -213,8 +212,7 @@ class LazyMcp:
         try:
             app = await asyncio.to_thread(self.build)
         except Exception as exc:  # a broken installation: the other routes still answer
-            self.failed = f"{type(exc).__name__}: {exc}"
-            print(f"lightsearch: MCP is not served: {self.failed}", file=sys.stderr, flush=True)
+            print(f"lightsearch: MCP is not served: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             ready.set()
             return
         if stop.is_set():
