@@ -136,13 +136,15 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
-def fit(rows: Sequence[tuple[list[float], bool, float]], ridge: float = 1.0, steps: int = 30) -> list[float]:
-    """Weighted logistic regression (intercept first); rows are (features, label, weight)."""
+def fit(rows: Sequence[tuple[list[float], bool, float]], ridge: float = 1.0, steps: int = 30,
+        free: int = 0) -> list[float]:
+    """Weighted logistic regression (intercept first); rows are (features, label, weight).
+    The ridge penalty spares the intercept and the first ``free`` features."""
     d = len(rows[0][0]) + 1
     w = [0.0] * d
     for _ in range(steps):
-        grad = [ridge * w[j] if j else 0.0 for j in range(d)]
-        hess = [[(ridge if i == j and i else 0.0) for j in range(d)] for i in range(d)]
+        grad = [ridge * w[j] if j > free else 0.0 for j in range(d)]
+        hess = [[(ridge if i == j and i > free else 0.0) for j in range(d)] for i in range(d)]
         for x, y, weight in rows:
             z = [1.0, *x]
             p = 1 / (1 + math.exp(-sum(a * b for a, b in zip(w, z, strict=True))))
@@ -160,19 +162,36 @@ def fit(rows: Sequence[tuple[list[float], bool, float]], ridge: float = 1.0, ste
 LOWERING = frozenset(["unreadlead"])
 
 
-def fit_monotone(rows: Sequence[tuple[list[float], bool, float]], names: Sequence[str], ridge: float = 1.0
-                 ) -> list[float]:
+def fit_monotone(rows: Sequence[tuple[list[float], bool, float]], names: Sequence[str], ridge: float = 1.0,
+                 strata: Sequence[int] | None = None) -> list[float]:
     """:func:`fit` with every weight of its expected sign: an input whose fitted weight has
-    the other sign is left out (its weight 0) and the rest refitted, until none has."""
+    the other sign is left out (its weight 0) and the rest refitted, until none has.
+    ``strata``: see :func:`fit_within`."""
     out: set[int] = set()
     while True:
         kept = [([0.0 if j in out else v for j, v in enumerate(x)], y, weight) for x, y, weight in rows]
-        w = fit(kept, ridge)
+        w = fit(kept, ridge) if strata is None else fit_within(kept, strata, ridge)
         wrong = {j for j, name in enumerate(names)
                  if j not in out and (w[j + 1] > 0 if name in LOWERING else w[j + 1] < 0)}
         if not wrong:
             return w
         out |= wrong
+
+
+def fit_within(rows: Sequence[tuple[list[float], bool, float]], strata: Sequence[int], ridge: float = 1.0
+               ) -> list[float]:
+    """The weights from what separates searches within each stratum (report), the intercept
+    from all of them: first a logistic model with an intercept of each stratum's own (its
+    base rate, whatever the inputs), so a weight says how an input orders the searches of
+    one world and mode, not how the worlds differ; then, those weights held, one intercept
+    and one scale of the weighted sum fitted on every search (intercept first, as :func:`fit`)."""
+    levels = sorted(set(strata))
+    own = [([1.0 if s == k else 0.0 for k in levels[1:]] + x, y, weight)
+           for (x, y, weight), s in zip(rows, strata, strict=True)]
+    inner = fit(own, ridge, free=len(levels) - 1)[len(levels):]
+    summed = [([sum(a * b for a, b in zip(inner, x, strict=True))], y, weight) for x, y, weight in rows]
+    c, scale = fit(summed, 0.0)
+    return [c, *(max(0.0, scale) * a for a in inner)]
 
 
 def score(w: Sequence[float], x: Sequence[float]) -> float:
@@ -243,6 +262,12 @@ def rows_of(data: dict, names: Sequence[str], skip: str | None = None, by: str =
     return rows
 
 
+def strata_of(data: dict, skip: str | None = None) -> list[int]:
+    """The report of each row of :func:`rows_of` (the same order), as a number."""
+    kept = [name for name, searches in data.items() if name != skip and searches]
+    return [i for i, name in enumerate(kept) for _ in data[name]]
+
+
 def describe(name: str, scores: list[float], labels: list[bool], weak: float, strong: float) -> str:
     area = auc(scores, labels)
     parts = [f"{name:<34} n={len(labels):4d} base {sum(labels) / max(1, len(labels)):.2f} AUC "
@@ -272,6 +297,9 @@ def main() -> int:
                         help="every report weighs the same, or every world (its shapes and modes sharing it)")
     parser.add_argument("--monotone", action="store_true",
                         help="keep every weight of its expected sign (an input of the wrong sign is left out)")
+    parser.add_argument("--within", action="store_true",
+                        help="weights from what separates searches within each report (an intercept "
+                             "of each report's own), then one intercept and scale fitted on all")
     parser.add_argument("--weak", type=float, default=0.4, help="the weak cut on the fitted score")
     parser.add_argument("--strong", type=float, default=0.85, help="the strong cut on the fitted score")
     parser.add_argument("--current", action="store_true", help="also show the score the reports' code gave")
@@ -290,15 +318,19 @@ def main() -> int:
         return 0
     n1, names = len(names), names + second
 
-    def fitted(rows: list) -> list[float]:
+    def fitted(skip: str | None = None) -> list[float]:
+        rows = rows_of(data, names, skip=skip, by=opts.weigh)
         if second:
             return fit_either(rows, n1, opts.ridge)
-        return fit_monotone(rows, names, opts.ridge) if opts.monotone else fit(rows, opts.ridge)
+        strata = strata_of(data, skip) if opts.within else None
+        if opts.monotone:
+            return fit_monotone(rows, names, opts.ridge, strata)
+        return fit(rows, opts.ridge) if strata is None else fit_within(rows, strata, opts.ridge)
 
     def scored(w: Sequence[float], x: Sequence[float]) -> float:
         return either(w, x, n1) if second else score(w, x)
 
-    w = fitted(rows_of(data, names, by=opts.weigh))
+    w = fitted()
     print("coefficients (intercept, " + ", ".join(names[:n1])
           + (", second route's intercept, " + ", ".join(second) if second else "") + "): "
           + ", ".join(f"{c:.3f}" for c in w))
@@ -312,7 +344,7 @@ def main() -> int:
     for name, searches in data.items():
         if len(data) < 2:
             break
-        held_out = fitted(rows_of(data, names, skip=name, by=opts.weigh))
+        held_out = fitted(name)
         labels = [lab for _, lab, _ in searches]
         print(describe(name, [scored(held_out, [FEATURES[f](h) for f in names]) for h, _, _ in searches], labels,
                        opts.weak, opts.strong))
