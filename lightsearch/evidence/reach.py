@@ -19,6 +19,11 @@ offered; one that left better-scored candidates unread may have missed the answe
 - :attr:`Reach.pages`: how many pages the ranking saw (read by this search, and records
   of earlier searches joining it): the larger the sample, the likelier it holds a
   relevant page;
+- :attr:`Reach.kept`: how many of them the ranking kept as hits (they carry something of
+  the query besides function words and score at least a fraction of its best hit,
+  ranking/rank.py): few kept of many seen, the best hits stand out from the sample.
+  Reported for fitting coverage (``benchmarks/coverage_fit.py``, ``selective``); the
+  score does not weigh it (docs/EVALUATION.md says why);
 - :attr:`Reach.hits`: the frontier's score of each hit shown (0 for a hit it never
   scored, a record of an earlier search), to set the hits beside the best candidate.
 
@@ -48,6 +53,7 @@ class Reach:
     hits: tuple[float, ...] = ()
     scored: int = 0  # candidates sharing a term with the query
     pages: int = 0  # pages the ranking saw
+    kept: int = 0  # of them, kept as hits
 
     def read_share(self, k: int = SHARE_OF) -> float:
         first = self.top[:k]
@@ -71,7 +77,7 @@ class Reach:
         return {"readShare": round(self.read_share(), 4), "unreadLead": round(self.unread_lead, 4),
                 "best": round(self.best, 4), "top": [[round(s, 4), int(r)] for s, r in self.top],
                 "hits": [round(s, 4) for s in self.hits], "scored": self.scored,
-                "pages": self.pages}
+                "pages": self.pages, "kept": self.kept}
 
 
 def _key(url: str) -> str:
@@ -82,10 +88,10 @@ def _key(url: str) -> str:
 
 
 def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[str] = (),
-             pages: int = 0, top: int = TOP) -> Reach:
+             pages: int = 0, top: int = TOP, kept: int = 0) -> Reach:
     """The frontier's ``scores`` (candidate URL -> score) against the URLs ``read``, and
     the scores of the ``hits`` shown (their URLs, best first); ``pages``: how many pages
-    the ranking saw.
+    the ranking saw, ``kept``: how many of them it kept as hits.
 
     A candidate is read when its canonical URL is among those read; scores outside 0..1
     (and NaN) are clipped; candidates scored 0 share nothing with the query and are left
@@ -109,4 +115,4 @@ def reach_of(scores: Mapping[str, float], read: Iterable[str], hits: Iterable[st
     seen = {_key(u) for u in read}
     ranked = sorted(((s, key in seen) for key, s in best.items()), key=lambda p: (-p[0], not p[1]))
     shown = tuple(clipped.get(u) or best.get(_key(u), 0.0) for u in hits)
-    return Reach(tuple(ranked[:top]), shown, scored=len(clipped), pages=max(0, int(pages)))
+    return Reach(tuple(ranked[:top]), shown, scored=len(clipped), pages=max(0, int(pages)), kept=max(0, int(kept)))

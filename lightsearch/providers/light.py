@@ -157,6 +157,7 @@ class LightSearch(SearchingProvider):
             notes.append("no catalog source matches the query language")
         notes.extend(shared_state_notes(shared_before, link))
         ranked = await controller.rank(crawled)
+        kept = len(ranked)  # before the call's filters: how selective the ranking was
         stop_reason = controller.stop_reason(crawled)
         withheld = ranked.withheld
         counts.update(withheldUnrelated=withheld["unrelated"], withheldFarBelow=withheld["far_below"])
@@ -177,7 +178,7 @@ class LightSearch(SearchingProvider):
         read = [u for doc in (*fetched, *cached) for u in (doc.url, doc.original_url) if u]
         reach = reach_of(controller.frontier.candidate_scores(), read,
                          hits=[r.document.url for r in ranked[:request.max_results]],
-                         pages=len(fetched) + len(cached))
+                         pages=len(fetched) + len(cached), kept=kept)
         result = assemble(
             query=request.query,
             ranked=ranked,

@@ -54,6 +54,14 @@ def test_a_search_that_left_its_best_candidates_unread_shows_it():
     assert (done.read_share(), done.unread_lead) == (1.0, 0.0)
 
 
+@PROPS
+@given(st.integers(-5, 5000), st.integers(-5, 5000))
+def test_pages_seen_and_kept_are_counts_reported_as_given(pages, kept):
+    r = reach_of({}, [], pages=pages, kept=kept)
+    assert (r.pages, r.kept) == (max(0, pages), max(0, kept))
+    assert (r.as_dict()["pages"], r.as_dict()["kept"]) == (r.pages, r.kept)
+
+
 def test_urls_match_by_their_canonical_form_and_unscored_candidates_are_left_out():
     pool = {"https://site.test/p?b=2&a=1": 0.5, URLS[1]: 0.0, URLS[2]: -3.0}
     r = reach_of(pool, ["https://site.test/p?a=1&b=2"])

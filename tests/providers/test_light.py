@@ -68,6 +68,8 @@ async def test_catalog_absent_article_is_found_through_its_sitemap(offline_setti
     assert [reach["hits"][0], 1] in reach["top"]
     assert reach["unreadLead"] == 0.0
     assert reach["pages"] >= len(result["hits"])
+    # the ranking kept the hits shown, and no more than the pages it saw
+    assert len(result["hits"]) <= reach["kept"] <= reach["pages"]
 
 
 @coroutine_test
