@@ -78,6 +78,16 @@ def _hit_vs_best(s: Search) -> float:
     return min(1.0, max(hits, default=0.0) / best) if best > 0 else 1.0
 
 
+def _selective(s: Search) -> float:
+    """How few of the pages the ranking saw it kept as hits, in orders of magnitude (0 for a
+    search with no hit: nothing stood out; coverage says ``none`` for it)."""
+    if not s.hits:
+        return 0.0
+    kept = max(int(s.reach.get("kept") or 0), len(s.hits))
+    pages = max(int(s.reach.get("pages") or 0), kept)
+    return min(1.0, (math.log1p(pages) - math.log1p(kept)) / math.log1p(1000))
+
+
 FEATURES: dict[str, Callable[[Search], float]] = {
     "strength": lambda s: _first(s.hits, "strength"),
     "strength3": lambda s: _mean3(s.hits, "strength"),
@@ -104,6 +114,7 @@ FEATURES: dict[str, Callable[[Search], float]] = {
     "hitbest": _hit_vs_best,
     "hitcand3": lambda s: sum(float(x) for x in (s.reach.get("hits") or [])[:3]) / 3,
     "ranked": lambda s: min(1.0, math.log1p(s.ranked) / math.log1p(1000)),
+    "selective": lambda s: _selective(s),
     "topread": lambda s: float(s.top(1)[0][1]) if s.top(1) else 1.0,
 }
 
@@ -163,14 +174,14 @@ LOWERING = frozenset(["unreadlead"])
 
 
 def fit_monotone(rows: Sequence[tuple[list[float], bool, float]], names: Sequence[str], ridge: float = 1.0,
-                 strata: Sequence[int] | None = None) -> list[float]:
+                 strata: Sequence[int] | None = None, calibrate: Sequence[int] = ()) -> list[float]:
     """:func:`fit` with every weight of its expected sign: an input whose fitted weight has
     the other sign is left out (its weight 0) and the rest refitted, until none has.
     ``strata``: see :func:`fit_within`."""
     out: set[int] = set()
     while True:
         kept = [([0.0 if j in out else v for j, v in enumerate(x)], y, weight) for x, y, weight in rows]
-        w = fit(kept, ridge) if strata is None else fit_within(kept, strata, ridge)
+        w = fit(kept, ridge) if strata is None else fit_within(kept, strata, ridge, calibrate)
         wrong = {j for j, name in enumerate(names)
                  if j not in out and (w[j + 1] > 0 if name in LOWERING else w[j + 1] < 0)}
         if not wrong:
@@ -178,20 +189,29 @@ def fit_monotone(rows: Sequence[tuple[list[float], bool, float]], names: Sequenc
         out |= wrong
 
 
-def fit_within(rows: Sequence[tuple[list[float], bool, float]], strata: Sequence[int], ridge: float = 1.0
-               ) -> list[float]:
+def fit_within(rows: Sequence[tuple[list[float], bool, float]], strata: Sequence[int], ridge: float = 1.0,
+               calibrate: Sequence[int] = ()) -> list[float]:
     """The weights from what separates searches within each stratum (report), the intercept
     from all of them: first a logistic model with an intercept of each stratum's own (its
     base rate, whatever the inputs), so a weight says how an input orders the searches of
     one world and mode, not how the worlds differ; then, those weights held, one intercept
-    and one scale of the weighted sum fitted on every search (intercept first, as :func:`fit`)."""
+    and one scale of the weighted sum fitted on every search (intercept first, as :func:`fit`).
+    The inputs at ``calibrate`` are left out of the first step and fitted in the second,
+    beside the sum: they say how the worlds and modes differ, not how one's searches do."""
     levels = sorted(set(strata))
-    own = [([1.0 if s == k else 0.0 for k in levels[1:]] + x, y, weight)
+    inside = [j for j in range(len(rows[0][0])) if j not in set(calibrate)]
+    own = [([1.0 if s == k else 0.0 for k in levels[1:]] + [x[j] for j in inside], y, weight)
            for (x, y, weight), s in zip(rows, strata, strict=True)]
     inner = fit(own, ridge, free=len(levels) - 1)[len(levels):]
-    summed = [([sum(a * b for a, b in zip(inner, x, strict=True))], y, weight) for x, y, weight in rows]
-    c, scale = fit(summed, 0.0)
-    return [c, *(max(0.0, scale) * a for a in inner)]
+    summed = [([sum(a * x[j] for a, j in zip(inner, inside, strict=True)), *(x[j] for j in calibrate)], y, weight)
+              for x, y, weight in rows]
+    c, scale, *outer = fit(summed, 1e-6)
+    w = [0.0] * len(rows[0][0])
+    for a, j in zip(inner, inside, strict=True):
+        w[j] = max(0.0, scale) * a
+    for a, j in zip(outer, calibrate, strict=True):
+        w[j] = a
+    return [c, *w]
 
 
 def score(w: Sequence[float], x: Sequence[float]) -> float:
@@ -300,6 +320,8 @@ def main() -> int:
     parser.add_argument("--within", action="store_true",
                         help="weights from what separates searches within each report (an intercept "
                              "of each report's own), then one intercept and scale fitted on all")
+    parser.add_argument("--calibrate", default="",
+                        help="with --within: inputs fitted only with the intercept and scale, e.g. ranked")
     parser.add_argument("--weak", type=float, default=0.4, help="the weak cut on the fitted score")
     parser.add_argument("--strong", type=float, default=0.85, help="the strong cut on the fitted score")
     parser.add_argument("--current", action="store_true", help="also show the score the reports' code gave")
@@ -307,6 +329,9 @@ def main() -> int:
                         help="only print each feature's own AUC per report (a higher value, more often relevant)")
     opts = parser.parse_args()
     names = [f.strip() for f in opts.features.split(",") if f.strip()]
+    calibrating = [f.strip() for f in opts.calibrate.split(",") if f.strip()]
+    names += [f for f in calibrating if f not in names]
+    calibrate = [names.index(f) for f in calibrating]
     second = [f.strip() for f in opts.second.split(",") if f.strip()]
     data = load(opts.reports)
     if opts.single:
@@ -324,8 +349,8 @@ def main() -> int:
             return fit_either(rows, n1, opts.ridge)
         strata = strata_of(data, skip) if opts.within else None
         if opts.monotone:
-            return fit_monotone(rows, names, opts.ridge, strata)
-        return fit(rows, opts.ridge) if strata is None else fit_within(rows, strata, opts.ridge)
+            return fit_monotone(rows, names, opts.ridge, strata, calibrate)
+        return fit(rows, opts.ridge) if strata is None else fit_within(rows, strata, opts.ridge, calibrate)
 
     def scored(w: Sequence[float], x: Sequence[float]) -> float:
         return either(w, x, n1) if second else score(w, x)
