@@ -61,6 +61,7 @@ ONE_WORKER_MODULES = frozenset({
     "tests/fleet/test_deadline.py", "tests/fleet/test_fleet.py", "tests/fleet/test_shapes.py",
     "tests/crawl/guard/test_redirects.py", "tests/crawl/guard/test_resolver.py", "tests/crawl/guard/test_urls.py",
     "tests/documents/test_reader_details.py", "tests/providers/test_fetch_links.py",
+    "tests/isolation/test_hostile_work.py",
 })
 
 
