@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import json
 import os
 import sys
@@ -49,6 +50,14 @@ def pytest_configure(config: Any) -> None:
         import lightsearch
 
         compileall.compile_dir(str(Path(lightsearch.__file__).parent), quiet=1)
+
+
+def pytest_collection_finish(session: Any) -> None:
+    """What collection imported lives for the whole session: it is frozen out of the
+    collector's way (``gc.freeze``), so a full collection during a test walks what the tests
+    made, not every module loaded."""
+    gc.collect()
+    gc.freeze()
 
 
 # Modules whose module-scoped fixtures start servers, fleets or worlds: with ``-n`` each runs
