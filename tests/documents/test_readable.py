@@ -338,3 +338,22 @@ def test_an_inline_images_caption_and_a_run_of_links_are_no_loose_paragraph():
                    f'<span class="photo"><img src="/press.jpg">{caption}</span><p>x</p>{links}</div></body></html>')
     text = "\n".join([first, second])
     assert restore_loose_text(text, block_texts(tree)) == text
+
+
+def test_a_lead_written_in_a_header_of_the_body_is_kept_on_top():
+    """Class: the article's lead written as the text of a ``<header>`` in the body's
+    container, with no paragraph of its own."""
+    text = read("lead_and_bold_subheading.html").text
+    assert text.count("moves to its winter timetable on Monday") == 1
+    assert text.index("moves to its winter timetable") < text.index("follows the fall in passengers")
+
+
+def test_a_bold_line_before_a_paragraph_is_a_subheading_kept_in_place():
+    """Class: a subheading written as a bold run between the body's paragraphs (no
+    ``<h2>``); a bold phrase opening a sentence is no subheading of its own."""
+    text = read("lead_and_bold_subheading.html").text
+    lines = text.split("\n")
+    assert "Freight keeps its own sailings" in lines
+    assert text.index("summer hour on weekdays") < text.index("Freight keeps its own sailings") \
+        < text.index("The early freight sailing")
+    assert "Islanders can still book by telephone." not in lines
