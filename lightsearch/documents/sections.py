@@ -246,12 +246,17 @@ MIN_LEAD_CHARS = 80
 LEAD_SIBLINGS = 3
 
 
+# a paragraph holding the page's date or author element is its dateline and byline
+_SIGNED = etree.XPath(".//time | .//@itemprop[contains(., 'date') or contains(., 'Date') or . = 'author']/..")
+
+
 def _lead_paragraphs(el: HtmlElement) -> list[str]:
-    """The prose paragraphs of ``el`` that can be an article's lead."""
+    """The prose paragraphs of ``el`` that can be an article's lead (not its dateline and
+    byline: no date or author element in it)."""
     found = []
     for p in el.iter("p"):
         text = _norm(p.text_content())
-        if len(text) < MIN_LEAD_CHARS:
+        if len(text) < MIN_LEAD_CHARS or _SIGNED(p):
             continue
         if any(a.tag in _NOT_LEAD_TAGS or _NOT_LEAD.search(a.get("class") or "")
                for a in p.iterancestors() if a is not el.getparent()) or _NOT_LEAD.search(p.get("class") or ""):

@@ -209,6 +209,20 @@ def test_a_standfirst_the_page_does_not_show_as_its_description_is_not_made_up()
     assert "Reporting by the county desk" not in text
 
 
+def test_a_dateline_and_byline_paragraph_before_the_body_is_no_lead():
+    """The other side of the lead block: a paragraph there that holds the page's date
+    element (the signature line: publisher, date, author) is its dateline, not its lead;
+    the lead paragraph beside it is still kept."""
+    signature = ('<p class="signature"><span>County News</span> | <time datetime="2026-11-02T08:10">'
+                 '02.11.2026 at 08:10</time> | Updated 03.11.2026 at 09:30 | By Ann Hale (with Tom Reed and '
+                 'the county desk)</p>')
+    html = (PAGES / "lead_block.html").read_text(encoding="utf-8").replace(
+        '<div class="article-lead"><p>', f'<div class="article-lead">{signature}<p>')
+    text = extract_readable(html, URL).text
+    assert "Ann Hale" not in text and "08:10" not in text
+    assert text.index("reopened to traffic") < text.index("four million pounds")
+
+
 # ------------------------------------------------------------------ evidence, not class words
 def test_a_class_word_on_the_body_container_does_not_prune_the_body():
     """Class: a theme's ``entry themeform share`` holds the article; the page's
