@@ -209,6 +209,17 @@ def test_a_standfirst_the_page_does_not_show_as_its_description_is_not_made_up()
     assert "Reporting by the county desk" not in text
 
 
+def test_a_lead_block_written_without_a_paragraph_is_kept():
+    """Class: the lead block before the body holds its text alone, with no ``<p>`` (a
+    "perex" ``<div>``); it is kept above the body as a lead paragraph is."""
+    html = (PAGES / "lead_block.html").read_text(encoding="utf-8").replace(
+        '<div class="article-lead"><p>', '<div class="article-lead">').replace(
+        'last spring.</p></div>', 'last spring.</div>')
+    text = extract_readable(html, URL).text
+    assert text.count("reopened to traffic") == 1
+    assert text.index("reopened to traffic") < text.index("four million pounds")
+
+
 def test_a_dateline_and_byline_paragraph_before_the_body_is_no_lead():
     """The other side of the lead block: a paragraph there that holds the page's date
     element (the signature line: publisher, date, author) is its dateline, not its lead;
