@@ -42,6 +42,7 @@ from lightsearch.documents.html_extract import (
     guarded,
 )
 from lightsearch.documents.loose_text import restore_loose_text
+from lightsearch.documents.lost_lists import restore_lists
 from lightsearch.documents.pagekinds import ARTICLE, THREAD, THREAD_RATIO, decide
 from lightsearch.documents.pagemeta import (
     PageMeta,
@@ -71,7 +72,7 @@ from lightsearch.documents.xmlsafe import scrubbed_utf8
 THIN_CHARS = 200  # pruned text shorter than this is compared with the page's read with its hidden parts
 # The cleaning steps around trafilatura, in the order they run, each of which can be
 # switched off (``skip=``) so benchmarks/extraction.py measures what each is worth.
-STEPS = ("hidden", "furniture", "edits", "tables", "second", "repeats", "loose", "copies", "sections", "lead",
+STEPS = ("hidden", "furniture", "edits", "tables", "second", "repeats", "loose", "lists", "copies", "sections", "lead",
          "standfirst", "title", "head", "tail", "labels", "kinds")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
@@ -318,6 +319,8 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
             text = restore_repeats(text, tree, blocks)
         if "loose" not in skip:
             text = restore_loose_text(text, blocks, markdown)
+        if "lists" not in skip:
+            text = restore_lists(text, blocks, markdown)
         if "copies" not in skip:
             text = drop_copies(text)
         if "sections" not in skip or "lead" not in skip:

@@ -226,7 +226,7 @@ def _more_of_the_article(el: HtmlElement, holders: list[HtmlElement], text: str)
         depth_mine, depth_theirs = mine.index(common) + 1, theirs.index(common) + 1
         if depth_mine > LINEAGE_LEVELS or depth_theirs > LINEAGE_LEVELS or abs(depth_mine - depth_theirs) > LINEAGE_SKEW:
             continue
-        if _in_chrome(el) > _in_chrome(holder):
+        if in_chrome(el) > in_chrome(holder):
             continue
         branch = [el, *mine[: depth_mine - 1]]
         teaser = _linked_heading(branch) and (
@@ -235,7 +235,7 @@ def _more_of_the_article(el: HtmlElement, holders: list[HtmlElement], text: str)
     return False
 
 
-def _in_chrome(el: HtmlElement) -> bool:
+def in_chrome(el: HtmlElement) -> bool:
     return any(a.tag in _CHROME for a in el.iterancestors())
 
 
