@@ -16,6 +16,7 @@ read once too. Each cleaning step has a name in :data:`STEPS` and can be left ou
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
@@ -195,13 +196,53 @@ def _second(tree: HtmlElement, first: str, why: str, url: str | None, markdown: 
 
 
 def _reading(tree: HtmlElement, markdown: bool, read: Callable[[], str]) -> str:
-    """``read()`` with the page's scripts set aside (and, for Markdown, its bare
-    ampersands escaped)."""
-    with _scripts_set_aside(tree):
+    """``read()`` with the page's scripts set aside, its ``<time>`` elements read as the
+    text they are (and, for Markdown, its bare ampersands escaped)."""
+    with _scripts_set_aside(tree), _times_as_text(tree):
         if markdown:
             with escaped_ampersands(tree):
                 return read()
         return read()
+
+
+_PROSE_BLOCKS = ("p", "li", "dd", "blockquote", "td")
+_WORD = re.compile(r"\w{2,}")
+
+
+@contextlib.contextmanager
+def _times_as_text(tree: HtmlElement) -> Iterator[None]:
+    """The page's ``<time>`` elements inside a sentence as plain inline elements while
+    trafilatura reads it, then as they were. trafilatura deletes every ``<time>`` with its
+    text, which cuts the date out of a sentence ("The council met on <time>2
+    November</time> and voted" read as "met on and voted"). A ``<time>`` is in a
+    sentence when words stand before it and after it in its paragraph; a dateline's
+    ("Published: <time>..</time>") has none after it and is left as trafilatura takes it."""
+    times = [el for el in tree.iter("time") if _in_sentence(el)]
+    for el in times:
+        el.tag = "span"
+    try:
+        yield
+    finally:
+        for el in times:
+            el.tag = "time"
+
+
+def _in_sentence(el: HtmlElement) -> bool:
+    """Whether words stand before and after ``el`` within its paragraph."""
+    if not _WORD.search(el.tail or ""):
+        return False
+    holders = set(el.iterancestors())
+    block = next((a for a in el.iterancestors() if a.tag in _PROSE_BLOCKS), None)
+    if block is None:
+        return False
+    for node in block.iter():  # the text before it, in document order
+        if node is el:
+            return False
+        if isinstance(node.tag, str) and node.text and _WORD.search(node.text):
+            return True
+        if node is not block and node not in holders and node.tail and _WORD.search(node.tail):
+            return True
+    return False
 
 
 @contextlib.contextmanager

@@ -382,3 +382,17 @@ def test_a_bold_line_before_a_paragraph_is_a_subheading_kept_in_place():
     assert text.index("summer hour on weekdays") < text.index("Freight keeps its own sailings") \
         < text.index("The early freight sailing")
     assert "Islanders can still book by telephone." not in lines
+
+
+def test_a_date_inside_a_sentence_stays_in_it():
+    """Class: a ``<time>`` inside a sentence (trafilatura deletes every ``<time>`` with its
+    text, cutting the sentence); a dateline's ``<time>`` with nothing after it is no part
+    of a sentence and stays out as before."""
+    body = "".join(f"<p>The bridge over the river has carried traffic for a hundred and forty years, part {n}.</p>"
+                   for n in range(3))
+    html = (f"<html><body><article><p>Published: <time>2 November 2026</time></p>{body}"
+            "<p>The council met on <time datetime='2026-11-02'>2 November</time> and voted to close the old "
+            "bridge for repairs until the spring.</p></article></body></html>")
+    text = extract_readable(html, URL).text
+    assert "The council met on 2 November and voted to close the old bridge" in text
+    assert "2 November 2026" not in text
