@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import json
 import os
 import sys
@@ -51,6 +52,14 @@ def pytest_configure(config: Any) -> None:
         compileall.compile_dir(str(Path(lightsearch.__file__).parent), quiet=1)
 
 
+def pytest_collection_finish(session: Any) -> None:
+    """What collection imported lives for the whole session: it is frozen out of the
+    collector's way (``gc.freeze``), so a full collection during a test walks what the tests
+    made, not every module loaded."""
+    gc.collect()
+    gc.freeze()
+
+
 # Modules whose module-scoped fixtures start servers, fleets or worlds: with ``-n`` each runs
 # on one worker, so what it starts is started once (under xdist's ``load`` a module's tests
 # go to every worker, and each starts its own). Every other test is scheduled on its own.
@@ -61,6 +70,7 @@ ONE_WORKER_MODULES = frozenset({
     "tests/fleet/test_deadline.py", "tests/fleet/test_fleet.py", "tests/fleet/test_shapes.py",
     "tests/crawl/guard/test_redirects.py", "tests/crawl/guard/test_resolver.py", "tests/crawl/guard/test_urls.py",
     "tests/documents/test_reader_details.py", "tests/providers/test_fetch_links.py",
+    "tests/isolation/test_hostile_work.py",
 })
 
 

@@ -64,7 +64,8 @@ PROBED = {"EXTENSIONS": {**project_settings.EXTENSIONS, f"{__name__}.CrawlProbe"
 
 
 def census() -> list[Any]:
-    """Every live object of a kind a call makes and must let go of."""
+    """Every live object of a kind a call makes and must let go of (of those the collector
+    has not set aside: :func:`left_alive` freezes what lived before the call)."""
     gc.collect()
     return [o for o in gc.get_objects() if isinstance(o, PER_CALL)]
 
@@ -72,19 +73,29 @@ def census() -> list[Any]:
 async def left_alive(call: Callable[[], Awaitable[Any]]) -> tuple[list[str], dict[str, int]]:
     """Await ``call()``, let its result go, and say what it made that is still alive
     (``kind type``, by the probe and the census), and how many objects of each kind the
-    probe saw made (to show that the call did make them)."""
-    before = {id(o): o for o in census()}  # held, so no id is reused meanwhile
-    CrawlProbe.made.clear()
-    result = await call()
-    del result
+    probe saw made (to show that the call did make them).
+
+    What lived before the call is frozen (``gc.freeze``): the collections and the census
+    walk only what was made since, so they cost the call's objects, not the whole test
+    process's. An object of the call held by an older one is still alive, and seen."""
     gc.collect()
-    made: dict[str, int] = {}
-    alive = []
-    for kind, ref in CrawlProbe.made:
-        made[kind] = made.get(kind, 0) + 1
-        obj = ref()
-        if obj is not None:
-            alive.append(f"{kind} {type(obj).__name__}")
-    CrawlProbe.made.clear()
-    alive += [f"instance {type(o).__name__}" for o in census() if id(o) not in before]
-    return alive, made
+    gc.freeze()
+    try:
+        before = {id(o): o for o in census()}  # held, so no id is reused meanwhile
+        CrawlProbe.made.clear()
+        result = await call()
+        del result
+        left = [o for o in census() if id(o) not in before]
+        made: dict[str, int] = {}
+        alive = []
+        for kind, ref in CrawlProbe.made:
+            made[kind] = made.get(kind, 0) + 1
+            obj = ref()
+            if obj is not None:
+                alive.append(f"{kind} {type(obj).__name__}")
+        CrawlProbe.made.clear()
+        alive += [f"instance {type(o).__name__}" for o in left]
+        del left, before
+        return alive, made
+    finally:
+        gc.unfreeze()

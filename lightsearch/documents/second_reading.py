@@ -18,7 +18,8 @@ counted with runs of white space as one):
   mode asks it (a first reading shorter than ``SHORT_CHARS``, or than ``LITTLE_CHARS`` and
   ``LITTLE_SHARE`` of the page's text), or where the first reading cut its sentences into
   lines (then it is weighed against readability's, the question being which reads them
-  whole);
+  whole), and the page has at most ``JUSTEXT_MAX_BLOCKS`` paragraph elements (its time
+  grows with their square);
 * else the first reading again: nothing better was found.
 
 The page's comment sections are left out of both readings, as standard mode leaves them out.
@@ -49,6 +50,12 @@ JUSTEXT_FACTOR = 3
 SHORT_CHARS = 250
 LITTLE_CHARS = 3000
 LITTLE_SHARE = 0.2
+# jusText revises the class of each short paragraph by walking to its nearest long one, so a
+# page of N short paragraphs costs it N squared steps: past this many of the elements that
+# start its paragraphs, it is not asked (a bound on work, whatever the page's bytes)
+JUSTEXT_MAX_BLOCKS = 1000
+_JUSTEXT_BLOCKS = ("blockquote", "caption", "dd", "div", "dt", "h1", "h2", "h3", "h4", "h5", "h6", "li", "option",
+                   "p", "pre", "td", "th", "tr")
 _BLANKS = re.compile(r"\n{3,}")
 
 
@@ -70,13 +77,17 @@ def second_reading(tree: HtmlElement, first: str, why: str, url: str | None, mar
     # where the first reading cut its sentences, the question is which reads them whole
     best, best_read = (generic, generic_read) if longer or why == FRAGMENTED else (first, read)
     short = read < SHORT_CHARS or (read < LITTLE_CHARS and read < LITTLE_SHARE * whole)
-    if not (short or why == FRAGMENTED):
+    if not (short or why == FRAGMENTED) or _blocks(page) > JUSTEXT_MAX_BLOCKS:
         return best
     classed = _justext(page, options, markdown)
     classed_read = _size(classed)
     if longer and JUSTEXT_FACTOR * generic_read >= classed_read:
         return generic
     return classed if classed_read > best_read else best
+
+
+def _blocks(tree: HtmlElement) -> int:
+    return sum(1 for _ in tree.iter(*_JUSTEXT_BLOCKS))
 
 
 def _size(text: str) -> int:

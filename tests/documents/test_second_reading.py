@@ -80,3 +80,26 @@ def test_jusText_is_not_run_where_readability_read_most_of_the_page(monkeypatch)
     cut = "\n".join(LEAD.split(", ")) * 6
     second_reading(tree, cut, FRAGMENTED, URL, markdown=False)
     assert asked == [1]
+
+
+def test_jusText_is_not_asked_past_its_bound_on_paragraphs(monkeypatch):
+    """Its time grows with the square of a run of short paragraphs: a page of more
+    paragraph elements than the bound is read by the others alone, whatever it holds."""
+    from lightsearch.documents import second_reading as module
+
+    asked = []
+    justext = module._justext
+
+    def counted(*args, **kwargs):
+        asked.append(True)
+        return justext(*args, **kwargs)
+
+    monkeypatch.setattr(module, "_justext", counted)
+    # a list of links: readability's scoring keeps none of it, so jusText would be asked
+    short = "<li><a href='/r'>tide gauge reading</a></li>"
+    for count, expected in ((module.JUSTEXT_MAX_BLOCKS, [True]), (module.JUSTEXT_MAX_BLOCKS + 1, [])):
+        asked.clear()
+        tree = _parsed(f"<html><body><ul>{short * count}</ul></body></html>")
+        text = second_reading(tree, "", THIN, URL, markdown=False)
+        assert asked == expected, count
+        assert isinstance(text, str)

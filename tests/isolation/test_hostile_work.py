@@ -119,7 +119,9 @@ async def test_the_fetch_deadline_covers_the_reading(settings, monkeypatch):
 
 @coroutine_test
 async def test_fetch_many_of_five_bombs_takes_its_own_deadline(settings, monkeypatch):
-    reader = WebFetch.from_settings({**settings, "WEB_FETCH_DEADLINE_SECS": 4.0, "LIGHT_POOL_TASK_SECS": POOL_LIMIT})
+    # the deadline is the call's: each page ends there however far it got (reading, or still
+    # waiting for its turn on a busy machine)
+    reader = WebFetch.from_settings({**settings, "WEB_FETCH_DEADLINE_SECS": 2.0, "LIGHT_POOL_TASK_SECS": POOL_LIMIT})
     monkeypatch.setattr(isolated, "read_body", stuck.forever)
     urls = [f"https://{HOST}/links?{i}" for i in range(5)]
     out = await asyncio.wait_for(reader.fetch_many(urls), WITHIN)

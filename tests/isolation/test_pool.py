@@ -169,10 +169,10 @@ async def test_a_caller_with_many_slow_tasks_does_not_hold_another_callers_task(
         await work.run(time.sleep, secs)
         finished.append(name)
 
-    bombs = [asyncio.ensure_future(run(slow, f"slow{i}", 1.0)) for i in range(4)]
+    bombs = [asyncio.ensure_future(run(slow, f"slow{i}", 1.0)) for i in range(2)]
     await asyncio.sleep(0.3)
     await run(quick, "quick", 0.01)
-    assert finished[0] == "quick"  # the slow lane still has three tasks waiting
+    assert finished[0] == "quick"  # the slow lane still has a task waiting, queued before it
     await asyncio.gather(*bombs)
 
 

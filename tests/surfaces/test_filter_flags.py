@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.conftest import coroutine_test
-from tests.surfaces.test_mcp_server import clean_env, setting_args, stdio_session
+from tests.surfaces.test_mcp_server import clean_env, memory_session, setting_args
 
 
 @pytest.fixture
@@ -126,7 +126,7 @@ def test_the_client_takes_the_filters_per_call(engine_replay):
 
 @coroutine_test
 async def test_mcp_lists_the_filters_and_a_call_takes_them():
-    async with stdio_session(["--offline"]) as (session, _):
+    async with memory_session({}, offline=True) as session:
         listed = {t.name: t for t in (await session.list_tools()).tools}
         for name in ("web_search", "web_news"):
             assert {"includeDomains", "excludeDomains", "region", "after", "before"} <= set(

@@ -1,5 +1,6 @@
 """The MCP server driven by the SDK's own client: over stdio (``lightsearch mcp`` as a
-subprocess) and over streamable HTTP (``lightsearch serve`` on loopback)."""
+subprocess), over streamable HTTP (``lightsearch serve`` on loopback), and in this process
+over the SDK's in-memory transport where what is tested is the server, not its transport."""
 
 from __future__ import annotations
 
@@ -59,6 +60,23 @@ async def stdio_session(args: list[str], env: dict[str, str] | None = None):
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             init = await session.initialize()
             yield session, init
+
+
+@asynccontextmanager
+async def memory_session(cmdline: dict[str, Any], *, offline: bool = False):
+    """The MCP server ``lightsearch mcp`` builds (``cmdline``: its ``-s`` settings), in this
+    process, driven by the SDK's client over its in-memory transport."""
+    from mcp.client import Client
+
+    from lightsearch.surfaces.mcp_server import build_server
+    from lightsearch.surfaces.toolbox import DeferredToolbox
+
+    toolbox = DeferredToolbox({"LOG_LEVEL": "ERROR", **cmdline}, offline=offline)
+    try:
+        async with Client(build_server(toolbox)) as client:
+            yield client
+    finally:
+        await toolbox.aclose()
 
 
 def check_structured(tools: dict[str, Any], name: str, result: Any) -> dict[str, Any]:
@@ -130,8 +148,9 @@ async def test_stdio_server(origins):
 
 
 @coroutine_test
-async def test_stdio_server_disabled_lists_no_tools(origins):
-    async with stdio_session(world(origins), clean_env(LIGHTSEARCH_NO_WEB="1")) as (session, _):
+async def test_a_disabled_server_lists_no_tools(origins, monkeypatch):
+    monkeypatch.setenv("LIGHTSEARCH_NO_WEB", "1")
+    async with memory_session(origins.settings()) as session:
         assert (await session.list_tools()).tools == []
         result = await session.call_tool("web_search", {"query": "x"})
     assert result.is_error is True

@@ -1,5 +1,6 @@
-"""``scrapy read`` as a user runs it, from outside the project: a separate process in the
-smoke test, Scrapy's entry point in this process (the ``scrapy`` fixture) in the others.
+"""``scrapy read`` as a user runs it, from outside the project, through Scrapy's entry point
+in this process (the ``read`` fixture); its run as a process of its own is
+tests/surfaces/test_exits.py's (a closed pipe).
 
 The pages are served on loopback by the session's offline origins: a real recorded
 article read from the shared data at run time (never copied into the project), and the
@@ -11,23 +12,14 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import ROBOTS_ALLOW, mapped, shared_data
+from tests.conftest import ROBOTS_ALLOW, shared_data
 
 ARTICLE_ID = "c7e39ac49fa1235f5d50f83bf2444248bd3aa4e6df044377916c812dd109ba23"  # BBC, Assange
 HOST = "news.recorded.test"
 PATH = "/news/world-europe-50473792"
-
-
-def scrapy_read(origins, *args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", "read", *mapped(origins), *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
-    )
 
 
 @pytest.fixture
@@ -43,9 +35,8 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
-def test_json_on_a_recorded_article_has_title_and_body(origins, recorded, tmp_path):
-    proc = scrapy_read(origins, "-o", "json", "--max-chars", "100000", f"https://{HOST}{PATH}",
-                       cwd=tmp_path)
+def test_json_on_a_recorded_article_has_title_and_body(recorded, tmp_path, read):
+    proc = read("-o", "json", "--max-chars", "100000", f"https://{HOST}{PATH}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert result["title"] == "Sweden drops Assange rape investigation"  # the page's og:title

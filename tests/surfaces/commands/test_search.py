@@ -1,21 +1,13 @@
-"""``scrapy search`` as a user runs it, from outside the project: as a process in the
-smoke tests, through ``scrapy.cmdline.execute`` in this process (the ``scrapy`` fixture) in
-the others, at a fraction of a process start each."""
+"""``scrapy search`` as a user runs it, from outside the project, through
+``scrapy.cmdline.execute`` in this process (the ``scrapy`` fixture), at a fraction of a
+process start each; its runs as a process of its own are tests/surfaces/test_exits.py's
+(Ctrl-C) and tests/test_config.py's (the kill switch)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
-
-
-def scrapy_process(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", "search", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
-    )
 
 
 @pytest.mark.parametrize(
@@ -40,8 +32,8 @@ def test_unknown_recency_is_a_usage_error(tmp_path, scrapy):
     assert "--recency must be one of" in proc.stderr
 
 
-def test_json_output_matches_the_contract(tmp_path):
-    proc = scrapy_process("--offline", "-o", "json", "photosynthesis chlorophyll", cwd=tmp_path)
+def test_json_output_matches_the_contract(tmp_path, scrapy):
+    proc = scrapy("--offline", "-o", "json", "photosynthesis chlorophyll", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     for key in ("query", "provider", "hits", "coverage", "stopReason", "notes", "meta", "text"):
