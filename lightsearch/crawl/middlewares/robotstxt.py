@@ -300,7 +300,8 @@ class RobotsMiddleware:
         if digest is not None:
             self.crawler.stats.inc_value(DIGESTS_KEPT)
             return rules_of(digest)  # type: ignore[arg-type]
-        done = _READING.setdefault(reading, asyncio.get_running_loop().create_future())
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        announced = _READING.setdefault(reading, done) is done  # else another waiter reads it too
         lane = frontier_of(self.crawler).lane
         own = lane is None
         if lane is None:
@@ -316,7 +317,7 @@ class RobotsMiddleware:
         finally:
             if own:
                 lane.close()
-            if _READING.get(reading) is done:
+            if announced:
                 del _READING[reading]
                 done.set_result(None)
         return rules_of(digest)
