@@ -78,9 +78,9 @@ def main() -> int:
     fetched: dict[str, set[str]] = {}
 
     def naming(kind: str, parse: Any) -> Any:
-        def wrapped(self: Any, response: Any, parsed_doc: Any) -> Any:
+        async def wrapped(self: Any, response: Any, parsed_doc: Any) -> Any:
             seen = named.setdefault(self.plan.queries[0], {})
-            for out in parse(self, response, parsed_doc):
+            async for out in parse(self, response, parsed_doc):
                 if getattr(out, "meta", {}).get("candidate"):
                     seen.setdefault(doc_key(out.url), kind)
                 yield out

@@ -42,6 +42,7 @@ from lightsearch.errors import LightSearchError, quote_untrusted
 from lightsearch.isolation import tasks as isolated
 from lightsearch.isolation.apart import parse_apart
 from lightsearch.isolation.lanes import Lane
+from lightsearch.isolation.turns import in_turns
 from lightsearch.plan.candidates import entry_terms
 from lightsearch.plan.catalog import Source, origin_of
 from lightsearch.plan.crawlplan import DescribedReads
@@ -308,6 +309,16 @@ class DiscoverySpider(Spider):
         self.descriptions.put(source.id, doc)
 
     # ------------------------------------------------------------------ candidates
+    async def _scores(self, items: list[tuple[str, Any, str | None]], source_id: str,
+                      summaries: list[str] | None = None) -> list[tuple[float, int]]:
+        """The scorer's ``score_many`` for one document's candidates, counted and scored a
+        slice at a time: a document names up to 2,000 of them, and every other caller of
+        the process waits while its event loop counts them (isolation/turns.py)."""
+        scorer = self.scorer
+        async for n, (key, texts, url) in in_turns(enumerate(items)):
+            scorer.count(key, texts, url, source_id, summaries[n] if summaries is not None else "")
+        return [scorer.rescore(key) async for key, _, _ in in_turns(items)]
+
     def _admit(self, url: str, source: Source, scored: tuple[float, int], depth: int,
                hint: dict[str, Any] | None = None, *, listed: bool = False) -> Request | None:
         """Admit a discovered link to the frontier when it is relevant and in bounds.
@@ -361,12 +372,12 @@ class DiscoverySpider(Spider):
     async def parse_feed(self, response: Response):
         # feedparser's work has no cap of its own: a feed is always read in a worker.
         feed = await self._read(response, "feed", isolated.feed, response.body, _MAX_FEED_ENTRIES, here=False)
-        return [] if feed is None else best_first(self._parse_feed(response, feed))
+        return [] if feed is None else best_first([out async for out in self._parse_feed(response, feed)])
 
     async def parse_sitemap(self, response: Response):
         sitemap = await self._read(response, "sitemap", isolated.sitemap, response.body, response.url,
                                    self.max_response, _MAX_SITEMAP_URLS)
-        return [] if sitemap is None else best_first(self._parse_sitemap(response, sitemap))
+        return [] if sitemap is None else best_first([out async for out in self._parse_sitemap(response, sitemap)])
 
     async def parse_page(self, response: Response):
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
@@ -376,7 +387,7 @@ class DiscoverySpider(Spider):
             return []
         scan = await self._read(response, f"page-scan:{','.join(sorted(self.agents))}", isolated.page,
                                 response.text, response.url, self.agents)
-        return [] if scan is None else best_first(self._parse_page(response, scan))
+        return [] if scan is None else best_first([out async for out in self._parse_page(response, scan)])
 
     async def _read(self, response: Response, kind: str, task: Any, *args: Any, here: bool = True) -> Any:
         """``task(*args)`` for this body, or what it returned for the same body before;
@@ -403,7 +414,7 @@ class DiscoverySpider(Spider):
         self._unreadable(self._source(response), response.url, stage, exc.code, exc.message,
                          **({"reason": reason} if reason else {}))
 
-    def _parse_feed(self, response: Response, feed: Feed):
+    async def _parse_feed(self, response: Response, feed: Feed):
         source = self._source(response)
         dropped = feed.dropped
         admitted = []
@@ -423,15 +434,15 @@ class DiscoverySpider(Spider):
         self._report_read(source, response, "feed", lambda: len(admitted))
         self._learn(source, response, "feed", lambda: admitted,
                     terms=lambda pair: entry_terms([pair[1].title, pair[1].summary], pair[0]))
-        scores = self.scorer.score_many([(url, [entry.title], url) for url, entry in admitted], source.id,
-                                        summaries=[entry.summary or "" for _, entry in admitted])
-        for (url, entry), score in by_score(admitted, scores):
+        scores = await self._scores([(url, [entry.title], url) for url, entry in admitted], source.id,
+                                    summaries=[entry.summary or "" for _, entry in admitted])
+        async for (url, entry), score in in_turns(by_score(admitted, scores)):
             hint = {"title": entry.title, "summary": entry.summary, "date": entry.date}
             req = self._admit(url, source, score, 1, hint, listed=True)
             if req is not None:
                 yield req
 
-    def _parse_sitemap(self, response: Response, sitemap: SitemapDocument):
+    async def _parse_sitemap(self, response: Response, sitemap: SitemapDocument):
         source = self._source(response)
         stats = self.crawler.stats
         if sitemap.dropped or sitemap.unread:
@@ -463,13 +474,13 @@ class DiscoverySpider(Spider):
                         yield req
             return
         self._learn(source, response, "sitemap", lambda: entries, terms=lambda e: entry_terms((), e.loc))
-        scores = self.scorer.score_many([(entry.loc, (), entry.loc) for entry in entries], source.id)
-        for entry, score in by_score(entries, scores):
+        scores = await self._scores([(entry.loc, (), entry.loc) for entry in entries], source.id)
+        async for entry, score in in_turns(by_score(entries, scores)):
             req = self._admit(entry.loc, source, score, 1, {"date": entry.lastmod}, listed=True)
             if req is not None:
                 yield req
 
-    def _parse_page(self, response: Response, scan: PageScan):
+    async def _parse_page(self, response: Response, scan: PageScan):
         source = self._source(response)
         stage = response.meta["stage"]
         depth = response.meta.get("depth", 0)
@@ -499,7 +510,8 @@ class DiscoverySpider(Spider):
             # the site's sections: pages for discovery (hubs), never evidence
             self.discovery_pages.add(source.id, [link.url for link in page_links.links if link.in_nav])
         if stage == "seed" and not directives.nofollow and page_links is not None:
-            yield from self._autodiscovered_feeds(page_links.feeds, source)
+            for req in self._autodiscovered_feeds(page_links.feeds, source):
+                yield req
         if stage in ("seed", "explore", "listing") and not directives.nofollow:
             # Listing pages 2..N reach past the newest: read when hops are left over.
             req = self._next_listing(response, scan.next_href, source, depth)
@@ -537,10 +549,10 @@ class DiscoverySpider(Spider):
                 stats.inc_value("light/directives/nofollow_links")
                 continue
             followed.append(link)
-        scores = self.scorer.score_many([(link.url, [link.anchor, link.title], link.url) for link in followed],
-                                        source.id)
+        scores = await self._scores([(link.url, [link.anchor, link.title], link.url) for link in followed],
+                                    source.id)
         hubs = []
-        for link, score in by_score(followed, scores):
+        async for link, score in in_turns(by_score(followed, scores)):
             req = self._admit(link.url, source, score, depth + 1)
             if req is None and stage == "seed" and score[0] <= 0 and self.explore:
                 hubs.append(link)

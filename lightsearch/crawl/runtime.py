@@ -26,6 +26,7 @@ from scrapy.utils.log import get_scrapy_root_handler
 from scrapy.utils.misc import load_object
 from scrapy.utils.reactor import install_reactor, is_asyncio_reactor_installed, is_reactor_installed
 
+from lightsearch.crawl.crawl_settings import CrawlSettings
 from lightsearch.errors import LightSearchError
 
 ASYNCIO_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
@@ -71,7 +72,8 @@ def ensure_reactor() -> None:
 
 
 class EmbeddedCrawler(Crawler):
-    """A crawler that leaves the process's logging as it is.
+    """A crawler that leaves the process's logging as it is, and copies its settings
+    without ``copy.deepcopy``.
 
     Scrapy's ``Crawler`` replaces the Scrapy root log handler, when one is installed (by a
     ``CrawlerProcess`` or ``configure_logging``), with one made from the new crawler's
@@ -82,7 +84,9 @@ class EmbeddedCrawler(Crawler):
     """
 
     def __init__(self, spidercls: type, settings: Settings) -> None:
-        super().__init__(spidercls, settings)
+        # Scrapy's Crawler starts from settings.copy(): made value by value, not by deepcopy
+        # (crawl/crawl_settings.py), it is a small part of starting a crawl instead of the largest.
+        super().__init__(spidercls, settings if isinstance(settings, CrawlSettings) else CrawlSettings.of(settings))
         level = self.settings.get("LOG_LEVEL") or "DEBUG"
         self.log_level = level if isinstance(level, int) else logging.getLevelName(str(level).upper())
         if not isinstance(self.log_level, int):

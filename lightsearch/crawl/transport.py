@@ -185,6 +185,14 @@ class _BoundedHTTP11ClientFactory(_LenientHTTP11ClientFactory):
         return _BoundedHTTP11ClientProtocol(self._quiescentCallback, self._light_limits)
 
 
+def _ip_version(host: str) -> int | None:
+    """4 or 6 for an address, None for a name."""
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).version
+    except ValueError:
+        return None
+
+
 class _PinnedAgent(_BindAddressAgent):
     """Connects to one address decided before the agent existed; never resolves."""
 
@@ -199,11 +207,12 @@ class _PinnedAgent(_BindAddressAgent):
         if factory._connectTimeout is not None:
             kwargs["timeout"] = factory._connectTimeout
         host, port = self._address
-        if self._mapped:  # a configured loopback target, possibly a name like "localhost"
+        version = _ip_version(host)
+        if version is None:  # a configured loopback target named, like "localhost"
             endpoint = HostnameEndpoint(factory._reactor, host, port, **kwargs)
-        elif ipaddress.ip_address(host.split("%")[0]).version == 6:
+        elif version == 6:
             endpoint = TCP6ClientEndpoint(factory._reactor, host, port, **kwargs)
-        else:
+        else:  # an address: connected to as it is (Twisted would look it up on a thread)
             endpoint = TCP4ClientEndpoint(factory._reactor, host, port, **kwargs)
         if uri.scheme == b"https":
             creator = factory._policyForHTTPS.creatorForNetloc(uri.host, uri.port)

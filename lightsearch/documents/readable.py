@@ -16,6 +16,7 @@ read once too. Each cleaning step has a name in :data:`STEPS` and can be left ou
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
@@ -42,6 +43,7 @@ from lightsearch.documents.html_extract import (
     guarded,
 )
 from lightsearch.documents.loose_text import restore_loose_text
+from lightsearch.documents.lost_lists import restore_lists
 from lightsearch.documents.pagekinds import ARTICLE, THREAD, THREAD_RATIO, decide
 from lightsearch.documents.pagemeta import (
     PageMeta,
@@ -71,7 +73,7 @@ from lightsearch.documents.xmlsafe import scrubbed_utf8
 THIN_CHARS = 200  # pruned text shorter than this is compared with the page's read with its hidden parts
 # The cleaning steps around trafilatura, in the order they run, each of which can be
 # switched off (``skip=``) so benchmarks/extraction.py measures what each is worth.
-STEPS = ("hidden", "furniture", "edits", "tables", "second", "repeats", "loose", "copies", "sections", "lead",
+STEPS = ("hidden", "furniture", "edits", "tables", "second", "repeats", "loose", "lists", "copies", "sections", "lead",
          "standfirst", "title", "head", "tail", "labels", "kinds")
 
 # The page's own byline markup, in order, when its head declares no author (trafilatura's
@@ -194,13 +196,53 @@ def _second(tree: HtmlElement, first: str, why: str, url: str | None, markdown: 
 
 
 def _reading(tree: HtmlElement, markdown: bool, read: Callable[[], str]) -> str:
-    """``read()`` with the page's scripts set aside (and, for Markdown, its bare
-    ampersands escaped)."""
-    with _scripts_set_aside(tree):
+    """``read()`` with the page's scripts set aside, its ``<time>`` elements read as the
+    text they are (and, for Markdown, its bare ampersands escaped)."""
+    with _scripts_set_aside(tree), _times_as_text(tree):
         if markdown:
             with escaped_ampersands(tree):
                 return read()
         return read()
+
+
+_PROSE_BLOCKS = ("p", "li", "dd", "blockquote", "td")
+_WORD = re.compile(r"\w{2,}")
+
+
+@contextlib.contextmanager
+def _times_as_text(tree: HtmlElement) -> Iterator[None]:
+    """The page's ``<time>`` elements inside a sentence as plain inline elements while
+    trafilatura reads it, then as they were. trafilatura deletes every ``<time>`` with its
+    text, which cuts the date out of a sentence ("The council met on <time>2
+    November</time> and voted" read as "met on and voted"). A ``<time>`` is in a
+    sentence when words stand before it and after it in its paragraph; a dateline's
+    ("Published: <time>..</time>") has none after it and is left as trafilatura takes it."""
+    times = [el for el in tree.iter("time") if _in_sentence(el)]
+    for el in times:
+        el.tag = "span"
+    try:
+        yield
+    finally:
+        for el in times:
+            el.tag = "time"
+
+
+def _in_sentence(el: HtmlElement) -> bool:
+    """Whether words stand before and after ``el`` within its paragraph."""
+    if not _WORD.search(el.tail or ""):
+        return False
+    holders = set(el.iterancestors())
+    block = next((a for a in el.iterancestors() if a.tag in _PROSE_BLOCKS), None)
+    if block is None:
+        return False
+    for node in block.iter():  # the text before it, in document order
+        if node is el:
+            return False
+        if isinstance(node.tag, str) and node.text and _WORD.search(node.text):
+            return True
+        if node is not block and node not in holders and node.tail and _WORD.search(node.tail):
+            return True
+    return False
 
 
 @contextlib.contextmanager
@@ -318,6 +360,8 @@ def _main_text(html: str, tree: HtmlElement | None, url: str | None, markdown: b
             text = restore_repeats(text, tree, blocks)
         if "loose" not in skip:
             text = restore_loose_text(text, blocks, markdown)
+        if "lists" not in skip:
+            text = restore_lists(text, blocks, markdown)
         if "copies" not in skip:
             text = drop_copies(text)
         if "sections" not in skip or "lead" not in skip:

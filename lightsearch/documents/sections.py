@@ -226,7 +226,7 @@ def _more_of_the_article(el: HtmlElement, holders: list[HtmlElement], text: str)
         depth_mine, depth_theirs = mine.index(common) + 1, theirs.index(common) + 1
         if depth_mine > LINEAGE_LEVELS or depth_theirs > LINEAGE_LEVELS or abs(depth_mine - depth_theirs) > LINEAGE_SKEW:
             continue
-        if _in_chrome(el) > _in_chrome(holder):
+        if in_chrome(el) > in_chrome(holder):
             continue
         branch = [el, *mine[: depth_mine - 1]]
         teaser = _linked_heading(branch) and (
@@ -235,7 +235,7 @@ def _more_of_the_article(el: HtmlElement, holders: list[HtmlElement], text: str)
     return False
 
 
-def _in_chrome(el: HtmlElement) -> bool:
+def in_chrome(el: HtmlElement) -> bool:
     return any(a.tag in _CHROME for a in el.iterancestors())
 
 
@@ -246,12 +246,24 @@ MIN_LEAD_CHARS = 80
 LEAD_SIBLINGS = 3
 
 
+# a paragraph holding the page's date or author element is its dateline and byline
+_SIGNED = etree.XPath(".//time | .//@itemprop[contains(., 'date') or contains(., 'Date') or . = 'author']/..")
+
+
+# inline elements: a block holding text and these alone is a paragraph written without <p>
+_INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark",
+                     "q", "s", "samp", "small", "span", "strong", "sub", "sup", "u", "var"})
+
+
 def _lead_paragraphs(el: HtmlElement) -> list[str]:
-    """The prose paragraphs of ``el`` that can be an article's lead."""
+    """The prose paragraphs of ``el`` that can be an article's lead (not its dateline and
+    byline: no date or author element in it); ``el`` itself when it holds text and inline
+    elements alone (a lead written without ``<p>``)."""
     found = []
-    for p in el.iter("p"):
+    leaf = el.tag in ("div", "section") and all(not isinstance(inner.tag, str) or inner.tag in _INLINE for inner in el.iterdescendants())
+    for p in [el] if leaf else el.iter("p"):
         text = _norm(p.text_content())
-        if len(text) < MIN_LEAD_CHARS:
+        if len(text) < MIN_LEAD_CHARS or _SIGNED(p):
             continue
         if any(a.tag in _NOT_LEAD_TAGS or _NOT_LEAD.search(a.get("class") or "")
                for a in p.iterancestors() if a is not el.getparent()) or _NOT_LEAD.search(p.get("class") or ""):

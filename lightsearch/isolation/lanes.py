@@ -88,7 +88,7 @@ class Lane:
         if remaining is not None and remaining <= 0:
             raise self.late(what)
         future = self.pool.submit(self.key, fn, args, budget=self.task_secs, deadline_at=self.deadline_at,
-                                  what=what, client=self.client)
+                                  what=what, client=self.client, late=self.late)
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), remaining)
         except asyncio.TimeoutError:

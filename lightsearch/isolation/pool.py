@@ -112,6 +112,7 @@ class _Job:
     budget: float
     deadline_at: float | None
     what: str
+    late: Callable[[str], LightSearchError]  # its error when its deadline passes first
     abort: LightSearchError | None = None  # the lane was closed while the job ran
     attempts: int = 0
 
@@ -126,6 +127,7 @@ class _Worker:
     budget: float = 0.0
     sent_at: float = 0.0
     demoted: bool = False
+    by_deadline: bool = False  # its kill time is the call's deadline, not the task's own limit
 
 
 @dataclass
@@ -169,12 +171,14 @@ class WorkerPool:
 
     def submit(self, lane: Hashable, fn: Callable[..., Any], args: tuple[Any, ...], *, budget: float,
                deadline_at: float | None = None, what: str = "the document",
-               client: Hashable | None = None) -> Future:
+               client: Hashable | None = None,
+               late: Callable[[str], LightSearchError] | None = None) -> Future:
         """Queue ``fn(*args)`` in ``lane`` (a call of ``client``: lanes of one client share
         its turns); it may run ``budget`` seconds once started, and never past
-        ``deadline_at`` (monotonic)."""
+        ``deadline_at`` (monotonic). Stopped by that deadline, it fails with ``late(what)``
+        (by default :func:`late_error`), stopped by its budget with ``extraction_time``."""
         future: Future = Future()
-        job = _Job(fn, args, future, lane, client, budget, deadline_at, what)
+        job = _Job(fn, args, future, lane, client, budget, deadline_at, what, late or late_error)
         with self._lock:
             if self._closing:
                 raise LightSearchError("cancelled", "the worker pool is shutting down", {"reason": "shutdown"})
@@ -307,7 +311,7 @@ class WorkerPool:
             budget = job.budget if job.deadline_at is None else min(job.budget, job.deadline_at - now)
             if budget <= 0:
                 self._finished(lane)
-                _fail(job.future, late_error(job.what))
+                _fail(job.future, job.late(job.what))
                 continue
             worker = idle.pop()
             try:
@@ -324,6 +328,7 @@ class WorkerPool:
                                                    f"worker ({type(exc).__name__})", {"reason": "pickling"}))
                 continue
             worker.job, worker.kill_at, worker.budget, worker.sent_at = job, now + budget, budget, now
+            worker.by_deadline = budget < job.budget
             job.attempts += 1
             self.stats.tasks += 1
 
@@ -399,7 +404,9 @@ class WorkerPool:
             elif now >= worker.kill_at:
                 self.stats.killed_time += 1
                 self._kill(worker)
-                _fail(job.future, limits.time_exceeded(job.what, worker.budget))
+                # stopped by its call's deadline, it says so (a search then says why it stopped)
+                _fail(job.future, job.late(job.what) if worker.by_deadline
+                      else limits.time_exceeded(job.what, worker.budget))
             elif not worker.demoted and now >= worker.sent_at + DEMOTE_AFTER_SECS:
                 worker.demoted = True
                 self.stats.demoted += 1

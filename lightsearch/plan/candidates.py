@@ -184,16 +184,19 @@ class CandidateScorer:
         """Score the candidates of one document (of the source ``source_id``) after counting
         all of them in the pool, so the first links of the first page are not scored
         against a pool of one; ``summaries``: each item's summary (a feed entry's)."""
-        keys = []
-        described = self.described
         for n, (key, texts, url) in enumerate(items):
-            tokens = self.tokens(texts, url)
-            if described is not None:
-                tokens |= described.terms(source_id, url)
-            summary = summaries[n] if summaries is not None else ""
-            self.observe(key, tokens, candidate_terms([summary]) if summary else frozenset())
-            keys.append(key)
-        return [self.rescore(key) for key in keys]
+            self.count(key, texts, url, source_id, summaries[n] if summaries is not None else "")
+        return [self.rescore(key) for key, _, _ in items]
+
+    def count(self, key: str, texts: Iterable[str], url: str | None, source_id: str | None = None,
+              summary: str = "") -> None:
+        """Count one candidate of a document in the pool (its texts', its URL's and what the
+        source's description lends it); :meth:`rescore` scores it once the whole document is
+        counted (discovery counts a document's candidates a slice at a time, isolation/turns.py)."""
+        tokens = self.tokens(texts, url)
+        if self.described is not None:
+            tokens |= self.described.terms(source_id, url)
+        self.observe(key, tokens, candidate_terms([summary]) if summary else frozenset())
 
     def rescore(self, key: str) -> tuple[float, int]:
         """The candidate's score against the pool as it stands now."""

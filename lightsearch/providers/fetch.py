@@ -25,6 +25,7 @@ from scrapy.http import Response, TextResponse
 from scrapy.settings import Settings
 
 from lightsearch.config import check_door
+from lightsearch.crawl.crawl_settings import CrawlSettings
 from lightsearch.crawl.failures import BOUND_REASONS, classify
 from lightsearch.crawl.guard import GuardRefusal
 from lightsearch.crawl.guard.urls import check_url
@@ -386,13 +387,12 @@ class WebFetch(Provider):
     def _crawl_settings(self, robots: bool | None, deadline: float | None = None) -> Settings:
         """The settings of one page's crawl. Scrapy's ``Crawler`` works on a copy of what it
         is given, so the settings of a crawl with the call's whole deadline (nearly every
-        crawl) are built once for each ``robots`` and given to each crawl as they are: a deep
-        copy of the settings is about as much of the event loop as the rest of a small
-        page's crawl setup."""
+        crawl) are built once for each ``robots`` and given to each crawl as they are. They
+        are :class:`CrawlSettings`, which the crawl copies value by value, not by deepcopy."""
         whole = deadline is None
         if whole and robots in self._page_crawl_settings:
             return self._page_crawl_settings[robots]
-        s = self.settings.copy()
+        s = CrawlSettings.of(self.settings)
         deadline = s.getfloat("WEB_FETCH_DEADLINE_SECS") if whole else deadline
         redirects = s.getint("WEB_FETCH_MAX_REDIRECTS")
         obey = s.getbool("WEB_FETCH_ROBOTSTXT_OBEY") if robots is None else bool(robots)

@@ -359,3 +359,27 @@ async def test_head_bounds_are_validated_like_the_other_bounds(key, value):
     with pytest.raises(LightSearchError) as info:
         await LightSearch.from_settings({key: value}).search("anything")
     assert (info.value.code, info.value.details["key"]) == ("invalid_settings", key)
+
+
+@coroutine_test
+async def test_a_mapped_address_is_connected_to_as_it_is_and_a_mapped_name_is_looked_up(settings, monkeypatch):
+    """A host map's target that is an address needs no lookup (Twisted's would take a thread
+    of its pool for each connection); one that is a name is looked up."""
+    from lightsearch.crawl import transport
+
+    looked_up: list[str] = []
+
+    class Recording(transport.HostnameEndpoint):
+        def __init__(self, reactor, host, *args, **kwargs):
+            looked_up.append(host)
+            super().__init__(reactor, host, *args, **kwargs)
+
+    monkeypatch.setattr(transport, "HostnameEndpoint", Recording)
+    page = await WebFetch.from_settings(settings).fetch(f"https://{HOST}/plain")
+    assert "Glacier moraine sediment survey" in page["text"]
+    assert looked_up == []
+    named = {host: {scheme: target.replace("127.0.0.1", "localhost") for scheme, target in targets.items()}
+             for host, targets in settings["LIGHT_HOST_MAP"].items()}
+    page = await WebFetch.from_settings({**settings, "LIGHT_HOST_MAP": named}).fetch(f"https://{HOST}/plain")
+    assert "Glacier moraine sediment survey" in page["text"]
+    assert looked_up[:1] == ["localhost"]

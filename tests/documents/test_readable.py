@@ -209,6 +209,32 @@ def test_a_standfirst_the_page_does_not_show_as_its_description_is_not_made_up()
     assert "Reporting by the county desk" not in text
 
 
+def test_a_lead_block_written_without_a_paragraph_is_kept():
+    """Class: the lead block before the body holds its text alone, with no ``<p>`` (a
+    "perex" ``<div>``); it is kept above the body as a lead paragraph is."""
+    html = (PAGES / "lead_block.html").read_text(encoding="utf-8").replace(
+        '<div class="article-lead"><p>', '<div class="article-lead">').replace(
+        'last spring.</p></div>', 'last spring.</div>')
+    text = extract_readable(html, URL).text
+    assert text.count("reopened to traffic") == 1
+    assert text.index("reopened to traffic") < text.index("four million pounds")
+
+
+def test_a_dateline_and_byline_paragraph_before_the_body_is_no_lead():
+    """The other side of the lead block: a paragraph there that holds the page's date
+    element (the signature line: publisher, date, author) is its dateline, not its lead;
+    the lead paragraph beside it is still kept."""
+    signature = ('<p class="signature"><span>County News</span> | <time datetime="2026-11-02T08:10">'
+                 '02.11.2026 at 08:10</time> | Updated 03.11.2026 at 09:30 | By Ann Hale (with Tom Reed and '
+                 'the county desk)</p>')
+    html = (PAGES / "lead_block.html").read_text(encoding="utf-8").replace(
+        '<div class="article-lead"><p>', f'<div class="article-lead">{signature}<p>')
+    text = extract_readable(html, URL).text
+    assert "Ann Hale" not in text
+    assert "08:10" not in text
+    assert text.index("reopened to traffic") < text.index("four million pounds")
+
+
 # ------------------------------------------------------------------ evidence, not class words
 def test_a_class_word_on_the_body_container_does_not_prune_the_body():
     """Class: a theme's ``entry themeform share`` holds the article; the page's
@@ -338,3 +364,36 @@ def test_an_inline_images_caption_and_a_run_of_links_are_no_loose_paragraph():
                    f'<span class="photo"><img src="/press.jpg">{caption}</span><p>x</p>{links}</div></body></html>')
     text = "\n".join([first, second])
     assert restore_loose_text(text, block_texts(tree)) == text
+
+
+def test_a_lead_written_in_a_header_of_the_body_is_kept_on_top():
+    """Class: the article's lead written as the text of a ``<header>`` in the body's
+    container, with no paragraph of its own."""
+    text = read("lead_and_bold_subheading.html").text
+    assert text.count("moves to its winter timetable on Monday") == 1
+    assert text.index("moves to its winter timetable") < text.index("follows the fall in passengers")
+
+
+def test_a_bold_line_before_a_paragraph_is_a_subheading_kept_in_place():
+    """Class: a subheading written as a bold run between the body's paragraphs (no
+    ``<h2>``); a bold phrase opening a sentence is no subheading of its own."""
+    text = read("lead_and_bold_subheading.html").text
+    lines = text.split("\n")
+    assert "Freight keeps its own sailings" in lines
+    assert text.index("summer hour on weekdays") < text.index("Freight keeps its own sailings") \
+        < text.index("The early freight sailing")
+    assert "Islanders can still book by telephone." not in lines
+
+
+def test_a_date_inside_a_sentence_stays_in_it():
+    """Class: a ``<time>`` inside a sentence (trafilatura deletes every ``<time>`` with its
+    text, cutting the sentence); a dateline's ``<time>`` with nothing after it is no part
+    of a sentence and stays out as before."""
+    body = "".join(f"<p>The bridge over the river has carried traffic for a hundred and forty years, part {n}.</p>"
+                   for n in range(3))
+    html = (f"<html><body><article><p>Published: <time>2 November 2026</time></p>{body}"
+            "<p>The council met on <time datetime='2026-11-02'>2 November</time> and voted to close the old "
+            "bridge for repairs until the spring.</p></article></body></html>")
+    text = extract_readable(html, URL).text
+    assert "The council met on 2 November and voted to close the old bridge" in text
+    assert "2 November 2026" not in text

@@ -203,6 +203,29 @@ async def test_a_clients_many_calls_do_not_hold_another_clients_call():
         await asyncio.gather(*slow, return_exceptions=True)
 
 
+def test_a_task_stopped_by_its_calls_deadline_says_the_deadline():
+    """A task whose call's deadline comes before its own time limit is stopped there, with
+    the call's own error for it (``late``), not the task limit's: a search whose pages were
+    cut by its deadline then says ``deadline``, whoever noticed first."""
+    work = lane()
+
+    def late(what: str) -> LightSearchError:
+        return LightSearchError("timeout", f"the call's deadline passed before {what} was read", {"reason": "deadline",
+                                                                                                "mine": True})
+
+    stopped = work.pool.submit(work.key, time.sleep, (60,), budget=30.0, deadline_at=time.monotonic() + 0.5,
+                               what="the page", late=late)
+    with pytest.raises(LightSearchError) as info:
+        stopped.result(timeout=60)
+    assert info.value.details == {"reason": "deadline", "mine": True}
+    # its own limit first: the task's time limit
+    limited = work.pool.submit(work.key, time.sleep, (60,), budget=0.5, deadline_at=time.monotonic() + 30,
+                               what="the page", late=late)
+    with pytest.raises(LightSearchError) as info:
+        limited.result(timeout=60)
+    assert info.value.details["reason"] == "extraction_time"
+
+
 @coroutine_test
 async def test_a_long_task_goes_on_at_a_lower_priority_and_its_worker_is_then_replaced():
     work = lane()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from types import SimpleNamespace
+
+import pytest
 
 from lightsearch.providers.light import LightSearch
 from lightsearch.spiders.discovery import newest_last, order_child_sitemaps
@@ -331,3 +334,47 @@ async def test_feeds_are_read_apart_and_no_entity_is_expanded(origins, tmp_path,
     result = await LightSearch.from_settings(cfg).search("glacier moraine sediment")
     assert "https://hostile.test/glacier-moraine" in hit_urls(result)
     assert "https://healthy.test/moraine" in hit_urls(result)
+
+
+def _urlset_of(host: str, slugs: list[str]) -> dict[str, str]:
+    locs = "".join(f"<url><loc>https://{host}/{slug}</loc></url>" for slug in slugs)
+    return {"body": f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>',
+            "type": "application/xml"}
+
+
+@coroutine_test
+@pytest.mark.parametrize("document", ["page", "sitemap"])
+async def test_a_documents_many_candidates_are_scored_with_the_event_loop_turning(origins, tmp_path, monkeypatch,
+                                                                                   document):
+    """2,000 links of a home page (or entries of a sitemap) are counted into the frontier a
+    slice at a time: a callback scheduled when the first is counted runs before the last
+    is, and the one candidate that matches the query is still read."""
+    from lightsearch.plan.candidates import CandidateScorer
+
+    host, many = "many-links.test", 2_000
+    slugs = [f"x{i}" for i in range(many - 1)] + ["glacier-moraine-sediment"]
+    routes = {"/glacier-moraine-sediment": {"body": article_html("Glacier moraine sediment survey")}}
+    if document == "page":
+        routes["/"] = {"body": "<html><body>" + "".join(f"<a href=/{s}>{s}</a>" for s in slugs) + "</body></html>"}
+        source = {}
+    else:
+        routes["/"] = {"body": "<html><body><p>Field notes.</p></body></html>"}
+        routes["/sitemap.xml"] = _urlset_of(host, slugs)
+        source = {"sitemaps": [f"https://{host}/sitemap.xml"]}
+    counted: list[int] = []
+    seen_between: list[int] = []
+    observe = CandidateScorer.observe
+
+    def observing(self, key, tokens, summary=frozenset()):
+        if not counted:
+            asyncio.get_running_loop().call_soon(lambda: seen_between.append(len(counted)))
+        counted.append(1)
+        return observe(self, key, tokens, summary)
+
+    monkeypatch.setattr(CandidateScorer, "observe", observing)
+    cfg = make_world(origins, tmp_path, {host: routes}, [{"id": "many", "host": host, **source}])
+    result = await LightSearch.from_settings(cfg).search("glacier moraine sediment")
+    assert len(counted) >= many
+    assert len(seen_between) == 1
+    assert seen_between[0] < many, len(counted)
+    assert f"https://{host}/glacier-moraine-sediment" in hit_urls(result)

@@ -12,7 +12,8 @@ error page included) and allows everything when the fetch fails. Here:
 
 A body is read into the digest of the group that binds us (documents/robots_digest.py): a
 small one here, a larger one in the call's lane of the worker pool
-(lightsearch/isolation/apart.py); protego parses only the digest.
+(lightsearch/isolation/apart.py); protego parses only the digest. The digest is kept by the
+body's hash for a while (cache/parsed.py): the same file from another origin is not read again.
 
 Robots fetches and each of their redirects go through the downloader like any hop, so
 the download handler counts them against the hop budget and the transport guard vets
@@ -35,6 +36,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from lightsearch.cache import load_cache
 from lightsearch.cache.freshness import freshness
+from lightsearch.cache.parsed import lookup, remember
 from lightsearch.cache.robots import OVER_BOUNDS, RobotsRules
 from lightsearch.crawl.budget import BudgetExceeded
 from lightsearch.crawl.failures import CodedRefusal, classify
@@ -57,6 +59,7 @@ CACHE_HITS = "light/robots/cache_hits"
 DENIED = "light/robots/denied"
 BLOCKED = "light/robots/blocked"
 WAITED = "light/robots/waited"  # rules another search was fetching, waited for
+DIGESTS_KEPT = "light/robots/digests_kept"  # bodies read before (for another origin): not read again
 CLAIM_POLL_SECS = 0.05
 CLAIM_MARGIN_SECS = 5.0
 # Failures of the robots.txt fetch reported under their own code, not robots_unreachable.
@@ -96,6 +99,11 @@ def parse_robots(body: bytes, agent: str) -> RobotsRules:
     """The rules of a complete robots.txt body for the crawler named ``agent`` (RFC 9309:
     UTF-8, a BOM ignored), read here."""
     return rules_of(digest_robots(body, agent))
+
+
+# The robots.txt bodies being read now, by their digest's key: a reading for one origin
+# serves the others that got the same file meanwhile.
+_READING: dict[str, asyncio.Future[None]] = {}
 
 
 class RobotsMiddleware:
@@ -277,7 +285,23 @@ class RobotsMiddleware:
 
     async def _read(self, origin: str, body: bytes) -> RobotsRules:
         """The rules of a complete body: digested here when it is small, in the call's lane
-        of the worker pool otherwise (a crawl with no lane gets one for this read)."""
+        of the worker pool otherwise (a crawl with no lane gets one for this read). The
+        digest is a function of the body and our name alone, so it is kept by the body's
+        hash (cache/parsed.py), not the origin: one file served by many origins (a
+        platform's sites, or a redirect they share) is read once while it is kept."""
+        kind = f"robots-digest:{self.agent}"
+        digest = lookup(kind, "", body)
+        reading = f"{kind}:{len(body)}:{hash(body)}"
+        if digest is None and reading in _READING:
+            # Being read for another origin: its digest, once read (a reading that failed,
+            # its call's deadline or the pool's limits, leaves this one to read for itself).
+            await asyncio.wait([_READING[reading]])
+            digest = lookup(kind, "", body)
+        if digest is not None:
+            self.crawler.stats.inc_value(DIGESTS_KEPT)
+            return rules_of(digest)  # type: ignore[arg-type]
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        announced = _READING.setdefault(reading, done) is done  # else another waiter reads it too
         lane = frontier_of(self.crawler).lane
         own = lane is None
         if lane is None:
@@ -285,6 +309,7 @@ class RobotsMiddleware:
         try:
             digest = await parse_apart(lane, isolated.robots, body, self.user_agent, size=len(body),
                                        what=f"the robots.txt of {origin}")
+            remember(kind, "", body, digest)
         except LightSearchError as exc:  # a limit of the pool, or the call's deadline
             reason = exc.details.get("reason")
             return RobotsRules("block", detail=f"robots.txt not read: {exc.message}"[:200],
@@ -292,6 +317,9 @@ class RobotsMiddleware:
         finally:
             if own:
                 lane.close()
+            if announced:
+                del _READING[reading]
+                done.set_result(None)
         return rules_of(digest)
 
     def _store(self, origin: str, rules: RobotsRules, response: Response | None) -> None:

@@ -256,3 +256,36 @@ async def test_a_huge_robots_txt_is_read_apart_and_only_the_group_that_binds_us_
     assert "/a" not in paths(origins, "robots-groups.test")  # our group's rules apply
     assert counts(result)["robotsDenied"] >= 1
     assert "https://healthy.test/moraine" in hit_urls(result)
+
+
+@coroutine_test
+async def test_one_robots_file_served_by_many_origins_is_read_once(origins, tmp_path, monkeypatch):
+    """Three origins serve the same file of 600 rules behind redirects, a fourth the same with
+    one line more: two readings in the pool, and each origin has the verdict of its own file."""
+    from lightsearch.crawl.middlewares import robotstxt
+    from lightsearch.isolation import tasks
+
+    read: list[int] = []
+    parse_apart = robotstxt.parse_apart
+
+    async def counting(lane, fn, *args, **kwargs):
+        if fn is tasks.robots and len(args[0]) > 4 * KIB:
+            read.append(len(args[0]))
+        return await parse_apart(lane, fn, *args, **kwargs)
+
+    monkeypatch.setattr(robotstxt, "parse_apart", counting)
+    same = b"User-agent: *\n" + b"".join(b"Disallow: /*%d*$\n" % i for i in range(600))  # 12 KiB: a worker's
+    other = same + b"#\n"
+    sites = {f"robots-same{i}.test": case_routes(**_chain(2, {"body": same})) for i in range(3)}
+    sites["robots-other.test"] = case_routes(**{"/robots.txt": {"body": other}})
+    hosts = list(sites)
+    sites["healthy.test"] = {"/": {"body": home_html([("/moraine", "glacier moraine sediment notes")])},
+                             "/moraine": {"body": article_html("Glacier moraine sediment notes from the field")}}
+    cfg = make_world(origins, tmp_path, sites, [{"id": host.split(".")[0], "host": host} for host in sites])
+    result = await LightSearch.from_settings(cfg).search(QUERY)
+    assert len(read) == 2
+    blocked = [e for host in hosts for e in errors(result, host.split(".")[0])]
+    assert [e["code"] for e in blocked] == ["robots_unreachable"] * 4
+    assert all("more than 500 rules apply to lightbot" in e["message"] for e in blocked)
+    assert all(paths(origins, host)[:1] == ["/robots.txt"] for host in hosts)
+    assert "https://healthy.test/moraine" in hit_urls(result)
