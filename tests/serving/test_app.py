@@ -1,8 +1,11 @@
-"""POST /api/skills/invoke over real HTTP on loopback (``lightsearch serve`` in a subprocess)."""
+"""POST /api/skills/invoke over real HTTP on loopback (``lightsearch serve`` in a subprocess),
+and the app ``serve`` builds driven in this process where its door is what is tested (the
+kill switch, the token, turns by client)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import urllib.error
 import urllib.request
@@ -77,26 +80,44 @@ def test_bad_requests_are_structured(served, body, status, code):
     assert "durationMs" in answer
 
 
-def test_disabled(origins):
-    server = Served(world(origins), clean_env(WEB_RETRIEVAL_ENABLED="false"))
-    try:
-        status, body = post(server.url, {"name": "web.search", "input": {"query": "x"}})
-    finally:
-        server.stop()
+async def post_to(app: Any, body: dict, token: str | None = None, path: str = "/api/skills/invoke") -> tuple[int, Any]:
+    """``post`` to the ASGI app ``serve`` builds, in this process (what is tested is the app's
+    door; a served process is the module's ``served``)."""
+    import httpx2
+
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    transport = httpx2.ASGITransport(app=app, client=("127.0.0.1", 40000))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765", timeout=120) as client:
+        response = await client.post(path, json=body, headers=headers)
+    return response.status_code, response.json()
+
+
+@contextlib.asynccontextmanager
+async def app_of(origins, token: str | None = None) -> Any:
+    from lightsearch.serving.app import build_app
+    from lightsearch.surfaces.toolbox import Toolbox
+
+    async with Toolbox({**origins.settings(), "LOG_LEVEL": "ERROR"}) as toolbox:
+        yield build_app(toolbox, host="127.0.0.1", port=8765, token=token)
+
+
+@coroutine_test
+async def test_disabled(origins, monkeypatch):
+    monkeypatch.setenv("WEB_RETRIEVAL_ENABLED", "false")  # read at each call's door
+    async with app_of(origins) as app:
+        status, body = await post_to(app, {"name": "web.search", "input": {"query": "x"}})
     assert status == 403
     assert body["error"]["code"] == "disabled"
 
 
-def test_token_required_when_configured(origins):
-    server = Served(world(origins), clean_env(LIGHTSEARCH_API_TOKEN=TOKEN))
-    try:
-        missing = post(server.url, {"name": "web.search", "input": {"query": "x"}})
-        wrong = post(server.url, {"name": "web.search", "input": {"query": "x"}}, token="guess")
-        mcp = post(server.url, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, path="/mcp")
-        ok = post(server.url, {"name": "web.fetch", "input": {"url": "https://www.nasa.gov/", "maxChars": 40}},
-                  token=TOKEN)
-    finally:
-        server.stop()
+@coroutine_test
+async def test_token_required_when_configured(origins):
+    async with app_of(origins, token=TOKEN) as app:
+        missing = await post_to(app, {"name": "web.search", "input": {"query": "x"}})
+        wrong = await post_to(app, {"name": "web.search", "input": {"query": "x"}}, token="guess")
+        mcp = await post_to(app, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, path="/mcp")
+        ok = await post_to(app, {"name": "web.fetch", "input": {"url": "https://www.nasa.gov/", "maxChars": 40}},
+                           token=TOKEN)
     for status, body in (missing, wrong):
         assert status == 401
         assert body["error"]["code"] == "unauthorized"
