@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from lxml.html import HtmlElement
 
-from lightsearch.documents.pagekinds import block_key, line_key
-from lightsearch.documents.sections import Blocks
+from lightsearch.documents.pagekinds import block_key, first_lines
+from lightsearch.documents.sections import Blocks, reading_lines
 
 MIN_READ_PARAGRAPHS = 2
 MIN_LOOSE_CHARS = 80
@@ -51,11 +51,8 @@ _SENTENCE_END = (".", "!", "?", "…", "。", "！", "？", "\"", "”", "’", 
 
 def restore_loose_text(text: str, blocks: Blocks, markdown: bool = False) -> str:
     """``text`` with the article's loose prose (see the module) put back in place."""
-    gap = "\n\n" if "\n\n" in text else "\n"
-    lines = text.split(gap)
-    keys: dict[str, int] = {}
-    for i, line in enumerate(lines):
-        keys.setdefault(line_key(line, markdown), i)
+    gap, lines = reading_lines(text)
+    keys = first_lines(lines, markdown)
     read: dict[HtmlElement, int] = {}
     for el, value in blocks.items():
         if el.tag == "p" and value and block_key(value, markdown) in keys:

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from lxml.html import HtmlElement
 
-from lightsearch.documents.pagekinds import block_key, line_key
-from lightsearch.documents.sections import Blocks, in_chrome
+from lightsearch.documents.pagekinds import block_key, first_lines
+from lightsearch.documents.sections import Blocks, in_chrome, reading_lines
 
 MAX_LINK_SHARE = 0.3
 MIN_LIST_CHARS = 40
@@ -34,11 +34,8 @@ MAX_LINE_GAP = 2
 
 def restore_lists(text: str, blocks: Blocks, markdown: bool = False) -> str:
     """``text`` with the article's lost lists (see the module) put back in place."""
-    gap = "\n\n" if "\n\n" in text else "\n"
-    lines = text.split(gap)
-    keys: dict[str, int] = {}
-    for i, line in enumerate(lines):
-        keys.setdefault(line_key(line, markdown), i)
+    gap, lines = reading_lines(text)
+    keys = first_lines(lines, markdown)
     order = list(blocks)
     at: dict[HtmlElement, int] = {}  # block -> the line of the reading it is
     for el, value in blocks.items():

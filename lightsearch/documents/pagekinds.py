@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from lxml.html import HtmlElement
 
 from lightsearch.documents.record_groups import MAX_LEVELS, Group, Records, signature
-from lightsearch.documents.sections import Blocks, _line_key
+from lightsearch.documents.sections import Blocks, _line_key, reading_lines
 
 ARTICLE = "article"
 THREAD = "thread"
@@ -82,6 +82,14 @@ def line_key(line: str, markdown: bool) -> str:
     return _line_key(line)
 
 
+def first_lines(lines: list[str], markdown: bool) -> dict[str, int]:
+    """Each line's key (:func:`line_key`) -> the first line of ``lines`` with it."""
+    keys: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        keys.setdefault(line_key(line, markdown), i)
+    return keys
+
+
 def block_key(value: str, markdown: bool) -> str:
     """A block's text, compared with :func:`line_key`."""
     return _MD_MARKS.sub("", value) if markdown else value
@@ -90,8 +98,7 @@ def block_key(value: str, markdown: bool) -> str:
 def reading_of(text: str, blocks: Blocks, markdown: bool) -> Reading:
     """``text`` as lines, each traced to the block of the page it repeats, or that it
     begins the same way (a paragraph whose trailing "→" or "[...]" was not read), or None."""
-    gap = "\n\n" if "\n\n" in text else "\n"
-    lines = text.split(gap)
+    gap, lines = reading_lines(text)
     index: dict[str, HtmlElement] = {}
     for el, value in blocks.items():
         if value:

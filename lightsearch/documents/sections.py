@@ -50,6 +50,13 @@ MIN_LINK_RUN = 3  # trailing link lines: a list of other stories, not a closing 
 LINK_SHARE = 0.6
 
 
+def reading_lines(text: str) -> tuple[str, list[str]]:
+    """The gap that joins an extracted text's lines (a blank line in Markdown, else a line
+    break) and its lines."""
+    gap = "\n\n" if "\n\n" in text else "\n"
+    return gap, text.split(gap)
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
@@ -102,8 +109,7 @@ def join_sections(text: str, tree: HtmlElement, blocks: Blocks | None = None, *,
     A section is joined only when it looks like more of the same article
     (:func:`_more_of_the_article`); where that cannot be shown the text stays as
     trafilatura read it."""
-    gap = "\n\n" if "\n\n" in text else "\n"
-    lines = text.split(gap)
+    gap, lines = reading_lines(text)
     keys = {_line_key(line): i for i, line in reversed(list(enumerate(lines)))}
     blocks = block_texts(tree) if blocks is None else blocks
     order = {p: n for n, p in enumerate(el for el in blocks if el.tag == "p")}
@@ -343,8 +349,7 @@ def restore_standfirst(text: str, tree: HtmlElement, blocks: Blocks | None, head
     the page's meta description in the same words, and not a caption, byline or promo.
     The standfirst is the article's own words; web_fetch returns no description, so
     without it the caller never sees them."""
-    gap = "\n\n" if "\n\n" in text else "\n"
-    lines = text.split(gap)
+    gap, lines = reading_lines(text)
     described = [d for d in head.descriptions if len(d) >= MIN_STANDFIRST_CHARS]
     if not described:
         return text
@@ -406,8 +411,7 @@ def _small_blocks_before(body: HtmlElement, near: set[HtmlElement]) -> Iterable[
 def drop_copies(text: str) -> str:
     """``text`` without runs of ``MIN_COPY_RUN`` or more lines that already appeared in
     the same order (a second copy of the article); short lines inside a run go with it."""
-    gap = "\n\n" if "\n\n" in text else "\n"
-    lines = text.split(gap)
+    gap, lines = reading_lines(text)
     seen: dict[str, int] = {}
     keep = [True] * len(lines)
     i = 0
@@ -455,8 +459,7 @@ def strip_head(text: str, tree: HtmlElement, blocks: Blocks | None, title: str |
     line ("Advertisement", "5 min read", see :mod:`lightsearch.documents.boilerplate`).
     A heading that is not the title, a standfirst, a line that cannot be shown to be any
     of these stays: the text is then as trafilatura read it."""
-    gap = "\n\n" if "\n\n" in text else "\n"
-    lines = text.split(gap)
+    gap, lines = reading_lines(text)
     first = [_line_key(line) for line in lines[:HEAD_LINES]]
     said = {_fold(title or ""), *head.titles} if repeats else set()
     said.discard("")
@@ -529,8 +532,7 @@ def drop_labels(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> s
     page's ``<h2>`` section heading such as "See also"), and without a read-on line
     ("Mire: <other headline>") or the line right after a read-on label when the page
     shows that line as a link (most of it anchor text)."""
-    gap = "\n\n" if "\n\n" in text else "\n"
-    lines = text.split(gap)
+    gap, lines = reading_lines(text)
     found = [n for n, line in enumerate(lines) if _labelish(_line_key(line))]
     if not found:
         return text
@@ -588,8 +590,7 @@ def strip_tail(text: str, tree: HtmlElement, blocks: Blocks | None = None) -> st
     and the few short lines after it) and known boilerplate lines (a label, an appeal to
     subscribe or follow, a dateline: :mod:`lightsearch.documents.boilerplate`) it ends
     with."""
-    gap = "\n\n" if "\n\n" in text else "\n"
-    lines = text.split(gap)
+    gap, lines = reading_lines(text)
     tail = {_line_key(line) for line in lines[-40:]}
     share: dict[str, float] = {}
     blocks = block_texts(tree) if blocks is None else blocks
