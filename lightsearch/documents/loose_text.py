@@ -32,7 +32,7 @@ from __future__ import annotations
 from lxml.html import HtmlElement
 
 from lightsearch.documents.pagekinds import block_key, first_lines
-from lightsearch.documents.sections import Blocks, reading_lines
+from lightsearch.documents.sections import INLINE, Blocks, reading_lines
 
 MIN_READ_PARAGRAPHS = 2
 MIN_LOOSE_CHARS = 80
@@ -40,9 +40,6 @@ MAX_LINK_SHARE = 0.5
 MIN_HEADING_CHARS = 12
 MAX_HEADING_CHARS = 120
 _MEDIA = ("img", "picture", "video", "audio", "iframe", "svg")
-# elements inside a run of text (a paragraph written without <p> is text and these)
-_INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark",
-                     "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var"})
 # blocks whose text alone, with no block inside, is a paragraph written without <p>
 _LEAF_BLOCKS = frozenset({"header"})
 _BOLD = frozenset({"strong", "b"})
@@ -120,12 +117,12 @@ def _loose_runs(container: HtmlElement, blocks: Blocks, keys: dict[str, int], fl
             heading = (at, loose)
 
     for child in container:
-        if not isinstance(child.tag, str) or child.tag in _INLINE:
+        if not isinstance(child.tag, str) or child.tag in INLINE:
             run.add(child)
             continue
         flush()
         if child.tag in _LEAF_BLOCKS and next((el for el in child.iterdescendants()
-                                                if isinstance(el.tag, str) and el.tag not in _INLINE), None) is None:
+                                                if isinstance(el.tag, str) and el.tag not in INLINE), None) is None:
             run = _Run(child.text, markdown)  # the lead written as a block: a run of its own
             for inner in child:
                 run.add(inner)

@@ -39,8 +39,9 @@ def restore_lists(text: str, blocks: Blocks, markdown: bool = False) -> str:
     order = list(blocks)
     at: dict[HtmlElement, int] = {}  # block -> the line of the reading it is
     for el, value in blocks.items():
-        if value and block_key(value, markdown) in keys:
-            at[el] = keys[block_key(value, markdown)]
+        line = keys.get(block_key(value, markdown)) if value else None
+        if line is not None:
+            at[el] = line
     if len(at) < 2:
         return text
     position = {el: n for n, el in enumerate(order)}

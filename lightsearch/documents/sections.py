@@ -257,8 +257,8 @@ _SIGNED = etree.XPath(".//time | .//@itemprop[contains(., 'date') or contains(.,
 
 
 # inline elements: a block holding text and these alone is a paragraph written without <p>
-_INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark",
-                     "q", "s", "samp", "small", "span", "strong", "sub", "sup", "u", "var"})
+INLINE = frozenset({"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark",
+                    "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var"})
 
 
 def _lead_paragraphs(el: HtmlElement) -> list[str]:
@@ -266,7 +266,7 @@ def _lead_paragraphs(el: HtmlElement) -> list[str]:
     byline: no date or author element in it); ``el`` itself when it holds text and inline
     elements alone (a lead written without ``<p>``)."""
     found = []
-    leaf = el.tag in ("div", "section") and all(not isinstance(inner.tag, str) or inner.tag in _INLINE for inner in el.iterdescendants())
+    leaf = el.tag in ("div", "section") and all(not isinstance(inner.tag, str) or inner.tag in INLINE for inner in el.iterdescendants())
     for p in [el] if leaf else el.iter("p"):
         text = _norm(p.text_content())
         if len(text) < MIN_LEAD_CHARS or _SIGNED(p):
